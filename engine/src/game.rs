@@ -1,0 +1,202 @@
+//! The one interface every game implements.
+
+use std::fmt::Debug;
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::EngineError;
+
+/// A participant's place at the table, numbered from 0 in the order the seats were given.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
+#[serde(transparent)]
+#[schema(value_type = u8)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    /// The seat as an index into per-seat arrays.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A die: its name and the value of each of its faces. Every face is equally likely; a
+/// value may stand on several faces (Ali Baba's die shows 0, 1, 1, 2, 2, 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Die {
+    /// A short name, e.g. `d6`.
+    #[schema(value_type = String, example = "d6")]
+    pub name: &'static str,
+    /// The value of each face, one entry per face.
+    #[schema(value_type = Vec<u8>, example = json!([1, 2, 3, 4, 5, 6]))]
+    pub faces: &'static [u8],
+    /// What each face shows where that is a symbol rather than its value (Ludo's globe and
+    /// star); empty when every face shows its value.
+    #[schema(value_type = Vec<String>)]
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub labels: &'static [&'static str],
+}
+
+impl Die {
+    /// The ordinary six-sided die.
+    pub const D6: Die = Die {
+        name: "d6",
+        faces: &[1, 2, 3, 4, 5, 6],
+        labels: &[],
+    };
+
+    /// Whether `value` stands on some face of this die.
+    pub fn shows(&self, value: u8) -> bool {
+        self.faces.contains(&value)
+    }
+
+    /// Checks that `values` are exactly `count` values this die can show.
+    pub fn check(&self, count: u8, values: &[u8]) -> Result<(), EngineError> {
+        if values.len() != usize::from(count) {
+            return Err(EngineError::DiceCount {
+                expected: count,
+                got: values.len(),
+            });
+        }
+        match values.iter().find(|v| !self.shows(**v)) {
+            Some(&value) => Err(EngineError::ImpossibleDieValue {
+                die: self.name,
+                value,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What a game waits for next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Awaiting {
+    /// `count` rolls of `die`, made for `seat`.
+    Dice { seat: Seat, die: Die, count: u8 },
+    /// A move by `seat`, chosen from the game's legal moves.
+    Move { seat: Seat },
+    /// Nothing: the game is over.
+    Finished { result: GameResult },
+}
+
+impl Awaiting {
+    /// The seat this input is for, if the game is not finished.
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            Awaiting::Dice { seat, .. } | Awaiting::Move { seat } => Some(*seat),
+            Awaiting::Finished { .. } => None,
+        }
+    }
+}
+
+/// How a finished game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GameResult {
+    /// The winning seat; absent for a draw.
+    pub winner: Option<Seat>,
+    /// The kind of ending.
+    pub ending: Ending,
+    /// What the win is worth: backgammon 1 (single), 2 (gammon) or 3 (backgammon); other
+    /// wins 1; a draw 0.
+    pub points: u8,
+}
+
+impl GameResult {
+    /// An ordinary win worth one point.
+    pub fn won(winner: Seat) -> Self {
+        GameResult {
+            winner: Some(winner),
+            ending: Ending::Won,
+            points: 1,
+        }
+    }
+
+    /// A draw.
+    pub fn draw() -> Self {
+        GameResult {
+            winner: None,
+            ending: Ending::Draw,
+            points: 0,
+        }
+    }
+
+    /// The last seat left after every other seat retired (resigned or timed out).
+    pub fn last_seat_standing(winner: Seat) -> Self {
+        GameResult {
+            winner: Some(winner),
+            ending: Ending::OpponentsRetired,
+            points: 1,
+        }
+    }
+}
+
+/// The kinds of ending a game can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The winner reached the goal of the game (in backgammon: a single game).
+    Won,
+    /// Backgammon: the loser bore off no checker.
+    Gammon,
+    /// Backgammon: a gammon with a loser's checker on the bar or in the winner's home board.
+    Backgammon,
+    /// Nobody won.
+    Draw,
+    /// Every other seat retired (resigned or ran out of time).
+    OpponentsRetired,
+}
+
+/// A dice board game as a deterministic state machine.
+///
+/// The value itself is the game's state; its `Serialize` form is what the API shows.
+/// Every method that takes input validates it first and leaves the game unchanged when it
+/// returns an error.
+pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
+    /// The creation options; `Default` gives the documented defaults.
+    type Options: Clone + Debug + Default + Serialize + DeserializeOwned + ToSchema;
+    /// One choice of the player to move (a full move: everything the roll is used for).
+    type Move: Clone + Debug + PartialEq + Serialize + DeserializeOwned + ToSchema;
+
+    /// The variant's name in the API, e.g. `backgammon`.
+    const VARIANT: &'static str;
+    /// A human-readable title.
+    const TITLE: &'static str;
+    /// The fewest seats the game can be played by.
+    const MIN_SEATS: u8;
+    /// The most seats the game can be played by.
+    const MAX_SEATS: u8;
+
+    /// A new game with these options for `seats` seats, at its very beginning.
+    fn new(options: &Self::Options, seats: u8) -> Result<Self, EngineError>;
+
+    /// The options this game was created with.
+    fn options(&self) -> &Self::Options;
+
+    /// What the game waits for next.
+    fn awaiting(&self) -> Awaiting;
+
+    /// Every legal move of the seat to move, one per distinct result, in a stable order;
+    /// empty unless the game awaits a move.
+    fn legal_moves(&self) -> Vec<Self::Move>;
+
+    /// Applies the values shown by the awaited dice. A roll no move can use is handled
+    /// here: the turn passes (or the extra roll the rules grant follows).
+    fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError>;
+
+    /// Applies one of the legal moves.
+    fn apply_move(&mut self, mv: &Self::Move) -> Result<(), EngineError>;
+
+    /// Takes `seat` out of the game (it resigned or ran out of time): its pieces leave
+    /// the board and it is skipped from then on. When one seat is left it wins with
+    /// [`Ending::OpponentsRetired`]; in a two-seat game that happens at once.
+    fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
+}

@@ -1,0 +1,25 @@
+//! The rules engine of Worp.
+//!
+//! Every game is a deterministic state machine behind one small interface, [`Game`]:
+//! it says what it awaits ([`Awaiting`]: dice, a move by a seat, or nothing because it
+//! is finished), and it takes dice values and moves. The engine does no I/O, reads no
+//! clock and draws no random numbers: dice values come from the caller, so the same
+//! inputs always replay to the same state.
+//!
+//! [`variant`] registers every game behind a type-erased interface ([`AnyGame`]) that the
+//! HTTP layer and the command line use; adding a game means one module and one line there.
+
+pub mod error;
+pub mod game;
+pub mod playout;
+pub mod replay;
+pub mod rolloff;
+pub mod variant;
+
+pub use error::EngineError;
+pub use game::{Awaiting, Die, Ending, Game, GameResult, Seat};
+pub use variant::{variant, variants, AnyGame, Variant};
+
+/// The version of the rules this engine implements. Every stored event records it; a
+/// change that would make a past game replay differently must raise it.
+pub const RULES_VERSION: u32 = 1;

@@ -1,0 +1,199 @@
+//! The registry of games, behind a type-erased interface.
+//!
+//! The HTTP layer, the store and the command line know games only through [`AnyGame`]
+//! (moves, options and state as JSON) and the [`Variant`] entries of [`variants`].
+//! Registering a new game is one line in `VARIANTS`.
+
+use std::fmt::Debug;
+
+use serde_json::Value;
+use utoipa::openapi::{RefOr, Schema};
+
+use crate::{Awaiting, EngineError, Game, Seat};
+
+/// A game of any variant, with moves, options and state as JSON.
+pub trait AnyGame: Debug + Send + Sync {
+    /// The variant's registered name.
+    fn variant(&self) -> &'static str;
+    /// What the game waits for next.
+    fn awaiting(&self) -> Awaiting;
+    /// The legal moves, as JSON, in the engine's order.
+    fn legal_moves(&self) -> Vec<Value>;
+    /// See [`Game::apply_dice`].
+    fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError>;
+    /// Reads a move from JSON and applies it (see [`Game::apply_move`]).
+    fn apply_move(&mut self, mv: &Value) -> Result<(), EngineError>;
+    /// See [`Game::retire`].
+    fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
+    /// The state as JSON.
+    fn state(&self) -> Value;
+    /// The options the game was created with, defaults filled in.
+    fn options(&self) -> Value;
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn AnyGame>;
+}
+
+impl Clone for Box<dyn AnyGame> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+impl<G: Game> AnyGame for G {
+    fn variant(&self) -> &'static str {
+        G::VARIANT
+    }
+    fn awaiting(&self) -> Awaiting {
+        Game::awaiting(self)
+    }
+    fn legal_moves(&self) -> Vec<Value> {
+        Game::legal_moves(self)
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+            .collect()
+    }
+    fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
+        Game::apply_dice(self, values)
+    }
+    fn apply_move(&mut self, mv: &Value) -> Result<(), EngineError> {
+        let mv: G::Move = G::Move::deserialize(mv).map_err(|e| EngineError::MalformedMove {
+            reason: e.to_string(),
+        })?;
+        Game::apply_move(self, &mv)
+    }
+    fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
+        Game::retire(self, seat)
+    }
+    fn state(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+    fn options(&self) -> Value {
+        serde_json::to_value(Game::options(self)).unwrap_or(Value::Null)
+    }
+    fn clone_box(&self) -> Box<dyn AnyGame> {
+        Box::new(self.clone())
+    }
+}
+
+use serde::Deserialize as _;
+
+/// The JSON schemas of a variant's types.
+pub struct VariantSchemas {
+    /// The creation options.
+    pub options: RefOr<Schema>,
+    /// One move.
+    pub mv: RefOr<Schema>,
+    /// The state.
+    pub state: RefOr<Schema>,
+    /// Named schemas the three above refer to (`#/components/schemas/<name>`).
+    pub components: Vec<(String, RefOr<Schema>)>,
+}
+
+/// Makes a game of one variant from JSON options and a seat count.
+type CreateFn = fn(&Value, u8) -> Result<Box<dyn AnyGame>, EngineError>;
+
+/// A registered game.
+#[derive(Clone, Copy)]
+pub struct Variant {
+    /// The name used in the API and in game records, e.g. `backgammon`.
+    pub name: &'static str,
+    /// A human-readable title.
+    pub title: &'static str,
+    /// The fewest seats.
+    pub min_seats: u8,
+    /// The most seats.
+    pub max_seats: u8,
+    create: CreateFn,
+    default_options: fn() -> Value,
+    schemas: fn() -> VariantSchemas,
+}
+
+impl Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Variant").field("name", &self.name).finish()
+    }
+}
+
+impl Variant {
+    /// The registry entry of game type `G`.
+    pub const fn of<G: Game>() -> Variant {
+        Variant {
+            name: G::VARIANT,
+            title: G::TITLE,
+            min_seats: G::MIN_SEATS,
+            max_seats: G::MAX_SEATS,
+            create: create::<G>,
+            default_options: default_options::<G>,
+            schemas: schemas::<G>,
+        }
+    }
+
+    /// A new game from JSON options (`null` or a missing field takes the default) for
+    /// `seats` seats. Unknown option fields are refused.
+    pub fn create(&self, options: &Value, seats: u8) -> Result<Box<dyn AnyGame>, EngineError> {
+        (self.create)(options, seats)
+    }
+
+    /// The default options as JSON.
+    pub fn default_options(&self) -> Value {
+        (self.default_options)()
+    }
+
+    /// The JSON schemas of the options, a move and the state.
+    pub fn schemas(&self) -> VariantSchemas {
+        (self.schemas)()
+    }
+}
+
+fn create<G: Game>(options: &Value, seats: u8) -> Result<Box<dyn AnyGame>, EngineError> {
+    if !(G::MIN_SEATS..=G::MAX_SEATS).contains(&seats) {
+        return Err(EngineError::SeatCount {
+            min: G::MIN_SEATS,
+            max: G::MAX_SEATS,
+            got: usize::from(seats),
+        });
+    }
+    let options: G::Options = match options {
+        Value::Null => G::Options::default(),
+        v => G::Options::deserialize(v).map_err(|e| EngineError::options(e.to_string()))?,
+    };
+    Ok(Box::new(G::new(&options, seats)?))
+}
+
+fn default_options<G: Game>() -> Value {
+    serde_json::to_value(G::Options::default()).unwrap_or(Value::Null)
+}
+
+fn schemas<G: Game>() -> VariantSchemas {
+    use utoipa::{PartialSchema, ToSchema};
+    let mut components = Vec::new();
+    <G::Options as ToSchema>::schemas(&mut components);
+    <G::Move as ToSchema>::schemas(&mut components);
+    <G as ToSchema>::schemas(&mut components);
+    VariantSchemas {
+        options: <G::Options as PartialSchema>::schema(),
+        mv: <G::Move as PartialSchema>::schema(),
+        state: <G as PartialSchema>::schema(),
+        components,
+    }
+}
+
+/// Every registered game, in the order the API lists them.
+static VARIANTS: &[Variant] = &[
+    // Each game registers here, and nowhere else.
+];
+
+/// Every registered game.
+pub fn variants() -> &'static [Variant] {
+    VARIANTS
+}
+
+/// The registered game called `name`.
+pub fn variant(name: &str) -> Result<&'static Variant, EngineError> {
+    VARIANTS
+        .iter()
+        .find(|v| v.name == name)
+        .ok_or_else(|| EngineError::UnknownVariant {
+            name: name.to_owned(),
+        })
+}
