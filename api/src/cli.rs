@@ -1,0 +1,179 @@
+//! The `worp` command line.
+
+use std::io::{BufRead, Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+
+use crate::configuration::Settings;
+use crate::service::{SystemClock, Worp};
+use crate::store::Store;
+
+/// Worp: correspondence play of dice board games over HTTP.
+#[derive(Debug, Parser)]
+#[command(name = "worp", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the HTTP API (the default). Configured by environment variables:
+    /// DATABASE_URL, WORP_SQLITE_PATH, WORP_BIND, PORT, WORP_CORS_ORIGINS, RUST_LOG.
+    Serve,
+    /// Replay a game record (JSON; from FILE or standard input) and print one JSON line
+    /// per step with the state, what is awaited and the legal moves.
+    Replay {
+        /// The record file; `-` or absent for standard input.
+        file: Option<String>,
+    },
+    /// Read positions as JSON lines on standard input and print every legal outcome.
+    Analyze {
+        #[command(subcommand)]
+        game: AnalyzeGame,
+    },
+    /// Rebuild the read models (the games listing) from the event log.
+    Rebuild,
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AnalyzeGame {
+    /// Backgammon: lines with `board`, `bar`, `off`, `to_move`, `dice`; answers
+    /// `{"outcomes": [...]}` or `{"error": "..."}` per line.
+    Backgammon,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => runtime(serve()),
+        Command::Rebuild => runtime(rebuild()),
+        Command::Replay { file } => replay(file.as_deref()),
+        Command::Analyze {
+            game: AnalyzeGame::Backgammon,
+        } => analyze_backgammon(),
+        Command::Openapi => {
+            print!("{}", crate::openapi::openapi_json());
+            0
+        }
+    }
+}
+
+fn runtime(fut: impl std::future::Future<Output = Result<(), String>>) -> i32 {
+    init_tracing();
+    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("worp: cannot start the runtime: {e}");
+            return 1;
+        }
+    };
+    match rt.block_on(fut) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("worp: {e}");
+            1
+        }
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+}
+
+async fn open(settings: &Settings) -> Result<Worp, String> {
+    let store = Store::connect(&settings.database(), settings.db_connections)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
+    Ok(Worp::new(store, settings.cache_states, Arc::new(SystemClock)))
+}
+
+async fn serve() -> Result<(), String> {
+    let settings = Settings::from_env().map_err(|e| e.to_string())?;
+    let worp = Arc::new(open(&settings).await?);
+    let listener = TcpListener::bind((settings.bind, settings.port))
+        .map_err(|e| format!("cannot listen on {}:{}: {e}", settings.bind, settings.port))?;
+    tracing::info!(
+        "worp serving on http://{} ({} database; API docs at /docs)",
+        listener.local_addr().map_err(|e| e.to_string())?,
+        worp.store.backend()
+    );
+    crate::startup::run(listener, worp, &settings)
+        .map_err(|e| e.to_string())?
+        .await
+        .map_err(|e| e.to_string())
+}
+
+async fn rebuild() -> Result<(), String> {
+    let settings = Settings::from_env().map_err(|e| e.to_string())?;
+    let worp = open(&settings).await?;
+    let n = worp.rebuild().await.map_err(|e| e.to_string())?;
+    println!("rebuilt the read models of {n} games");
+    Ok(())
+}
+
+fn replay(file: Option<&str>) -> i32 {
+    let mut text = String::new();
+    let read = match file {
+        None | Some("-") => std::io::stdin().read_to_string(&mut text),
+        Some(path) => std::fs::File::open(path).and_then(|mut f| f.read_to_string(&mut text)),
+    };
+    if let Err(e) = read {
+        eprintln!("worp replay: cannot read the record: {e}");
+        return 2;
+    }
+    let record: worp_engine::replay::Record = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("worp replay: not a game record: {e}");
+            return 2;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = worp_engine::replay::replay(&record, |report| {
+        let _ = serde_json::to_writer(&mut out, &report);
+        let _ = out.write_all(b"\n");
+    });
+    let _ = out.flush();
+    match result {
+        Ok(_) => 0,
+        Err(e) => {
+            eprintln!("worp replay: {e}");
+            1
+        }
+    }
+}
+
+fn analyze_backgammon() -> i32 {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for line in stdin.lock().lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("worp analyze: cannot read standard input: {e}");
+                return 2;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = serde_json::json!({"error": line}); // TODO merge backgammon;
+        if serde_json::to_writer(&mut out, &answer).is_err() || out.write_all(b"\n").is_err() {
+            return 2;
+        }
+    }
+    if out.flush().is_err() {
+        return 2;
+    }
+    0
+}

@@ -1,0 +1,79 @@
+//! Settings, from environment variables only (so a container needs nothing else).
+
+use std::net::IpAddr;
+
+/// Everything `worp serve` can be told.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `DATABASE_URL`: `postgres://…` for PostgreSQL; absent for the embedded SQLite file.
+    pub database_url: Option<String>,
+    /// `WORP_SQLITE_PATH`: the SQLite file when no `DATABASE_URL` is set.
+    pub sqlite_path: String,
+    /// `WORP_BIND`: the address to listen on.
+    pub bind: IpAddr,
+    /// `PORT` (or `WORP_PORT`): the port to listen on.
+    pub port: u16,
+    /// `WORP_CORS_ORIGINS`: comma-separated origins allowed to call the API from a
+    /// browser, or `*` for any.
+    pub cors_origins: Vec<String>,
+    /// `WORP_BODY_LIMIT`: the largest request body in bytes.
+    pub body_limit: usize,
+    /// `WORP_CACHE_STATES`: how many game states the cache keeps.
+    pub cache_states: usize,
+    /// `WORP_DB_CONNECTIONS`: PostgreSQL pool size.
+    pub db_connections: u32,
+}
+
+/// A setting that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("{name}: {reason}")]
+pub struct SettingError {
+    pub name: &'static str,
+    pub reason: String,
+}
+
+fn var(name: &'static str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn parsed<T: std::str::FromStr>(name: &'static str, default: T) -> Result<T, SettingError>
+where
+    T::Err: std::fmt::Display,
+{
+    match var(name) {
+        None => Ok(default),
+        Some(v) => v.trim().parse().map_err(|e: T::Err| SettingError {
+            name,
+            reason: format!("{v:?}: {e}"),
+        }),
+    }
+}
+
+impl Settings {
+    /// Reads the settings from the environment.
+    pub fn from_env() -> Result<Settings, SettingError> {
+        let port = match var("PORT") {
+            Some(_) => parsed("PORT", 8080)?,
+            None => parsed("WORP_PORT", 8080)?,
+        };
+        Ok(Settings {
+            database_url: var("DATABASE_URL"),
+            sqlite_path: var("WORP_SQLITE_PATH").unwrap_or_else(|| "worp.sqlite".into()),
+            bind: parsed("WORP_BIND", IpAddr::from([127, 0, 0, 1]))?,
+            port,
+            cors_origins: var("WORP_CORS_ORIGINS")
+                .map(|v| v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+                .unwrap_or_default(),
+            body_limit: parsed("WORP_BODY_LIMIT", 64 * 1024)?,
+            cache_states: parsed("WORP_CACHE_STATES", 10_000)?,
+            db_connections: parsed("WORP_DB_CONNECTIONS", 16)?,
+        })
+    }
+
+    /// The database to open: `DATABASE_URL`, else the SQLite file.
+    pub fn database(&self) -> String {
+        self.database_url
+            .clone()
+            .unwrap_or_else(|| self.sqlite_path.clone())
+    }
+}

@@ -1,0 +1,19 @@
+//! Worp's server: HTTP, persistence, dice and time around the pure rules engine.
+//!
+//! Read in this order: `events` (what is stored), `table` (a game folded from its
+//! events), `service` (what players can do), `store` (PostgreSQL and SQLite), `routes`
+//! (the HTTP surface), `startup` (wiring).
+
+pub mod auth;
+pub mod cache;
+pub mod cli;
+pub mod configuration;
+pub mod dice;
+pub mod events;
+pub mod openapi;
+pub mod problem;
+pub mod routes;
+pub mod service;
+pub mod startup;
+pub mod store;
+pub mod table;

@@ -1,0 +1,64 @@
+//! The OpenAPI document (served at `/openapi.json`, committed as `openapi/openapi.json`).
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::routes;
+
+/// Version 1 of the Worp API.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Worp",
+        description = "Correspondence play of dice board games over HTTP. Every roll and move is an immutable, hash-chained event; the server rolls the dice from a committed seed that is revealed when the game ends. Errors are RFC 9457 problem+json.",
+        license(name = "MIT OR Apache-2.0"),
+    ),
+    paths(
+        routes::health::healthz,
+        routes::players::create_player,
+        routes::variants::list_variants,
+        routes::games::create_game,
+        routes::games::list_games,
+        routes::games::get_game,
+        routes::games::take_seat,
+        routes::games::play_move,
+        routes::games::resign,
+        routes::games::list_events,
+        routes::games::state_at,
+    ),
+    components(schemas(
+        crate::problem::Problem,
+        worp_engine::Awaiting,
+        worp_engine::GameResult,
+        worp_engine::Ending,
+        worp_engine::Die,
+    )),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "players", description = "Accounts and their tokens"),
+        (name = "variants", description = "The games this server plays"),
+        (name = "games", description = "Creating, joining, playing and auditing games"),
+        (name = "health", description = "Liveness"),
+    )
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme(
+                "bearer",
+                SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+            );
+        }
+    }
+}
+
+/// The document as pretty JSON with a trailing newline (the committed form).
+pub fn openapi_json() -> String {
+    let mut s = ApiDoc::openapi().to_pretty_json().unwrap_or_default();
+    s.push('\n');
+    s
+}

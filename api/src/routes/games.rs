@@ -1,0 +1,421 @@
+use actix_web::http::header;
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::auth::{Caller, MaybeCaller};
+use crate::events::StoredEvent;
+use crate::problem::{ApiError, Problem};
+use crate::service::{CreateGame, GameSummary, GameView, Worp};
+use crate::store::GameFilter;
+use crate::table::Table;
+
+fn game_response(status: actix_web::http::StatusCode, table: &Table) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::ETAG, format!("\"{}\"", table.version)))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .json(GameView::of(table))
+}
+
+/// Reads an optional JSON body: empty means the defaults.
+fn optional_body<T: for<'de> Deserialize<'de> + Default>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("malformed body: {e}")))
+}
+
+/// The version named by an `If-Match` (or `If-None-Match`) header: `"5"`, `W/"5"` or `5`.
+fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<i64>, ApiError> {
+    let Some(value) = req.headers().get(&name) else {
+        return Ok(None);
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| ApiError::BadRequest(format!("{name} is not text")))?
+        .trim();
+    let text = text.strip_prefix("W/").unwrap_or(text).trim_matches('"');
+    text.parse()
+        .map(Some)
+        .map_err(|_| ApiError::BadRequest(format!("{name} must be a game version, e.g. \"7\"")))
+}
+
+/// Creates a game. The caller must be in at least one seat; `null` seats are open. When
+/// every seat is taken the game starts and the server makes the opening rolls.
+#[utoipa::path(
+    tag = "games",
+    request_body = CreateGame,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Created", body = GameView, headers(("ETag" = String, description = "The version"))),
+        (status = 400, description = "Malformed body, unknown variant, invalid options or seats", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games")]
+pub async fn create_game(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    body: web::Json<CreateGame>,
+) -> Result<HttpResponse, ApiError> {
+    let table = worp.create_game(&caller.0, body.into_inner()).await?;
+    let mut resp = game_response(actix_web::http::StatusCode::CREATED, &table);
+    if let Ok(loc) = header::HeaderValue::from_str(&format!("/v1/games/{}", table.id)) {
+        resp.headers_mut().insert(header::LOCATION, loc);
+    }
+    Ok(resp)
+}
+
+/// Listing filters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only games in which this player has a seat.
+    pub player: Option<Uuid>,
+    /// Only games with this status.
+    pub status: Option<StatusFilter>,
+    /// Only games where it is the caller's turn (needs a token).
+    pub my_turn: Option<bool>,
+    /// At most this many games (1 to 200, default 50).
+    pub limit: Option<i64>,
+    /// Skip this many games (for paging).
+    pub offset: Option<i64>,
+}
+
+/// A status to filter on.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusFilter {
+    Waiting,
+    Active,
+    Finished,
+}
+
+/// A page of games, newest change first.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct GamePage {
+    pub games: Vec<GameSummary>,
+    /// The offset of the next page, when there may be one.
+    pub next_offset: Option<i64>,
+}
+
+/// Lists games, newest change first: a player's games, by status, or (with a token and
+/// `my_turn=true`) the caller's inbox of games awaiting their move.
+#[utoipa::path(
+    tag = "games",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "A page of games", body = GamePage),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "my_turn without a valid token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games")]
+pub async fn list_games(
+    worp: web::Data<Worp>,
+    caller: MaybeCaller,
+    q: web::Query<ListQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(ApiError::BadRequest("limit must be 1 to 200".into()));
+    }
+    let offset = q.offset.unwrap_or(0);
+    if offset < 0 {
+        return Err(ApiError::BadRequest("offset must not be negative".into()));
+    }
+    let to_move_player = match (q.my_turn, &caller.0) {
+        (Some(true), Some(p)) => Some(p.id),
+        (Some(true), None) => {
+            return Err(ApiError::Unauthorized("my_turn=true needs a bearer token".into()))
+        }
+        _ => None,
+    };
+    let filter = GameFilter {
+        player: q.player,
+        status: q.status.map(|s| {
+            match s {
+                StatusFilter::Waiting => "waiting",
+                StatusFilter::Active => "active",
+                StatusFilter::Finished => "finished",
+            }
+            .to_owned()
+        }),
+        to_move_player,
+        limit: limit + 1,
+        offset,
+    };
+    let mut rows = worp.list(&filter).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let games = rows
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect::<Vec<GameSummary>>();
+    Ok(HttpResponse::Ok().json(GamePage {
+        next_offset: more.then_some(offset + limit),
+        games,
+    }))
+}
+
+/// One game: its seats, state, last dice, legal moves, result, dice commitment and the
+/// head of its event chain. The ETag is the version; `If-None-Match` answers 304.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    responses(
+        (status = 200, description = "The game", body = GameView, headers(("ETag" = String, description = "The version"))),
+        (status = 304, description = "Unchanged since the version in If-None-Match"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}")]
+pub async fn get_game(
+    worp: web::Data<Worp>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let table = worp.load(id.into_inner()).await?;
+    if version_header(&req, header::IF_NONE_MATCH).ok().flatten() == Some(table.version) {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, format!("\"{}\"", table.version)))
+            .finish());
+    }
+    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+}
+
+/// `POST /v1/games/{id}/seats/{seat}` (the body is optional).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TakeSeat {
+    /// A seed of your own (up to 256 bytes) mixed into every roll of the game.
+    pub client_seed: Option<String>,
+}
+
+/// Takes an open seat. When it was the last open seat the game starts.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game"), ("seat" = u8, Path, description = "The seat")),
+    request_body(content = Option<TakeSeat>, description = "Optional"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Seated", body = GameView),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game or seat", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The seat is taken, or a race was lost", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games/{id}/seats/{seat}")]
+pub async fn take_seat(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    path: web::Path<(Uuid, u8)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let (id, seat) = path.into_inner();
+    let body: TakeSeat = optional_body(&body)?;
+    let table = worp.take_seat(&caller.0, id, seat, body.client_seed).await?;
+    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+}
+
+/// `POST /v1/games/{id}/moves`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"move": {"steps": [{"from": 13, "to": 7}, {"from": 8, "to": 7}]}}))]
+pub struct MoveRequest {
+    /// One element of the game's `legal_moves`, exactly as listed.
+    #[serde(rename = "move")]
+    pub mv: Value,
+}
+
+/// Plays a move for the caller's seat. The server then rolls every die the game awaits,
+/// so the answer shows the next decision.
+#[utoipa::path(
+    tag = "games",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("If-Match" = Option<String>, Header, description = "The version you saw; 412 if the game has moved on"),
+        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key gets the first answer and records nothing"),
+    ),
+    request_body = MoveRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Played", body = GameView),
+        (status = 400, description = "Malformed body or header", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "You have no seat in this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not your turn, game not active, or a race was lost", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match names an older version", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The move is not legal now", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games/{id}/moves")]
+pub async fn play_move(
+    worp: web::Data<Worp>,
+    req: HttpRequest,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    body: web::Json<MoveRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let if_match = version_header(&req, header::IF_MATCH)?;
+    let key = match req.headers().get("idempotency-key") {
+        None => None,
+        Some(v) => {
+            let k = v
+                .to_str()
+                .ok()
+                .filter(|k| !k.is_empty() && k.len() <= 255)
+                .ok_or_else(|| ApiError::BadRequest("Idempotency-Key must be 1 to 255 visible characters".into()))?;
+            Some(k.to_owned())
+        }
+    };
+    if let Some(k) = &key {
+        if let Some(saved) = worp.saved_response(&caller.0, k).await? {
+            let status = actix_web::http::StatusCode::from_u16(saved.status)
+                .unwrap_or(actix_web::http::StatusCode::OK);
+            return Ok(HttpResponse::build(status)
+                .insert_header(("Idempotent-Replayed", "true"))
+                .json(saved.body));
+        }
+    }
+    let id = id.into_inner();
+    let result = worp
+        .play(&caller.0, id, body.into_inner().mv, if_match, key.as_deref())
+        .await;
+    match (result, &key) {
+        (Ok(table), _) => Ok(game_response(actix_web::http::StatusCode::OK, &table)),
+        // A retry that raced its own first attempt: answer what the first one stored.
+        (Err(ApiError::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
+            Some(saved) => Ok(HttpResponse::Ok()
+                .insert_header(("Idempotent-Replayed", "true"))
+                .json(saved.body)),
+            None => Err(ApiError::Conflict(m)),
+        },
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// `POST /v1/games/{id}/resign` (the body is optional).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Resign {
+    /// Which of your seats resigns; needed only when you hold several.
+    pub seat: Option<u8>,
+}
+
+/// Resigns the caller's seat: it leaves the game; with two seats the other one wins.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game")),
+    request_body(content = Option<Resign>, description = "Optional"),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Resigned", body = GameView),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "You have no seat in this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The game is not active, or a race was lost", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games/{id}/resign")]
+pub async fn resign(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let body: Resign = optional_body(&body)?;
+    let table = worp.resign(&caller.0, id.into_inner(), body.seat).await?;
+    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+}
+
+/// Paging through a game's events.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Only events with a sequence number above this (default 0).
+    pub after: Option<i64>,
+    /// At most this many (1 to 1000, default 100).
+    pub limit: Option<i64>,
+}
+
+/// A page of a game's event log.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventPage {
+    pub events: Vec<StoredEvent>,
+    /// Pass as `after` for the next page, when there may be one.
+    pub next_after: Option<i64>,
+}
+
+/// The game's event log, oldest first: each event with its sequence number, type,
+/// payload, time and hash.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game"), EventsQuery),
+    responses(
+        (status = 200, description = "A page of events", body = EventPage),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/events")]
+pub async fn list_events(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+    q: web::Query<EventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let after = q.after.unwrap_or(0);
+    let limit = q.limit.unwrap_or(100);
+    if after < 0 || !(1..=1000).contains(&limit) {
+        return Err(ApiError::BadRequest(
+            "after must be 0 or more and limit 1 to 1000".into(),
+        ));
+    }
+    let id = id.into_inner();
+    let events = worp.store.events(id, after, limit).await.map_err(ApiError::from)?;
+    if events.is_empty() && worp.store.events(id, 0, 1).await.map_err(ApiError::from)?.is_empty() {
+        return Err(ApiError::NotFound(format!("no game {id}")));
+    }
+    let next_after = (events.len() as i64 == limit).then(|| events.last().map_or(after, |e| e.seq));
+    Ok(HttpResponse::Ok().json(EventPage { events, next_after }))
+}
+
+/// Which point of the log to show.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct StateQuery {
+    /// The sequence number of the event after which to show the game (default: the newest).
+    pub at: Option<i64>,
+}
+
+/// The game as it was right after event `at`, rebuilt from the log.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game"), StateQuery),
+    responses(
+        (status = 200, description = "The game at that point", body = GameView),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game or event", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/state")]
+pub async fn state_at(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+    q: web::Query<StateQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let table = match q.at {
+        Some(at) => worp.load_at(id, at).await?,
+        None => worp.load(id).await?,
+    };
+    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+}

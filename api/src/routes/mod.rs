@@ -1,0 +1,23 @@
+//! The HTTP routes of API version 1, one module per resource.
+
+pub mod games;
+pub mod health;
+pub mod players;
+pub mod variants;
+
+use actix_web::web;
+
+/// Registers every route.
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(health::healthz)
+        .service(players::create_player)
+        .service(variants::list_variants)
+        .service(games::create_game)
+        .service(games::list_games)
+        .service(games::get_game)
+        .service(games::take_seat)
+        .service(games::play_move)
+        .service(games::resign)
+        .service(games::list_events)
+        .service(games::state_at);
+}

@@ -1,0 +1,47 @@
+use actix_web::{post, web, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::problem::{ApiError, Problem};
+use crate::service::Worp;
+
+/// `POST /v1/players`.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"name": "alice"}))]
+pub struct NewPlayer {
+    /// 1 to 64 characters.
+    pub name: String,
+}
+
+/// A new player, with the bearer token that is shown only this once.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct CreatedPlayer {
+    pub id: Uuid,
+    pub name: String,
+    /// Send as `Authorization: Bearer <token>`. Stored only as a hash: keep it.
+    pub token: String,
+}
+
+/// Registers a player.
+#[utoipa::path(
+    tag = "players",
+    request_body = NewPlayer,
+    responses(
+        (status = 201, description = "Created; the token is shown only now", body = CreatedPlayer),
+        (status = 400, description = "Malformed body or name", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/players")]
+pub async fn create_player(
+    worp: web::Data<Worp>,
+    body: web::Json<NewPlayer>,
+) -> Result<HttpResponse, ApiError> {
+    let (player, token) = worp.create_player(&body.name).await?;
+    Ok(HttpResponse::Created().json(CreatedPlayer {
+        id: player.id,
+        name: player.name,
+        token,
+    }))
+}

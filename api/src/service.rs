@@ -1,0 +1,657 @@
+//! What players can do to games: every operation loads the game from its events, checks
+//! the request against the rules, writes the new events (and the rolls the server makes
+//! after them) in one append that states the version it expects, and answers with the
+//! game as it now is.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, SubsecRound, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
+use uuid::Uuid;
+use worp_engine::{variant, Awaiting, GameResult, Seat};
+
+use crate::cache::StateCache;
+use crate::dice;
+use crate::events::{Event, RetireReason, StoredEvent};
+use crate::problem::ApiError;
+use crate::store::{Append, GameFilter, GameRow, Player, SavedResponse, Store};
+use crate::table::{LastDice, SeatInfo, Status, Table};
+
+/// Where the time comes from (one injectable clock, so tests can move it).
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The system's clock.
+#[derive(Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// The longest client seed accepted, in bytes.
+pub const MAX_CLIENT_SEED: usize = 256;
+/// The longest player name accepted, in characters.
+pub const MAX_NAME: usize = 64;
+
+/// The server's shared state.
+#[derive(Debug)]
+pub struct Worp {
+    pub store: Store,
+    pub cache: StateCache,
+    pub clock: Arc<dyn Clock>,
+}
+
+/// A seat in a game view.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatView {
+    /// The seat number.
+    pub seat: u8,
+    /// The player in it; absent while open.
+    pub player_id: Option<Uuid>,
+    /// Whether the seat left the game.
+    pub retired: bool,
+}
+
+/// A game as the API shows it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameView {
+    pub id: Uuid,
+    /// The registered variant name (see `GET /v1/variants`).
+    pub variant: String,
+    /// The options, every default filled in.
+    pub options: Value,
+    pub status: Status,
+    /// The last sequence number of the game's events; also the ETag.
+    pub version: i64,
+    pub seats: Vec<SeatView>,
+    /// The seat whose move the game awaits, if any.
+    pub to_move: Option<u8>,
+    /// What the engine waits for next.
+    #[schema(value_type = Object)]
+    pub awaiting: Awaiting,
+    /// The engine's state; its schema is the variant's `state_schema`.
+    pub state: Value,
+    /// The last dice the server rolled.
+    pub last_dice: Option<LastDice>,
+    /// The legal moves of the seat to move; send one back exactly as listed.
+    pub legal_moves: Vec<Value>,
+    /// How the game ended, when finished.
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<GameResult>,
+    /// Hex SHA-256 of the secret server seed.
+    pub dice_commitment: String,
+    /// The server seed, revealed once the game is finished.
+    pub server_seed: Option<String>,
+    /// The hash of the newest event (the head of the chain).
+    pub head_hash: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_move_at: Option<DateTime<Utc>>,
+}
+
+impl GameView {
+    pub fn of(t: &Table) -> GameView {
+        let status = t.status();
+        GameView {
+            id: t.id,
+            variant: t.variant.to_owned(),
+            options: t.options.clone(),
+            status,
+            version: t.version,
+            seats: t
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s)| SeatView {
+                    seat: i as u8,
+                    player_id: s.player_id,
+                    retired: s.retired,
+                })
+                .collect(),
+            to_move: t.to_move().map(|s| s.0),
+            awaiting: t.game.awaiting(),
+            state: t.game.state(),
+            last_dice: t.last_dice.clone(),
+            legal_moves: if status == Status::Active {
+                t.game.legal_moves()
+            } else {
+                Vec::new()
+            },
+            result: t.result.clone(),
+            dice_commitment: t.dice_commitment.clone(),
+            server_seed: t.server_seed.clone(),
+            head_hash: t.head_hash.clone(),
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+            last_move_at: t.last_move_at,
+        }
+    }
+}
+
+/// A game in a listing.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub variant: String,
+    pub status: String,
+    pub version: i64,
+    /// The player of each seat (`null` = open).
+    pub seats: Vec<Option<Uuid>>,
+    pub to_move: Option<u8>,
+    pub to_move_player: Option<Uuid>,
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<GameResult>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_move_at: Option<DateTime<Utc>>,
+}
+
+/// The read-model row of a table.
+pub fn game_row(t: &Table) -> GameRow {
+    let summary = GameSummary {
+        id: t.id,
+        variant: t.variant.to_owned(),
+        status: t.status().as_str().to_owned(),
+        version: t.version,
+        seats: t.seats.iter().map(|s| s.player_id).collect(),
+        to_move: t.to_move().map(|s| s.0),
+        to_move_player: t.to_move_player(),
+        result: t.result.clone(),
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+        last_move_at: t.last_move_at,
+    };
+    GameRow {
+        id: t.id,
+        variant: t.variant.to_owned(),
+        status: t.status().as_str().to_owned(),
+        version: t.version,
+        to_move_seat: t.to_move().map(|s| i32::from(s.0)),
+        to_move_player: t.to_move_player(),
+        summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+        seats: summary.seats.clone(),
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+    }
+}
+
+/// The SHA-256 of a bearer token, as stored.
+pub fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// New events for one table, chained and applied as they are made.
+struct Batch<'a> {
+    table: Table,
+    events: Vec<StoredEvent>,
+    now: DateTime<Utc>,
+    seed: Option<&'a [u8]>,
+}
+
+impl<'a> Batch<'a> {
+    fn push(&mut self, event: Event) -> Result<(), ApiError> {
+        let stored = StoredEvent::new(
+            self.table.id,
+            self.table.version + 1,
+            &event,
+            self.now,
+            &self.table.head_hash,
+        );
+        self.table
+            .apply(&stored)
+            .map_err(|e| ApiError::Internal(format!("an event the server made does not apply: {e}")))?;
+        self.events.push(stored);
+        Ok(())
+    }
+
+    /// Rolls every die the engine awaits (only once all seats are taken), then records
+    /// the end of the game with the revealed seed.
+    fn advance(&mut self) -> Result<(), ApiError> {
+        if self.table.status() == Status::Waiting {
+            return Ok(());
+        }
+        loop {
+            match self.table.game.awaiting() {
+                Awaiting::Dice { seat, die, count } => {
+                    let seed = self
+                        .seed
+                        .ok_or_else(|| ApiError::Internal("the dice seed is missing".into()))?;
+                    let seeds = self.table.client_seeds();
+                    let index = self.table.dice_rolled;
+                    let values = (0..u64::from(count))
+                        .map(|i| dice::roll(seed, &seeds, index + i, &die))
+                        .collect();
+                    self.push(Event::DiceRolled {
+                        seat: seat.0,
+                        die: die.name.to_owned(),
+                        values,
+                        index,
+                    })?;
+                }
+                Awaiting::Finished { result } if self.table.result.is_none() => {
+                    let seed = self
+                        .seed
+                        .ok_or_else(|| ApiError::Internal("the dice seed is missing".into()))?;
+                    self.push(Event::GameFinished {
+                        result,
+                        server_seed: hex::encode(seed),
+                    })?;
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+}
+
+/// A seat in a create request: a player id, or `null` for an open seat.
+pub type SeatRequest = Option<Uuid>;
+
+/// `POST /v1/games`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "backgammon", "options": {}, "seats": ["6f1c6c1e-8d3a-4a53-9d55-0d6c4e6f9a11", null]}))]
+pub struct CreateGame {
+    /// A registered variant name.
+    pub variant: String,
+    /// The variant's options; absent or `null` for the defaults.
+    #[serde(default)]
+    pub options: Value,
+    /// One entry per seat: a player id, or `null` for an open seat. The creator must be
+    /// in at least one seat.
+    #[schema(value_type = Vec<Option<String>>, format = Uuid)]
+    pub seats: Vec<SeatRequest>,
+    /// A seed the creator adds to the dice (for every seat the creator takes).
+    #[serde(default)]
+    pub client_seed: Option<String>,
+}
+
+fn check_client_seed(seed: &Option<String>) -> Result<(), ApiError> {
+    match seed {
+        Some(s) if s.len() > MAX_CLIENT_SEED => Err(ApiError::BadRequest(format!(
+            "client_seed is {} bytes; at most {MAX_CLIENT_SEED} are allowed",
+            s.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+impl Worp {
+    pub fn new(store: Store, cache_size: usize, clock: Arc<dyn Clock>) -> Worp {
+        Worp {
+            store,
+            cache: StateCache::new(cache_size),
+            clock,
+        }
+    }
+
+    fn now(&self) -> DateTime<Utc> {
+        self.clock.now().trunc_subsecs(6)
+    }
+
+    /// Registers a player; returns the player and the token (shown only now).
+    pub async fn create_player(&self, name: &str) -> Result<(Player, String), ApiError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+            return Err(ApiError::BadRequest(format!(
+                "name must be 1 to {MAX_NAME} characters without control characters"
+            )));
+        }
+        let secret = dice::new_server_seed()
+            .map_err(|e| ApiError::Internal(format!("no randomness available: {e}")))?;
+        let token = format!("worp_{}", hex::encode(secret));
+        let player = Player {
+            id: Uuid::new_v4(),
+            name: name.to_owned(),
+            token_hash: token_hash(&token),
+        };
+        self.store.create_player(&player, self.now()).await?;
+        Ok((player, token))
+    }
+
+    /// The player a bearer token belongs to.
+    pub async fn authenticate(&self, token: &str) -> Result<Player, ApiError> {
+        let hash = token_hash(token);
+        let player = self
+            .store
+            .player_by_token_hash(&hash)
+            .await?
+            .ok_or_else(|| ApiError::Unauthorized("unknown token".into()))?;
+        // The lookup is by hash; compare once more in constant time.
+        if subtle::ConstantTimeEq::ct_eq(player.token_hash.as_slice(), hash.as_slice()).into() {
+            Ok(player)
+        } else {
+            Err(ApiError::Unauthorized("unknown token".into()))
+        }
+    }
+
+    /// The newest state of a game.
+    pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, ApiError> {
+        let mut table = self.cache.newest(id).map(|t| (*t).clone());
+        loop {
+            let after = table.as_ref().map_or(0, |t| t.version);
+            let events = self.store.events(id, after, 1000).await?;
+            if events.is_empty() {
+                break;
+            }
+            let more = events.len() == 1000;
+            match &mut table {
+                Some(t) => {
+                    for e in &events {
+                        t.apply(e).map_err(corrupt)?;
+                    }
+                }
+                None => table = Some(Table::from_events(&events).map_err(corrupt)?),
+            }
+            if !more {
+                break;
+            }
+        }
+        let table = Arc::new(table.ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?);
+        self.cache.put(table.clone());
+        Ok(table)
+    }
+
+    /// The state of a game right after event `at`.
+    pub async fn load_at(&self, id: Uuid, at: i64) -> Result<Arc<Table>, ApiError> {
+        if let Some(t) = self.cache.get(id, at) {
+            return Ok(t);
+        }
+        if at < 1 {
+            return Err(ApiError::BadRequest("at must be 1 or more".into()));
+        }
+        let mut events = Vec::new();
+        while (events.len() as i64) < at {
+            let batch = self
+                .store
+                .events(id, events.len() as i64, (at - events.len() as i64).min(1000))
+                .await?;
+            if batch.is_empty() {
+                break;
+            }
+            events.extend(batch);
+        }
+        if events.is_empty() {
+            return Err(ApiError::NotFound(format!("no game {id}")));
+        }
+        if (events.len() as i64) < at {
+            return Err(ApiError::NotFound(format!(
+                "game {id} has only {} events",
+                events.len()
+            )));
+        }
+        let table = Arc::new(Table::from_events(&events).map_err(corrupt)?);
+        self.cache.put(table.clone());
+        Ok(table)
+    }
+
+    async fn secret(&self, id: Uuid) -> Result<Vec<u8>, ApiError> {
+        self.store
+            .secret(id)
+            .await?
+            .ok_or_else(|| ApiError::Internal(format!("game {id} has no dice seed")))
+    }
+
+    async fn commit(
+        &self,
+        batch: Batch<'_>,
+        expected_version: i64,
+        secret: Option<&[u8]>,
+        idempotency: Option<(Uuid, &str)>,
+    ) -> Result<Arc<Table>, ApiError> {
+        let table = batch.table;
+        let row = game_row(&table);
+        let saved = SavedResponse {
+            status: 200,
+            body: serde_json::to_value(GameView::of(&table)).unwrap_or(Value::Null),
+        };
+        self.store
+            .append(Append {
+                game_id: table.id,
+                expected_version,
+                events: &batch.events,
+                row: &row,
+                secret,
+                idempotency: idempotency.map(|(p, k)| (p, k, &saved)),
+            })
+            .await?;
+        let table = Arc::new(table);
+        self.cache.put(table.clone());
+        Ok(table)
+    }
+
+    /// Creates a game.
+    pub async fn create_game(&self, creator: &Player, req: CreateGame) -> Result<Arc<Table>, ApiError> {
+        let v = variant(&req.variant).map_err(ApiError::from)?;
+        let count = u8::try_from(req.seats.len())
+            .ok()
+            .filter(|n| (v.min_seats..=v.max_seats).contains(n))
+            .ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "{} is played by {} to {} seats, not {}",
+                    v.name,
+                    v.min_seats,
+                    v.max_seats,
+                    req.seats.len()
+                ))
+            })?;
+        if !req.seats.contains(&Some(creator.id)) {
+            return Err(ApiError::BadRequest(
+                "the creator must take at least one seat".into(),
+            ));
+        }
+        check_client_seed(&req.client_seed)?;
+        for p in req.seats.iter().flatten() {
+            if *p != creator.id && !self.store.player_exists(*p).await? {
+                return Err(ApiError::BadRequest(format!("no player {p}")));
+            }
+        }
+        // Validates the options against the rules before anything is stored.
+        let game = v.create(&req.options, count)?;
+        let seed = dice::new_server_seed()
+            .map_err(|e| ApiError::Internal(format!("no randomness available: {e}")))?;
+        let id = Uuid::new_v4();
+        let now = self.now();
+        let created = Event::GameCreated {
+            variant: v.name.to_owned(),
+            options: game.options(),
+            seats: req.seats.clone(),
+            client_seeds: req
+                .seats
+                .iter()
+                .map(|p| {
+                    if *p == Some(creator.id) {
+                        req.client_seed.clone()
+                    } else {
+                        None
+                    }
+                })
+                .collect(),
+            dice_commitment: dice::commitment(&seed),
+            created_by: creator.id,
+        };
+        let first = StoredEvent::new(id, 1, &created, now, "");
+        let table = Table::from_events(std::slice::from_ref(&first)).map_err(corrupt)?;
+        let mut batch = Batch {
+            table,
+            events: vec![first],
+            now,
+            seed: Some(&seed),
+        };
+        batch.advance()?;
+        self.commit(batch, 0, Some(&seed), None).await
+    }
+
+    /// Takes an open seat.
+    pub async fn take_seat(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: u8,
+        client_seed: Option<String>,
+    ) -> Result<Arc<Table>, ApiError> {
+        check_client_seed(&client_seed)?;
+        let table = self.load(id).await?;
+        let info: &SeatInfo = table
+            .seats
+            .get(usize::from(seat))
+            .ok_or_else(|| ApiError::NotFound(format!("game {id} has no seat {seat}")))?;
+        if table.status() != Status::Waiting || info.player_id.is_some() {
+            return Err(ApiError::Conflict(format!("seat {seat} is already taken")));
+        }
+        let expected = table.version;
+        let seed = self.secret(id).await?;
+        let mut batch = Batch {
+            table: (*table).clone(),
+            events: Vec::new(),
+            now: self.now(),
+            seed: Some(&seed),
+        };
+        batch.push(Event::SeatTaken {
+            seat,
+            player_id: player.id,
+            client_seed,
+        })?;
+        batch.advance()?;
+        self.commit(batch, expected, None, None).await
+    }
+
+    /// Plays a move for the caller's seat.
+    pub async fn play(
+        &self,
+        player: &Player,
+        id: Uuid,
+        mv: Value,
+        if_match: Option<i64>,
+        idempotency_key: Option<&str>,
+    ) -> Result<Arc<Table>, ApiError> {
+        let table = self.load(id).await?;
+        if let Some(v) = if_match {
+            if v != table.version {
+                return Err(ApiError::PreconditionFailed(format!(
+                    "the game is at version {}, not {v}",
+                    table.version
+                )));
+            }
+        }
+        let seat = self.seat_to_act(&table, player)?;
+        let expected = table.version;
+        let mut probe = table.game.clone();
+        probe.apply_move(&mv)?;
+        let seed = self.secret(id).await?;
+        let mut batch = Batch {
+            table: (*table).clone(),
+            events: Vec::new(),
+            now: self.now(),
+            seed: Some(&seed),
+        };
+        batch.push(Event::MovePlayed { seat: seat.0, mv })?;
+        batch.advance()?;
+        self.commit(batch, expected, None, idempotency_key.map(|k| (player.id, k)))
+            .await
+    }
+
+    fn seat_to_act(&self, table: &Table, player: &Player) -> Result<Seat, ApiError> {
+        let mine = table.seats_of(player.id);
+        if mine.is_empty() {
+            return Err(ApiError::Forbidden("you have no seat in this game".into()));
+        }
+        if table.status() != Status::Active {
+            return Err(ApiError::Conflict(format!(
+                "the game is {}",
+                table.status().as_str()
+            )));
+        }
+        match table.to_move() {
+            Some(seat) if mine.contains(&seat) => Ok(seat),
+            _ => Err(ApiError::Conflict("it is not your turn".into())),
+        }
+    }
+
+    /// A saved answer for a repeated `Idempotency-Key`.
+    pub async fn saved_response(&self, player: &Player, key: &str) -> Result<Option<SavedResponse>, ApiError> {
+        Ok(self.store.saved_response(player.id, key).await?)
+    }
+
+    /// The caller gives up `seat` (or their only seat).
+    pub async fn resign(&self, player: &Player, id: Uuid, seat: Option<u8>) -> Result<Arc<Table>, ApiError> {
+        let table = self.load(id).await?;
+        let mine: Vec<Seat> = table
+            .seats_of(player.id)
+            .into_iter()
+            .filter(|s| !table.seats[s.index()].retired)
+            .collect();
+        if table.seats_of(player.id).is_empty() {
+            return Err(ApiError::Forbidden("you have no seat in this game".into()));
+        }
+        if table.status() != Status::Active {
+            return Err(ApiError::Conflict(format!(
+                "the game is {}",
+                table.status().as_str()
+            )));
+        }
+        let seat = match (seat, mine.as_slice()) {
+            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
+            (Some(s), _) => {
+                return Err(ApiError::Forbidden(format!("seat {s} is not yours to resign")))
+            }
+            (None, [only]) => *only,
+            (None, []) => return Err(ApiError::Conflict("you have already resigned".into())),
+            (None, _) => {
+                return Err(ApiError::BadRequest(
+                    "you hold several seats: say which one resigns".into(),
+                ))
+            }
+        };
+        let expected = table.version;
+        let seed = self.secret(id).await?;
+        let mut batch = Batch {
+            table: (*table).clone(),
+            events: Vec::new(),
+            now: self.now(),
+            seed: Some(&seed),
+        };
+        batch.push(Event::SeatRetired {
+            seat: seat.0,
+            reason: RetireReason::Resigned,
+        })?;
+        batch.advance()?;
+        self.commit(batch, expected, None, None).await
+    }
+
+    /// Lists games.
+    pub async fn list(&self, f: &GameFilter) -> Result<Vec<Value>, ApiError> {
+        Ok(self.store.list_games(f).await?)
+    }
+
+    /// Rebuilds the read models from the event log; returns how many games.
+    pub async fn rebuild(&self) -> Result<usize, ApiError> {
+        let ids = self.store.game_ids().await?;
+        let mut rows = Vec::with_capacity(ids.len());
+        for id in ids {
+            let mut events = Vec::new();
+            loop {
+                let batch = self.store.events(id, events.len() as i64, 1000).await?;
+                if batch.is_empty() {
+                    break;
+                }
+                events.extend(batch);
+            }
+            let table = Table::from_events(&events).map_err(corrupt)?;
+            rows.push(game_row(&table));
+        }
+        self.store.replace_read_models(&rows).await?;
+        Ok(rows.len())
+    }
+}
+
+fn corrupt(e: crate::table::ReplayError) -> ApiError {
+    tracing::error!("a stored game does not replay: {e}");
+    ApiError::Internal(format!("the stored game does not replay: {e}"))
+}

@@ -1,0 +1,286 @@
+//! A game as the server sees it: the engine's game plus who sits where, the dice
+//! commitment and the head of the event chain. A `Table` is only ever built by folding
+//! events, so the log is the one source of truth.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+use worp_engine::{variant, AnyGame, Awaiting, GameResult, Seat};
+
+use crate::events::{Event, StoredEvent};
+
+/// Why a stored log could not be folded into a game (a corrupt or foreign log).
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("event {seq}: {reason}")]
+    Invalid { seq: i64, reason: String },
+}
+
+fn invalid(seq: i64, reason: impl Into<String>) -> ReplayError {
+    ReplayError::Invalid {
+        seq,
+        reason: reason.into(),
+    }
+}
+
+/// Where a game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Some seat is still open.
+    Waiting,
+    /// Every seat is taken and the game is not over.
+    Active,
+    /// The game is over.
+    Finished,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Active => "active",
+            Status::Finished => "finished",
+        }
+    }
+}
+
+/// One seat of a table.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct SeatInfo {
+    /// The player in the seat; absent while the seat is open.
+    pub player_id: Option<Uuid>,
+    /// The seat left the game (resigned or timed out).
+    pub retired: bool,
+    /// The client seed the player added to the dice, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_seed: Option<String>,
+}
+
+/// The last dice rolled.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct LastDice {
+    /// The seat they were rolled for.
+    #[schema(value_type = u8)]
+    pub seat: Seat,
+    /// The die's name.
+    pub die: String,
+    /// The values shown.
+    pub values: Vec<u8>,
+    /// The index of the first of these dice in the game.
+    pub index: u64,
+}
+
+/// A game folded from its events.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub id: Uuid,
+    pub variant: &'static str,
+    pub options: Value,
+    pub seats: Vec<SeatInfo>,
+    pub game: Box<dyn AnyGame>,
+    /// The last sequence number.
+    pub version: i64,
+    /// The hash of the last event.
+    pub head_hash: String,
+    pub dice_commitment: String,
+    /// How many dice have been rolled (the index of the next die).
+    pub dice_rolled: u64,
+    pub last_dice: Option<LastDice>,
+    pub result: Option<GameResult>,
+    /// Revealed when the game is finished.
+    pub server_seed: Option<String>,
+    pub created_by: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// When the last move (or resignation) was made.
+    pub last_move_at: Option<DateTime<Utc>>,
+}
+
+impl Table {
+    /// Folds a game's events, in order, into its table.
+    pub fn from_events(events: &[StoredEvent]) -> Result<Table, ReplayError> {
+        let first = events.first().ok_or_else(|| invalid(1, "no events"))?;
+        let mut table = Table::created(first)?;
+        for e in &events[1..] {
+            table.apply(e)?;
+        }
+        Ok(table)
+    }
+
+    fn created(e: &StoredEvent) -> Result<Table, ReplayError> {
+        let seq = e.seq;
+        if seq != 1 {
+            return Err(invalid(seq, "the first event must have sequence 1"));
+        }
+        let Event::GameCreated {
+            variant: name,
+            options,
+            seats,
+            client_seeds,
+            dice_commitment,
+            created_by,
+        } = e.event().map_err(|err| invalid(seq, err.to_string()))?
+        else {
+            return Err(invalid(seq, "the first event must be game_created"));
+        };
+        let v = variant(&name).map_err(|err| invalid(seq, err.to_string()))?;
+        let count = u8::try_from(seats.len()).map_err(|_| invalid(seq, "too many seats"))?;
+        let game = v
+            .create(&options, count)
+            .map_err(|err| invalid(seq, err.to_string()))?;
+        let seats = seats
+            .iter()
+            .enumerate()
+            .map(|(i, p)| SeatInfo {
+                player_id: *p,
+                retired: false,
+                client_seed: client_seeds.get(i).cloned().flatten(),
+            })
+            .collect();
+        Ok(Table {
+            id: e.game_id,
+            variant: v.name,
+            options: game.options(),
+            seats,
+            game,
+            version: 1,
+            head_hash: e.hash.clone(),
+            dice_commitment,
+            dice_rolled: 0,
+            last_dice: None,
+            result: None,
+            server_seed: None,
+            created_by,
+            created_at: e.recorded_at,
+            updated_at: e.recorded_at,
+            last_move_at: None,
+        })
+    }
+
+    /// Applies the next event of the log.
+    pub fn apply(&mut self, e: &StoredEvent) -> Result<(), ReplayError> {
+        let seq = e.seq;
+        if e.game_id != self.id || seq != self.version + 1 {
+            return Err(invalid(seq, format!("expected sequence {}", self.version + 1)));
+        }
+        let event = e.event().map_err(|err| invalid(seq, err.to_string()))?;
+        let engine = |err: worp_engine::EngineError| invalid(seq, err.to_string());
+        match event {
+            Event::GameCreated { .. } => return Err(invalid(seq, "a second game_created")),
+            Event::SeatTaken {
+                seat,
+                player_id,
+                client_seed,
+            } => {
+                let s = self
+                    .seats
+                    .get_mut(usize::from(seat))
+                    .ok_or_else(|| invalid(seq, "no such seat"))?;
+                if s.player_id.is_some() {
+                    return Err(invalid(seq, "seat already taken"));
+                }
+                s.player_id = Some(player_id);
+                s.client_seed = client_seed;
+            }
+            Event::DiceRolled {
+                seat,
+                die,
+                values,
+                index,
+            } => {
+                if index != self.dice_rolled {
+                    return Err(invalid(seq, format!("expected die index {}", self.dice_rolled)));
+                }
+                match self.game.awaiting() {
+                    Awaiting::Dice { seat: s, .. } if s == Seat(seat) => {}
+                    _ => return Err(invalid(seq, "dice not awaited for that seat")),
+                }
+                self.game.apply_dice(&values).map_err(engine)?;
+                self.dice_rolled += values.len() as u64;
+                self.last_dice = Some(LastDice {
+                    seat: Seat(seat),
+                    die,
+                    values,
+                    index,
+                });
+            }
+            Event::MovePlayed { seat, mv } => {
+                match self.game.awaiting() {
+                    Awaiting::Move { seat: s } if s == Seat(seat) => {}
+                    _ => return Err(invalid(seq, "no move awaited from that seat")),
+                }
+                self.game.apply_move(&mv).map_err(engine)?;
+                self.last_move_at = Some(e.recorded_at);
+            }
+            Event::SeatRetired { seat, .. } => {
+                self.game.retire(Seat(seat)).map_err(engine)?;
+                if let Some(s) = self.seats.get_mut(usize::from(seat)) {
+                    s.retired = true;
+                }
+                self.last_move_at = Some(e.recorded_at);
+            }
+            Event::GameFinished {
+                result,
+                server_seed,
+            } => {
+                match self.game.awaiting() {
+                    Awaiting::Finished { result: r } if r == result => {}
+                    _ => return Err(invalid(seq, "game_finished does not match the game")),
+                }
+                self.result = Some(result);
+                self.server_seed = Some(server_seed);
+            }
+        }
+        self.version = seq;
+        self.head_hash = e.hash.clone();
+        self.updated_at = e.recorded_at;
+        Ok(())
+    }
+
+    /// Waiting, active or finished.
+    pub fn status(&self) -> Status {
+        if self.result.is_some() {
+            Status::Finished
+        } else if self.seats.iter().any(|s| s.player_id.is_none()) {
+            Status::Waiting
+        } else {
+            Status::Active
+        }
+    }
+
+    /// The seat whose decision the game waits for (only while active).
+    pub fn to_move(&self) -> Option<Seat> {
+        if self.status() != Status::Active {
+            return None;
+        }
+        match self.game.awaiting() {
+            Awaiting::Move { seat } => Some(seat),
+            _ => None,
+        }
+    }
+
+    /// The player whose decision the game waits for.
+    pub fn to_move_player(&self) -> Option<Uuid> {
+        self.to_move()
+            .and_then(|s| self.seats.get(s.index()))
+            .and_then(|s| s.player_id)
+    }
+
+    /// The seats `player` holds.
+    pub fn seats_of(&self, player: Uuid) -> Vec<Seat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.player_id == Some(player))
+            .map(|(i, _)| Seat(i as u8))
+            .collect()
+    }
+
+    /// The client seeds in seat order, as the dice derivation uses them.
+    pub fn client_seeds(&self) -> Vec<Option<String>> {
+        self.seats.iter().map(|s| s.client_seed.clone()).collect()
+    }
+}
