@@ -9,7 +9,7 @@ use utoipa::ToSchema;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
 #[serde(transparent)]
-#[schema(value_type = u8)]
+#[schema(value_type = u8, as = AliBabaPosition)]
 pub struct Position(pub u8);
 
 impl Position {
