@@ -4,6 +4,7 @@
 //! events), `service` (what players can do), `store` (PostgreSQL and SQLite), `routes`
 //! (the HTTP surface), `startup` (wiring).
 
+pub mod audit;
 pub mod auth;
 pub mod cache;
 pub mod cli;

@@ -1,1 +1,9 @@
+//! Integration tests: the real server, on a real PostgreSQL and on SQLite, over HTTP.
 
+mod helpers;
+
+mod errors;
+mod openapi;
+mod play;
+mod races;
+mod store;

@@ -24,7 +24,9 @@ fn optional_body<T: for<'de> Deserialize<'de> + Default>(body: &[u8]) -> Result<
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(body).map_err(|e| ApiError::BadRequest(format!("malformed body: {e}")))
+    serde_json::from_slice::<Option<T>>(body)
+        .map(Option::unwrap_or_default)
+        .map_err(|e| ApiError::BadRequest(format!("malformed body: {e}")))
 }
 
 /// The version named by an `If-Match` (or `If-None-Match`) header: `"5"`, `W/"5"` or `5`.

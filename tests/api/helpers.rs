@@ -1,0 +1,168 @@
+//! `spawn_app`: the real application on a random port against a fresh database.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use uuid::Uuid;
+use worp::configuration::Settings;
+use worp::service::{SystemClock, Worp};
+use worp::store::Store;
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+pub const BACKENDS: [Backend; 2] = [Backend::Postgres, Backend::Sqlite];
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub worp: Arc<Worp>,
+    _dir: Option<TempDir>,
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(pub std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The PostgreSQL server tests create their databases on.
+fn postgres_admin_url() -> String {
+    std::env::var("WORP_TEST_POSTGRES").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// A fresh, uniquely named database; returns its URL.
+async fn fresh_postgres() -> String {
+    use sqlx::Connection;
+    let admin = postgres_admin_url();
+    let name = format!("worp_test_{}", Uuid::new_v4().simple());
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the tests (set WORP_TEST_POSTGRES): {e}"));
+    // The name is generated here (hex only), never taken from input.
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .expect("create the test database");
+    match admin.rfind('/') {
+        Some(i) => format!("{}/{name}", &admin[..i]),
+        None => panic!("WORP_TEST_POSTGRES must end in /<database>"),
+    }
+}
+
+pub async fn spawn_app(backend: Backend) -> TestApp {
+    let (url, dir) = match backend {
+        Backend::Postgres => (fresh_postgres().await, None),
+        Backend::Sqlite => {
+            let dir = std::env::temp_dir().join(format!("worp-test-{}", Uuid::new_v4().simple()));
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            (dir.join("worp.sqlite").display().to_string(), Some(TempDir(dir)))
+        }
+    };
+    let store = Store::connect(&url, 8).await.expect("connect and migrate");
+    let worp = Arc::new(Worp::new(store, 1000, Arc::new(SystemClock)));
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let settings = Settings {
+        database_url: Some(url),
+        sqlite_path: String::new(),
+        bind: [127, 0, 0, 1].into(),
+        port,
+        cors_origins: vec!["https://front.example".into()],
+        body_limit: 16 * 1024,
+        cache_states: 1000,
+        db_connections: 8,
+    };
+    let server = worp::startup::run(listener, worp.clone(), &settings).expect("server");
+    tokio::spawn(server);
+    TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        client: reqwest::Client::new(),
+        worp,
+        _dir: dir,
+    }
+}
+
+/// A registered player.
+#[derive(Debug, Clone)]
+pub struct TestPlayer {
+    pub id: Uuid,
+    pub token: String,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn player(&self, name: &str) -> TestPlayer {
+        let resp = self
+            .client
+            .post(self.url("/v1/players"))
+            .json(&json!({"name": name}))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status(), 201);
+        let body: Value = resp.json().await.expect("json");
+        TestPlayer {
+            id: body["id"].as_str().and_then(|s| s.parse().ok()).expect("id"),
+            token: body["token"].as_str().expect("token").to_owned(),
+        }
+    }
+
+    pub async fn post(&self, path: &str, who: &TestPlayer, body: Value) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .bearer_auth(&who.token)
+            .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.expect("request")
+    }
+
+    pub async fn get_json(&self, path: &str) -> Value {
+        let resp = self.get(path).await;
+        assert_eq!(resp.status(), 200, "GET {path}");
+        resp.json().await.expect("json")
+    }
+
+    /// Creates a game with every seat given (players or open).
+    pub async fn create(&self, creator: &TestPlayer, variant: &str, options: Value, seats: Vec<Option<Uuid>>) -> Value {
+        let resp = self
+            .post("/v1/games", creator, json!({"variant": variant, "options": options, "seats": seats}))
+            .await;
+        let status = resp.status();
+        let body: Value = resp.json().await.expect("json");
+        assert_eq!(status, 201, "{body}");
+        body
+    }
+
+    /// All events of a game.
+    pub async fn events(&self, id: &str) -> Vec<Value> {
+        let mut all = Vec::new();
+        loop {
+            let page = self
+                .get_json(&format!("/v1/games/{id}/events?after={}&limit=1000", all.len()))
+                .await;
+            let events = page["events"].as_array().cloned().unwrap_or_default();
+            let done = events.len() < 1000;
+            all.extend(events);
+            if done {
+                return all;
+            }
+        }
+    }
+}
