@@ -1,0 +1,23 @@
+# Build stage: compile the `worp` binary.
+FROM rust:1.95-slim-bookworm AS build
+WORKDIR /src
+COPY . .
+RUN cargo build --release --locked -p worp \
+ && strip target/release/worp
+
+# Runtime stage: a small image that runs `worp serve`.
+FROM debian:bookworm-slim
+RUN useradd --system --create-home --home-dir /var/lib/worp worp \
+ && mkdir -p /data && chown worp /data
+COPY --from=build /src/target/release/worp /usr/local/bin/worp
+# Configured by environment variables only. Set DATABASE_URL=postgres://… for
+# PostgreSQL; without it games are kept in the SQLite file below (mount /data).
+ENV WORP_BIND=0.0.0.0 \
+    PORT=8080 \
+    RUST_LOG=info \
+    WORP_SQLITE_PATH=/data/worp.sqlite
+VOLUME ["/data"]
+EXPOSE 8080
+USER worp
+ENTRYPOINT ["/usr/local/bin/worp"]
+CMD ["serve"]
