@@ -19,6 +19,9 @@ pub struct AuditReport {
     pub moves_replayed: usize,
     /// Whether the server seed was revealed (the game is finished).
     pub seed_revealed: bool,
+    /// The result the log ends with, if the game is over.
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<worp_engine::GameResult>,
 }
 
 /// The first broken link.
@@ -38,7 +41,9 @@ fn broken(seq: i64, reason: impl Into<String>) -> AuditError {
 
 /// Checks a whole log, in order, and stops at the first broken link.
 pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
-    let first = events.first().ok_or_else(|| broken(1, "the log is empty"))?;
+    let first = events
+        .first()
+        .ok_or_else(|| broken(1, "the log is empty"))?;
     // The seed, if revealed, is in the final event; check it against the commitment first.
     let seed = match events.last().map(StoredEvent::event) {
         Some(Ok(Event::GameFinished { server_seed, .. })) => Some(
@@ -54,6 +59,7 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
         rolls_verified: 0,
         moves_replayed: 0,
         seed_revealed: seed.is_some(),
+        result: None,
     };
     for (i, e) in events.iter().enumerate() {
         let expected_seq = i as i64 + 1;
@@ -64,11 +70,21 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
             return Err(broken(e.seq, "belongs to another game"));
         }
         if e.chain_hash(&prev_hash) != e.hash {
-            return Err(broken(e.seq, "the hash does not match the event and its predecessor"));
+            return Err(broken(
+                e.seq,
+                "the hash does not match the event and its predecessor",
+            ));
         }
-        let event = e.event().map_err(|err| broken(e.seq, format!("unreadable: {err}")))?;
+        let event = e
+            .event()
+            .map_err(|err| broken(e.seq, format!("unreadable: {err}")))?;
         match (&mut table, &event) {
-            (None, Event::GameCreated { dice_commitment, .. }) => {
+            (
+                None,
+                Event::GameCreated {
+                    dice_commitment, ..
+                },
+            ) => {
                 if let Some(seed) = &seed {
                     if dice::commitment(seed) != *dice_commitment {
                         return Err(broken(
@@ -84,13 +100,7 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
             }
             (None, _) => return Err(broken(e.seq, "the first event must be game_created")),
             (Some(t), _) => {
-                if let (
-                    Some(seed),
-                    Event::DiceRolled {
-                        values, index, ..
-                    },
-                ) = (&seed, &event)
-                {
+                if let (Some(seed), Event::DiceRolled { values, index, .. }) = (&seed, &event) {
                     let worp_engine::Awaiting::Dice { die, .. } = t.game.awaiting() else {
                         return Err(broken(e.seq, "dice were rolled when none were awaited"));
                     };
@@ -100,7 +110,10 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
                         if expected != *v {
                             return Err(broken(
                                 e.seq,
-                                format!("die {} shows {v}; the seed gives {expected}", index + k as u64),
+                                format!(
+                                    "die {} shows {v}; the seed gives {expected}",
+                                    index + k as u64
+                                ),
                             ));
                         }
                         report.rolls_verified += 1;
@@ -117,8 +130,12 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
     }
     if let Some(t) = &table {
         if seed.is_some() && t.result.is_none() {
-            return Err(broken(events.len() as i64, "the seed is revealed but the game is not over"));
+            return Err(broken(
+                events.len() as i64,
+                "the seed is revealed but the game is not over",
+            ));
         }
+        report.result = t.result.clone();
     }
     Ok(report)
 }

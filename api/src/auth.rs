@@ -25,7 +25,9 @@ impl FromRequest for Caller {
             .and_then(|h| h.to_str().ok())
             .and_then(|h| {
                 let (scheme, token) = h.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned())
+                scheme
+                    .eq_ignore_ascii_case("bearer")
+                    .then(|| token.trim().to_owned())
             });
         Box::pin(async move {
             let worp = worp.ok_or_else(|| ApiError::Internal("no application state".into()))?;

@@ -34,6 +34,13 @@ pub enum Command {
         #[command(subcommand)]
         game: AnalyzeGame,
     },
+    /// Check an exported game offline (no database): the hash chain, every roll against
+    /// the revealed seed, every move through the rules, and the final state and result.
+    /// Exits non-zero at the first broken link, naming the event.
+    Audit {
+        /// The export (`GET /v1/games/{id}/export`); `-` for standard input.
+        file: String,
+    },
     /// Rebuild the read models (the games listing) from the event log.
     Rebuild,
     /// Print the OpenAPI document.
@@ -57,6 +64,7 @@ pub fn main() -> i32 {
         Command::Analyze {
             game: AnalyzeGame::Backgammon,
         } => analyze_backgammon(),
+        Command::Audit { file } => audit(&file),
         Command::Openapi => {
             print!("{}", crate::openapi::openapi_json());
             0
@@ -66,7 +74,10 @@ pub fn main() -> i32 {
 
 fn runtime(fut: impl std::future::Future<Output = Result<(), String>>) -> i32 {
     init_tracing();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("worp: cannot start the runtime: {e}");
@@ -92,7 +103,11 @@ async fn open(settings: &Settings) -> Result<Worp, String> {
     let store = Store::connect(&settings.database(), settings.db_connections)
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
-    Ok(Worp::new(store, settings.cache_states, Arc::new(SystemClock)))
+    Ok(Worp::new(
+        store,
+        settings.cache_states,
+        Arc::new(SystemClock),
+    ))
 }
 
 async fn serve() -> Result<(), String> {
@@ -176,4 +191,61 @@ fn analyze_backgammon() -> i32 {
         return 2;
     }
     0
+}
+
+fn audit(file: &str) -> i32 {
+    let mut text = String::new();
+    let read = if file == "-" {
+        std::io::stdin().read_to_string(&mut text)
+    } else {
+        std::fs::File::open(file).and_then(|mut f| f.read_to_string(&mut text))
+    };
+    if let Err(e) = read {
+        eprintln!("worp audit: cannot read {file}: {e}");
+        return 2;
+    }
+    let export: crate::export::Export = match serde_json::from_str(&text) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("worp audit: {file} is not a Worp export: {e}");
+            return 2;
+        }
+    };
+    match crate::export::audit_export(&export) {
+        Ok(r) => {
+            println!("game {} ({}): OK", export.game_id, export.variant);
+            println!(
+                "  {} events: hash chain intact, sequence without gaps",
+                r.events
+            );
+            if r.seed_revealed {
+                println!(
+                    "  {} dice recomputed from the revealed seed: all match",
+                    r.rolls_verified
+                );
+            } else {
+                println!("  the server seed is not revealed yet (game not over): dice not checked");
+            }
+            println!(
+                "  {} moves replayed through the rules: all legal",
+                r.moves_replayed
+            );
+            match &r.result {
+                Some(res) => println!(
+                    "  result: {} ({:?}, {} points)",
+                    res.winner
+                        .map_or("draw".to_owned(), |s| format!("seat {s} wins")),
+                    res.ending,
+                    res.points
+                ),
+                None => println!("  result: none yet (status {})", export.status),
+            }
+            0
+        }
+        Err(e) => {
+            println!("game {} ({}): BROKEN", export.game_id, export.variant);
+            println!("  {e}");
+            1
+        }
+    }
 }

@@ -62,7 +62,12 @@ impl Settings {
             bind: parsed("WORP_BIND", IpAddr::from([127, 0, 0, 1]))?,
             port,
             cors_origins: var("WORP_CORS_ORIGINS")
-                .map(|v| v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+                .map(|v| {
+                    v.split(',')
+                        .map(|s| s.trim().to_owned())
+                        .filter(|s| !s.is_empty())
+                        .collect()
+                })
                 .unwrap_or_default(),
             body_limit: parsed("WORP_BODY_LIMIT", 64 * 1024)?,
             cache_states: parsed("WORP_CACHE_STATES", 10_000)?,

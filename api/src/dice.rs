@@ -76,7 +76,10 @@ mod tests {
             counts[usize::from(roll(&seed, &[], n, &Die::D6) - 1)] += 1;
         }
         // Expected 10,000 each; 5 standard deviations is about 456.
-        assert!(counts.iter().all(|c| (9_500..=10_500).contains(c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|c| (9_500..=10_500).contains(c)),
+            "{counts:?}"
+        );
     }
 
     #[test]

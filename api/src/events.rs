@@ -55,7 +55,10 @@ pub enum Event {
     /// A seat left the game.
     SeatRetired { seat: u8, reason: RetireReason },
     /// The game is over; the server seed is revealed so anyone can recompute every roll.
-    GameFinished { result: GameResult, server_seed: String },
+    GameFinished {
+        result: GameResult,
+        server_seed: String,
+    },
 }
 
 /// Why a seat left a game.
@@ -237,8 +240,27 @@ mod tests {
     fn hash_chains_to_previous_event() {
         let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap();
         let id = Uuid::nil();
-        let e1 = StoredEvent::new(id, 1, &Event::SeatTaken { seat: 1, player_id: id, client_seed: None }, t, "");
-        let e2 = StoredEvent::new(id, 2, &Event::MovePlayed { seat: 0, mv: serde_json::json!({"x": 1}) }, t, &e1.hash);
+        let e1 = StoredEvent::new(
+            id,
+            1,
+            &Event::SeatTaken {
+                seat: 1,
+                player_id: id,
+                client_seed: None,
+            },
+            t,
+            "",
+        );
+        let e2 = StoredEvent::new(
+            id,
+            2,
+            &Event::MovePlayed {
+                seat: 0,
+                mv: serde_json::json!({"x": 1}),
+            },
+            t,
+            &e1.hash,
+        );
         assert_eq!(e2.chain_hash(&e1.hash), e2.hash);
         assert_ne!(e2.chain_hash(""), e2.hash);
         let mut tampered = e2.clone();
@@ -248,7 +270,12 @@ mod tests {
 
     #[test]
     fn events_round_trip_through_kind_and_payload() {
-        let e = Event::DiceRolled { seat: 1, die: "d6".into(), values: vec![3, 5], index: 7 };
+        let e = Event::DiceRolled {
+            seat: 1,
+            die: "d6".into(),
+            values: vec![3, 5],
+            index: 7,
+        };
         assert_eq!(e.kind(), "dice_rolled");
         assert_eq!(Event::from_parts(e.kind(), &e.payload()).unwrap(), e);
     }

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod configuration;
 pub mod dice;
 pub mod events;
+pub mod export;
 pub mod openapi;
 pub mod problem;
 pub mod routes;

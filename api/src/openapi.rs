@@ -25,6 +25,8 @@ use crate::routes;
         routes::games::resign,
         routes::games::list_events,
         routes::games::state_at,
+        routes::games::export_game,
+        routes::games::audit_game,
     ),
     components(schemas(
         crate::problem::Problem,
@@ -38,6 +40,7 @@ use crate::routes;
         (name = "players", description = "Accounts and their tokens"),
         (name = "variants", description = "The games this server plays"),
         (name = "games", description = "Creating, joining, playing and auditing games"),
+        (name = "audit", description = "Exports and audits that need no trust in the server"),
         (name = "health", description = "Liveness"),
     )
 )]

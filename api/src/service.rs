@@ -204,9 +204,9 @@ impl<'a> Batch<'a> {
             self.now,
             &self.table.head_hash,
         );
-        self.table
-            .apply(&stored)
-            .map_err(|e| ApiError::Internal(format!("an event the server made does not apply: {e}")))?;
+        self.table.apply(&stored).map_err(|e| {
+            ApiError::Internal(format!("an event the server made does not apply: {e}"))
+        })?;
         self.events.push(stored);
         Ok(())
     }
@@ -298,7 +298,8 @@ impl Worp {
     /// Registers a player; returns the player and the token (shown only now).
     pub async fn create_player(&self, name: &str) -> Result<(Player, String), ApiError> {
         let name = name.trim();
-        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control) {
+        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control)
+        {
             return Err(ApiError::BadRequest(format!(
                 "name must be 1 to {MAX_NAME} characters without control characters"
             )));
@@ -370,7 +371,11 @@ impl Worp {
         while (events.len() as i64) < at {
             let batch = self
                 .store
-                .events(id, events.len() as i64, (at - events.len() as i64).min(1000))
+                .events(
+                    id,
+                    events.len() as i64,
+                    (at - events.len() as i64).min(1000),
+                )
                 .await?;
             if batch.is_empty() {
                 break;
@@ -427,7 +432,11 @@ impl Worp {
     }
 
     /// Creates a game.
-    pub async fn create_game(&self, creator: &Player, req: CreateGame) -> Result<Arc<Table>, ApiError> {
+    pub async fn create_game(
+        &self,
+        creator: &Player,
+        req: CreateGame,
+    ) -> Result<Arc<Table>, ApiError> {
         let v = variant(&req.variant).map_err(ApiError::from)?;
         let count = u8::try_from(req.seats.len())
             .ok()
@@ -553,8 +562,13 @@ impl Worp {
         };
         batch.push(Event::MovePlayed { seat: seat.0, mv })?;
         batch.advance()?;
-        self.commit(batch, expected, None, idempotency_key.map(|k| (player.id, k)))
-            .await
+        self.commit(
+            batch,
+            expected,
+            None,
+            idempotency_key.map(|k| (player.id, k)),
+        )
+        .await
     }
 
     fn seat_to_act(&self, table: &Table, player: &Player) -> Result<Seat, ApiError> {
@@ -575,12 +589,21 @@ impl Worp {
     }
 
     /// A saved answer for a repeated `Idempotency-Key`.
-    pub async fn saved_response(&self, player: &Player, key: &str) -> Result<Option<SavedResponse>, ApiError> {
+    pub async fn saved_response(
+        &self,
+        player: &Player,
+        key: &str,
+    ) -> Result<Option<SavedResponse>, ApiError> {
         Ok(self.store.saved_response(player.id, key).await?)
     }
 
     /// The caller gives up `seat` (or their only seat).
-    pub async fn resign(&self, player: &Player, id: Uuid, seat: Option<u8>) -> Result<Arc<Table>, ApiError> {
+    pub async fn resign(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: Option<u8>,
+    ) -> Result<Arc<Table>, ApiError> {
         let table = self.load(id).await?;
         let mine: Vec<Seat> = table
             .seats_of(player.id)
@@ -599,7 +622,9 @@ impl Worp {
         let seat = match (seat, mine.as_slice()) {
             (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
             (Some(s), _) => {
-                return Err(ApiError::Forbidden(format!("seat {s} is not yours to resign")))
+                return Err(ApiError::Forbidden(format!(
+                    "seat {s} is not yours to resign"
+                )))
             }
             (None, [only]) => *only,
             (None, []) => return Err(ApiError::Conflict("you have already resigned".into())),
@@ -630,19 +655,35 @@ impl Worp {
         Ok(self.store.list_games(f).await?)
     }
 
+    /// All events of a game, in order.
+    pub async fn all_events(&self, id: Uuid) -> Result<Vec<StoredEvent>, ApiError> {
+        let mut events = Vec::new();
+        loop {
+            let batch = self.store.events(id, events.len() as i64, 1000).await?;
+            if batch.is_empty() {
+                break;
+            }
+            events.extend(batch);
+        }
+        Ok(events)
+    }
+
+    /// The export bundle of a game (and its table).
+    pub async fn export(&self, id: Uuid) -> Result<(crate::export::Export, Table), ApiError> {
+        let events = self.all_events(id).await?;
+        if events.is_empty() {
+            return Err(ApiError::NotFound(format!("no game {id}")));
+        }
+        let table = Table::from_events(&events).map_err(corrupt)?;
+        Ok((crate::export::Export::of(&table, events), table))
+    }
+
     /// Rebuilds the read models from the event log; returns how many games.
     pub async fn rebuild(&self) -> Result<usize, ApiError> {
         let ids = self.store.game_ids().await?;
         let mut rows = Vec::with_capacity(ids.len());
         for id in ids {
-            let mut events = Vec::new();
-            loop {
-                let batch = self.store.events(id, events.len() as i64, 1000).await?;
-                if batch.is_empty() {
-                    break;
-                }
-                events.extend(batch);
-            }
+            let events = self.all_events(id).await?;
             let table = Table::from_events(&events).map_err(corrupt)?;
             rows.push(game_row(&table));
         }

@@ -18,7 +18,8 @@ use crate::service::Worp;
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
     let e = match &err {
-        JsonPayloadError::Overflow { limit } | JsonPayloadError::OverflowKnownLength { limit, .. } => {
+        JsonPayloadError::Overflow { limit }
+        | JsonPayloadError::OverflowKnownLength { limit, .. } => {
             ApiError::PayloadTooLarge(format!("the body is larger than {limit} bytes"))
         }
         JsonPayloadError::ContentType => {
@@ -78,7 +79,11 @@ pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
             .app_data(worp.clone())
-            .app_data(web::JsonConfig::default().limit(limit).error_handler(json_error))
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(limit)
+                    .error_handler(json_error),
+            )
             .app_data(web::PayloadConfig::new(limit))
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(web::PathConfig::default().error_handler(path_error))

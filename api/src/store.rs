@@ -371,7 +371,8 @@ impl Store {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
             if let Some(dir) = std::path::Path::new(path).parent() {
                 if !dir.as_os_str().is_empty() {
-                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
                 }
             }
             let opts = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
@@ -414,7 +415,12 @@ impl Store {
     pub async fn append(&self, a: Append<'_>) -> Result<Vec<StoredEvent>, StoreError> {
         dispatch!(self, s => s.append(a).await)
     }
-    pub async fn events(&self, game_id: Uuid, after: i64, limit: i64) -> Result<Vec<StoredEvent>, StoreError> {
+    pub async fn events(
+        &self,
+        game_id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
         dispatch!(self, s => s.events(game_id, after, limit).await)
     }
     pub async fn secret(&self, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {
@@ -423,7 +429,11 @@ impl Store {
     pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
         dispatch!(self, s => s.list_games(f).await)
     }
-    pub async fn saved_response(&self, player: Uuid, key: &str) -> Result<Option<SavedResponse>, StoreError> {
+    pub async fn saved_response(
+        &self,
+        player: Uuid,
+        key: &str,
+    ) -> Result<Option<SavedResponse>, StoreError> {
         dispatch!(self, s => s.saved_response(player, key).await)
     }
     pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {

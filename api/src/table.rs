@@ -164,7 +164,10 @@ impl Table {
     pub fn apply(&mut self, e: &StoredEvent) -> Result<(), ReplayError> {
         let seq = e.seq;
         if e.game_id != self.id || seq != self.version + 1 {
-            return Err(invalid(seq, format!("expected sequence {}", self.version + 1)));
+            return Err(invalid(
+                seq,
+                format!("expected sequence {}", self.version + 1),
+            ));
         }
         let event = e.event().map_err(|err| invalid(seq, err.to_string()))?;
         let engine = |err: worp_engine::EngineError| invalid(seq, err.to_string());
@@ -192,7 +195,10 @@ impl Table {
                 index,
             } => {
                 if index != self.dice_rolled {
-                    return Err(invalid(seq, format!("expected die index {}", self.dice_rolled)));
+                    return Err(invalid(
+                        seq,
+                        format!("expected die index {}", self.dice_rolled),
+                    ));
                 }
                 match self.game.awaiting() {
                     Awaiting::Dice { seat: s, .. } if s == Seat(seat) => {}

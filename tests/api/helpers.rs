@@ -36,7 +36,8 @@ impl Drop for TempDir {
 
 /// The PostgreSQL server tests create their databases on.
 fn postgres_admin_url() -> String {
-    std::env::var("WORP_TEST_POSTGRES").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+    std::env::var("WORP_TEST_POSTGRES")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
 /// A fresh, uniquely named database; returns its URL.
@@ -46,7 +47,9 @@ async fn fresh_postgres() -> String {
     let name = format!("worp_test_{}", Uuid::new_v4().simple());
     let mut conn = sqlx::PgConnection::connect(&admin)
         .await
-        .unwrap_or_else(|e| panic!("PostgreSQL at {admin} is needed for the tests (set WORP_TEST_POSTGRES): {e}"));
+        .unwrap_or_else(|e| {
+            panic!("PostgreSQL at {admin} is needed for the tests (set WORP_TEST_POSTGRES): {e}")
+        });
     // The name is generated here (hex only), never taken from input.
     sqlx::query(&format!("CREATE DATABASE {name}"))
         .execute(&mut conn)
@@ -64,7 +67,10 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
         Backend::Sqlite => {
             let dir = std::env::temp_dir().join(format!("worp-test-{}", Uuid::new_v4().simple()));
             std::fs::create_dir_all(&dir).expect("temp dir");
-            (dir.join("worp.sqlite").display().to_string(), Some(TempDir(dir)))
+            (
+                dir.join("worp.sqlite").display().to_string(),
+                Some(TempDir(dir)),
+            )
         }
     };
     let store = Store::connect(&url, 8).await.expect("connect and migrate");
@@ -114,7 +120,10 @@ impl TestApp {
         assert_eq!(resp.status(), 201);
         let body: Value = resp.json().await.expect("json");
         TestPlayer {
-            id: body["id"].as_str().and_then(|s| s.parse().ok()).expect("id"),
+            id: body["id"]
+                .as_str()
+                .and_then(|s| s.parse().ok())
+                .expect("id"),
             token: body["token"].as_str().expect("token").to_owned(),
         }
     }
@@ -130,7 +139,11 @@ impl TestApp {
     }
 
     pub async fn get(&self, path: &str) -> reqwest::Response {
-        self.client.get(self.url(path)).send().await.expect("request")
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request")
     }
 
     pub async fn get_json(&self, path: &str) -> Value {
@@ -140,9 +153,19 @@ impl TestApp {
     }
 
     /// Creates a game with every seat given (players or open).
-    pub async fn create(&self, creator: &TestPlayer, variant: &str, options: Value, seats: Vec<Option<Uuid>>) -> Value {
+    pub async fn create(
+        &self,
+        creator: &TestPlayer,
+        variant: &str,
+        options: Value,
+        seats: Vec<Option<Uuid>>,
+    ) -> Value {
         let resp = self
-            .post("/v1/games", creator, json!({"variant": variant, "options": options, "seats": seats}))
+            .post(
+                "/v1/games",
+                creator,
+                json!({"variant": variant, "options": options, "seats": seats}),
+            )
             .await;
         let status = resp.status();
         let body: Value = resp.json().await.expect("json");
@@ -155,7 +178,10 @@ impl TestApp {
         let mut all = Vec::new();
         loop {
             let page = self
-                .get_json(&format!("/v1/games/{id}/events?after={}&limit=1000", all.len()))
+                .get_json(&format!(
+                    "/v1/games/{id}/events?after={}&limit=1000",
+                    all.len()
+                ))
                 .await;
             let events = page["events"].as_array().cloned().unwrap_or_default();
             let done = events.len() < 1000;

@@ -2,6 +2,7 @@
 
 mod helpers;
 
+mod audit;
 mod errors;
 mod openapi;
 mod play;

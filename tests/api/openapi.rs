@@ -20,7 +20,10 @@ async fn committed_openapi_json_is_current() {
 async fn the_server_serves_its_spec_docs_and_health() {
     let app = spawn_app(Backend::Sqlite).await;
     let spec = app.get_json("/openapi.json").await;
-    assert_eq!(spec["openapi"].as_str().map(|v| v.starts_with("3.")), Some(true));
+    assert_eq!(
+        spec["openapi"].as_str().map(|v| v.starts_with("3.")),
+        Some(true)
+    );
     assert!(spec["paths"]["/v1/games/{id}/moves"]["post"].is_object());
     let docs = app.get("/docs/").await;
     assert_eq!(docs.status(), 200);

@@ -9,7 +9,13 @@ use worp_engine::playout::SplitMix64;
 use crate::helpers::{spawn_app, Backend, TestApp, TestPlayer, BACKENDS};
 
 /// Plays a game to its end by picking random legal moves; returns the final view.
-async fn play_to_end(app: &TestApp, id: &str, players: &[TestPlayer], seats: &[usize], rng: &mut SplitMix64) -> Value {
+async fn play_to_end(
+    app: &TestApp,
+    id: &str,
+    players: &[TestPlayer],
+    seats: &[usize],
+    rng: &mut SplitMix64,
+) -> Value {
     let mut game = app.get_json(&format!("/v1/games/{id}")).await;
     for _ in 0..20_000 {
         if game["status"] == "finished" {
@@ -19,7 +25,10 @@ async fn play_to_end(app: &TestApp, id: &str, players: &[TestPlayer], seats: &[u
         let seat = game["to_move"].as_u64().expect("a seat to move") as usize;
         let who = &players[seats[seat]];
         let moves = game["legal_moves"].as_array().expect("legal moves");
-        assert!(!moves.is_empty(), "a move is awaited but none is legal: {game}");
+        assert!(
+            !moves.is_empty(),
+            "a move is awaited but none is legal: {game}"
+        );
         let mv = moves[rng.below(moves.len())].clone();
         let version = game["version"].as_i64().expect("version");
         let resp = app
@@ -32,7 +41,11 @@ async fn play_to_end(app: &TestApp, id: &str, players: &[TestPlayer], seats: &[u
             .await
             .expect("request");
         let status = resp.status();
-        let etag = resp.headers().get("etag").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let etag = resp
+            .headers()
+            .get("etag")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         game = resp.json().await.expect("json");
         assert_eq!(status, 200, "{game}");
         assert_eq!(etag, Some(format!("\"{}\"", game["version"])));
@@ -68,7 +81,10 @@ async fn check_log(app: &TestApp, id: &str, served: &Value) {
         });
     }
     assert_eq!(fresh, served);
-    assert_eq!(served["head_hash"].as_str(), events.last().map(|e| e.hash.as_str()));
+    assert_eq!(
+        served["head_hash"].as_str(),
+        events.last().map(|e| e.hash.as_str())
+    );
 }
 
 async fn play_variant(app: &TestApp, variant: &str, options: Value, seats: usize, seed: u64) {
@@ -83,10 +99,17 @@ async fn play_variant(app: &TestApp, variant: &str, options: Value, seats: usize
     let created = app.create(&players[0], variant, options, seat_ids).await;
     let id = created["id"].as_str().expect("id").to_owned();
     assert_eq!(created["status"], "waiting");
-    assert_eq!(created["version"], 1, "no dice are rolled before every seat is taken");
+    assert_eq!(
+        created["version"], 1,
+        "no dice are rolled before every seat is taken"
+    );
     for (i, p) in players.iter().enumerate().skip(1) {
         let resp = app
-            .post(&format!("/v1/games/{id}/seats/{i}"), p, json!({"client_seed": format!("seed of {i}")}))
+            .post(
+                &format!("/v1/games/{id}/seats/{i}"),
+                p,
+                json!({"client_seed": format!("seed of {i}")}),
+            )
             .await;
         assert_eq!(resp.status(), 200);
     }
@@ -97,9 +120,16 @@ async fn play_variant(app: &TestApp, variant: &str, options: Value, seats: usize
     check_log(app, &id, &end).await;
     // The listing shows it finished.
     let page = app
-        .get_json(&format!("/v1/games?player={}&status=finished", players[0].id))
+        .get_json(&format!(
+            "/v1/games?player={}&status=finished",
+            players[0].id
+        ))
         .await;
-    assert!(page["games"].as_array().expect("games").iter().any(|g| g["id"] == id.as_str()));
+    assert!(page["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .any(|g| g["id"] == id.as_str()));
 }
 
 async fn every_variant(backend: Backend) {
@@ -114,7 +144,14 @@ async fn every_variant(backend: Backend) {
         let mut counts = vec![min, max];
         counts.dedup();
         for seats in counts {
-            play_variant(&app, name, Value::Null, seats, 7 + k as u64 * 31 + seats as u64).await;
+            play_variant(
+                &app,
+                name,
+                Value::Null,
+                seats,
+                7 + k as u64 * 31 + seats as u64,
+            )
+            .await;
         }
     }
 }
@@ -135,10 +172,14 @@ async fn resigning_a_two_seat_game_lets_the_other_seat_win() {
         let app = spawn_app(backend).await;
         let (a, b) = (app.player("a").await, app.player("b").await);
         let variant = two_seat_variant();
-        let game = app.create(&a, variant, Value::Null, vec![Some(a.id), Some(b.id)]).await;
+        let game = app
+            .create(&a, variant, Value::Null, vec![Some(a.id), Some(b.id)])
+            .await;
         let id = game["id"].as_str().expect("id");
         assert_eq!(game["status"], "active");
-        let resp = app.post(&format!("/v1/games/{id}/resign"), &b, Value::Null).await;
+        let resp = app
+            .post(&format!("/v1/games/{id}/resign"), &b, Value::Null)
+            .await;
         assert_eq!(resp.status(), 200);
         let end: Value = resp.json().await.expect("json");
         assert_eq!(end["status"], "finished");
@@ -146,7 +187,9 @@ async fn resigning_a_two_seat_game_lets_the_other_seat_win() {
         assert_eq!(end["result"]["ending"], "opponents_retired");
         check_log(&app, id, &end).await;
         // Nothing more can happen.
-        let again = app.post(&format!("/v1/games/{id}/resign"), &a, Value::Null).await;
+        let again = app
+            .post(&format!("/v1/games/{id}/resign"), &a, Value::Null)
+            .await;
         assert_eq!(again.status(), 409);
     }
 }
@@ -164,7 +207,14 @@ pub fn two_seat_variant() -> &'static str {
 async fn state_at_shows_the_game_after_each_event_and_matches_the_cache() {
     let app = spawn_app(Backend::Sqlite).await;
     let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), Some(b.id)]).await;
+    let game = app
+        .create(
+            &a,
+            two_seat_variant(),
+            Value::Null,
+            vec![Some(a.id), Some(b.id)],
+        )
+        .await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mut rng = SplitMix64(99);
     let end = play_to_end(&app, &id, &[a, b], &[0, 1], &mut rng).await;
@@ -184,7 +234,11 @@ async fn state_at_shows_the_game_after_each_event_and_matches_the_cache() {
         assert_eq!(served["state"], fresh.game.state());
         assert_eq!(served["head_hash"], fresh.head_hash.as_str());
     }
-    let cached = app.worp.cache.newest(id.parse().expect("uuid")).expect("cached");
+    let cached = app
+        .worp
+        .cache
+        .newest(id.parse().expect("uuid"))
+        .expect("cached");
     let fresh = Table::from_events(&events).expect("replay");
     assert_eq!(cached.game.state(), fresh.game.state());
     assert_eq!(cached.version, fresh.version);

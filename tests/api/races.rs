@@ -10,10 +10,21 @@ async fn racing_moves_on_one_game_append_exactly_once() {
     for backend in BACKENDS {
         let app = spawn_app(backend).await;
         let (a, b) = (app.player("a").await, app.player("b").await);
-        let game = app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), Some(b.id)]).await;
+        let game = app
+            .create(
+                &a,
+                two_seat_variant(),
+                Value::Null,
+                vec![Some(a.id), Some(b.id)],
+            )
+            .await;
         let id = game["id"].as_str().expect("id").to_owned();
         let version = game["version"].as_i64().expect("version");
-        let mover = if game["to_move"] == 0 { a.clone() } else { b.clone() };
+        let mover = if game["to_move"] == 0 {
+            a.clone()
+        } else {
+            b.clone()
+        };
         let moves = game["legal_moves"].as_array().expect("moves").clone();
         let mut tasks = Vec::new();
         for i in 0..20 {
@@ -35,8 +46,15 @@ async fn racing_moves_on_one_game_append_exactly_once() {
         for t in tasks {
             statuses.push(t.await.expect("task").expect("response"));
         }
-        assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 1, "{backend:?}: {statuses:?}");
-        assert!(statuses.iter().all(|s| *s == 200 || *s == 409), "{backend:?}: {statuses:?}");
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 200).count(),
+            1,
+            "{backend:?}: {statuses:?}"
+        );
+        assert!(
+            statuses.iter().all(|s| *s == 200 || *s == 409),
+            "{backend:?}: {statuses:?}"
+        );
         // The log has no gap and no duplicate; exactly one move was recorded after `version`.
         let events = app.events(&id).await;
         for (i, e) in events.iter().enumerate() {
@@ -55,9 +73,20 @@ async fn a_retry_with_the_same_idempotency_key_appends_nothing() {
     for backend in BACKENDS {
         let app = spawn_app(backend).await;
         let (a, b) = (app.player("a").await, app.player("b").await);
-        let game = app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), Some(b.id)]).await;
+        let game = app
+            .create(
+                &a,
+                two_seat_variant(),
+                Value::Null,
+                vec![Some(a.id), Some(b.id)],
+            )
+            .await;
         let id = game["id"].as_str().expect("id").to_owned();
-        let mover = if game["to_move"] == 0 { a.clone() } else { b.clone() };
+        let mover = if game["to_move"] == 0 {
+            a.clone()
+        } else {
+            b.clone()
+        };
         let mv = game["legal_moves"][0].clone();
         let send = || {
             app.client
@@ -72,7 +101,13 @@ async fn a_retry_with_the_same_idempotency_key_appends_nothing() {
         let first: Value = first.json().await.expect("json");
         let second = send().await.expect("r");
         assert_eq!(second.status(), 200);
-        assert_eq!(second.headers().get("idempotent-replayed").and_then(|v| v.to_str().ok()), Some("true"));
+        assert_eq!(
+            second
+                .headers()
+                .get("idempotent-replayed")
+                .and_then(|v| v.to_str().ok()),
+            Some("true")
+        );
         let second: Value = second.json().await.expect("json");
         assert_eq!(first["version"], second["version"]);
         let now = app.get_json(&format!("/v1/games/{id}")).await;

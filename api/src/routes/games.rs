@@ -132,7 +132,9 @@ pub async fn list_games(
     let to_move_player = match (q.my_turn, &caller.0) {
         (Some(true), Some(p)) => Some(p.id),
         (Some(true), None) => {
-            return Err(ApiError::Unauthorized("my_turn=true needs a bearer token".into()))
+            return Err(ApiError::Unauthorized(
+                "my_turn=true needs a bearer token".into(),
+            ))
         }
         _ => None,
     };
@@ -220,7 +222,9 @@ pub async fn take_seat(
 ) -> Result<HttpResponse, ApiError> {
     let (id, seat) = path.into_inner();
     let body: TakeSeat = optional_body(&body)?;
-    let table = worp.take_seat(&caller.0, id, seat, body.client_seed).await?;
+    let table = worp
+        .take_seat(&caller.0, id, seat, body.client_seed)
+        .await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &table))
 }
 
@@ -272,7 +276,11 @@ pub async fn play_move(
                 .to_str()
                 .ok()
                 .filter(|k| !k.is_empty() && k.len() <= 255)
-                .ok_or_else(|| ApiError::BadRequest("Idempotency-Key must be 1 to 255 visible characters".into()))?;
+                .ok_or_else(|| {
+                    ApiError::BadRequest(
+                        "Idempotency-Key must be 1 to 255 visible characters".into(),
+                    )
+                })?;
             Some(k.to_owned())
         }
     };
@@ -287,7 +295,13 @@ pub async fn play_move(
     }
     let id = id.into_inner();
     let result = worp
-        .play(&caller.0, id, body.into_inner().mv, if_match, key.as_deref())
+        .play(
+            &caller.0,
+            id,
+            body.into_inner().mv,
+            if_match,
+            key.as_deref(),
+        )
         .await;
     match (result, &key) {
         (Ok(table), _) => Ok(game_response(actix_web::http::StatusCode::OK, &table)),
@@ -381,8 +395,19 @@ pub async fn list_events(
         ));
     }
     let id = id.into_inner();
-    let events = worp.store.events(id, after, limit).await.map_err(ApiError::from)?;
-    if events.is_empty() && worp.store.events(id, 0, 1).await.map_err(ApiError::from)?.is_empty() {
+    let events = worp
+        .store
+        .events(id, after, limit)
+        .await
+        .map_err(ApiError::from)?;
+    if events.is_empty()
+        && worp
+            .store
+            .events(id, 0, 1)
+            .await
+            .map_err(ApiError::from)?
+            .is_empty()
+    {
         return Err(ApiError::NotFound(format!("no game {id}")));
     }
     let next_after = (events.len() as i64 == limit).then(|| events.last().map_or(after, |e| e.seq));
@@ -420,4 +445,66 @@ pub async fn state_at(
         None => worp.load(id).await?,
     };
     Ok(game_response(actix_web::http::StatusCode::OK, &table))
+}
+
+/// Which export format.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ExportQuery {
+    /// `json` (default): the self-contained, checkable bundle.
+    pub format: Option<ExportFormat>,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The Worp bundle (`worp-export/1`).
+    Json,
+}
+
+/// A self-contained bundle of the game: variant, options, seats, rules version, every
+/// event with its sequence, time and hash, the dice commitment, the client seeds, and,
+/// once the game is over, the revealed server seed. `worp audit FILE` checks it offline.
+#[utoipa::path(
+    tag = "audit",
+    params(("id" = Uuid, Path, description = "The game"), ExportQuery),
+    responses(
+        (status = 200, description = "The bundle", body = crate::export::Export),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/export")]
+pub async fn export_game(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+    q: web::Query<ExportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let _ = q.format;
+    let (export, _) = worp.export(id.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(export))
+}
+
+/// Runs the offline audit on the server's copy of the game: the hash chain, the
+/// sequence, every roll against the revealed seed, every move through the rules.
+#[utoipa::path(
+    tag = "audit",
+    params(("id" = Uuid, Path, description = "The game")),
+    responses(
+        (status = 200, description = "The log checks out", body = crate::audit::AuditReport),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "The stored log is broken (names the event)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/audit")]
+pub async fn audit_game(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let (export, _) = worp.export(id.into_inner()).await?;
+    let report = crate::export::audit_export(&export)
+        .map_err(|e| ApiError::Internal(format!("the stored log fails its audit: {e}")))?;
+    Ok(HttpResponse::Ok().json(report))
 }

@@ -19,5 +19,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::play_move)
         .service(games::resign)
         .service(games::list_events)
-        .service(games::state_at);
+        .service(games::state_at)
+        .service(games::export_game)
+        .service(games::audit_game);
 }
