@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod game;
+pub mod mens_erger_je_niet;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;
