@@ -877,7 +877,7 @@ fn invalid_options_are_refused() {
         Err(EngineError::SeatCount { .. })
     ));
     // Unknown fields and a wrong type are refused by the registry.
-    let v = crate::variant("mens_erger_je_niet").map(|v| *v);
+    let v = crate::variant("mens_erger_je_niet").copied();
     let Ok(v) = v else { panic!("not registered") };
     assert!(v
         .create(&serde_json::json!({"board": 4, "dice": 2}), 2)
