@@ -1040,4 +1040,13 @@ fn the_state_reads_in_game_terms() {
         serde_json::to_value(h(2)).unwrap_or_default(),
         serde_json::json!({"at": "home", "circle": "c"})
     );
+    // The published schemas name the parts of the state and of a move.
+    let Ok(v) = crate::variant("mens_erger_je_niet") else {
+        panic!("not registered")
+    };
+    let schemas = v.schemas();
+    let names: Vec<&str> = schemas.components.iter().map(|(n, _)| n.as_str()).collect();
+    for name in ["Place", "Circle", "Stage", "ColourState", "RollOff"] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
 }
