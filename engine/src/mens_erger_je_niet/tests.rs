@@ -545,7 +545,7 @@ fn landing_on_an_occupied_track_field_captures_the_pawn_there_own_colour_include
     );
     assert_eq!(t_(2, 30).track_field(), t_(0, 10).track_field());
     roll(&mut g, 3);
-    // Pawn 1 onto field 10 captures colour 2; pawn 0 onto its own pawn 1 captures it.
+    // Pawn 1 onto field 10 captures colour 2's pawn.
     assert_eq!(
         g.legal_moves(),
         vec![mv(0, 0, t_(0, 6)), mv(0, 1, t_(0, 10))]
@@ -553,8 +553,13 @@ fn landing_on_an_occupied_track_field_captures_the_pawn_there_own_colour_include
     play(&mut g, 0, 1, t_(0, 10));
     assert_eq!(pawns(&g, 0), [t_(0, 3), t_(0, 10), B, B]);
     assert_eq!(pawns(&g, 2), [B; 4]);
+    // Pawn 0 onto its own pawn 1 captures it too.
     let mut g = position(&o, 2, 0, &[(0, [t_(0, 3), t_(0, 7), B, B])]);
     roll(&mut g, 4);
+    assert_eq!(
+        g.legal_moves(),
+        vec![mv(0, 0, t_(0, 7)), mv(0, 1, t_(0, 11))]
+    );
     play(&mut g, 0, 0, t_(0, 7));
     assert_eq!(pawns(&g, 0), [t_(0, 7), B, B, B]);
 }
