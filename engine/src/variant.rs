@@ -182,6 +182,7 @@ fn schemas<G: Game>() -> VariantSchemas {
 static VARIANTS: &[Variant] = &[
     // Each game registers here, and nowhere else.
     Variant::of::<crate::ali_baba::AliBaba>(),
+    Variant::of::<crate::mens_erger_je_niet::MensErgerJeNiet>(),
 ];
 
 /// Every registered game.
