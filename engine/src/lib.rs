@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod game;
+pub mod hoofden;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;
