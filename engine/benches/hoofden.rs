@@ -11,7 +11,7 @@ fn random_game(options: &HoofdenOptions, seed: u64) -> Hoofden {
         Err(e) => panic!("{e}"),
     };
     let mut dice = SplitMix64(seed);
-    let mut choices = SplitMix64(seed ^ 0x5DEE_CE66_D);
+    let mut choices = SplitMix64(seed ^ 0x0005_DEEC_E66D);
     let stop = play_out(
         &mut game,
         |die| dice.roll(die),
