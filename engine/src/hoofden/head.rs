@@ -49,6 +49,17 @@ pub enum Head {
     Yellow,
 }
 
+impl std::fmt::Display for Head {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Head::Blue => "blue",
+            Head::Green => "green",
+            Head::Red => "red",
+            Head::Yellow => "yellow",
+        })
+    }
+}
+
 impl Head {
     /// The head one colour higher; yellow stays yellow.
     pub fn up(self) -> Head {

@@ -144,7 +144,7 @@ impl Hoofden {
                 ))
             }
             Some(pawn) => EngineError::illegal(format!(
-                "the pawn on {from} ({:?} head) cannot move to {to}",
+                "the pawn on {from} ({} head) cannot move to {to}",
                 pawn.head
             )),
         }

@@ -783,11 +783,11 @@ fn an_illegal_move_is_refused_and_the_game_unchanged() {
     );
     assert_eq!(
         reason(game.apply_move(&mv("c3", "e5"))),
-        "the pawn on c3 (Blue head) cannot move to e5"
+        "the pawn on c3 (blue head) cannot move to e5"
     );
     assert_eq!(
         reason(game.apply_move(&mv("b2", "c3"))),
-        "the pawn on b2 (Blue head) cannot move to c3"
+        "the pawn on b2 (blue head) cannot move to c3"
     );
     assert_eq!(game.apply_dice(&[3]), Err(EngineError::NotAwaitingDice));
     assert_eq!(state(&game), before);
@@ -847,4 +847,27 @@ fn retiring_gives_the_other_seat_the_win() {
     );
     assert_eq!(game.retire(B), Err(EngineError::Finished));
     assert_eq!(game.apply_dice(&[3]), Err(EngineError::Finished));
+}
+
+#[test]
+fn the_variant_publishes_schemas_for_options_moves_and_state() {
+    let hoofden = variant("hoofden").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(hoofden.title, "Hoofden (dice-combat draughts)");
+    assert_eq!((hoofden.min_seats, hoofden.max_seats), (2, 2));
+    let schemas = hoofden.schemas();
+    let text = |s: &utoipa::openapi::RefOr<utoipa::openapi::Schema>| {
+        serde_json::to_string(s).unwrap_or_default()
+    };
+    for field in ["board", "turn", "fight", "plies_without_fight", "result"] {
+        assert!(
+            text(&schemas.state).contains(field),
+            "state schema lacks {field}"
+        );
+    }
+    assert!(text(&schemas.options).contains("forced_attack"));
+    assert!(text(&schemas.mv).contains("from"));
+    let names: Vec<&str> = schemas.components.iter().map(|(n, _)| n.as_str()).collect();
+    for name in ["Movement", "Pawn", "Head", "Fight", "Round", "GameResult"] {
+        assert!(names.contains(&name), "no component {name}: {names:?}");
+    }
 }
