@@ -13,6 +13,7 @@ pub mod ali_baba;
 pub mod error;
 pub mod game;
 pub mod mens_erger_je_niet;
+pub mod hoofden;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;

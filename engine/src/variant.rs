@@ -183,6 +183,7 @@ static VARIANTS: &[Variant] = &[
     // Each game registers here, and nowhere else.
     Variant::of::<crate::ali_baba::AliBaba>(),
     Variant::of::<crate::mens_erger_je_niet::MensErgerJeNiet>(),
+    Variant::of::<crate::hoofden::Hoofden>(),
 ];
 
 /// Every registered game.
