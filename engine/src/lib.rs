@@ -12,8 +12,8 @@
 pub mod ali_baba;
 pub mod error;
 pub mod game;
-pub mod mens_erger_je_niet;
 pub mod hoofden;
+pub mod mens_erger_je_niet;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;

@@ -85,6 +85,52 @@ async fn check_log(app: &TestApp, id: &str, served: &Value) {
         served["head_hash"].as_str(),
         events.last().map(|e| e.hash.as_str())
     );
+    replay_offline(&events, &served);
+}
+
+/// `worp replay` on the game's record (built from its events) ends in the served state.
+fn replay_offline(events: &[StoredEvent], served: &Value) {
+    use worp::events::Event;
+    let mut steps = Vec::new();
+    let mut record = json!(null);
+    for e in events {
+        match e.event().expect("event") {
+            Event::GameCreated {
+                variant,
+                options,
+                seats,
+                ..
+            } => {
+                record = json!({"variant": variant, "options": options, "seats": seats.len()});
+            }
+            Event::DiceRolled { values, .. } => steps.push(json!({"dice": values})),
+            Event::MovePlayed { mv, .. } => steps.push(json!({"move": mv})),
+            Event::SeatRetired { seat, .. } => steps.push(json!({"retire": seat})),
+            Event::SeatTaken { .. } | Event::GameFinished { .. } => {}
+        }
+    }
+    let count = steps.len();
+    record["steps"] = Value::Array(steps);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_worp"))
+        .arg("replay")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run worp replay");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(record.to_string().as_bytes())
+            .expect("write");
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "worp replay failed");
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert_eq!(text.lines().count(), count);
+    let last: Value = serde_json::from_str(text.lines().last().expect("a line")).expect("json");
+    assert_eq!(last["state"], served["state"]);
+    assert_eq!(last["awaiting"], served["awaiting"]);
 }
 
 async fn play_variant(app: &TestApp, variant: &str, options: Value, seats: usize, seed: u64) {
@@ -132,6 +178,40 @@ async fn play_variant(app: &TestApp, variant: &str, options: Value, seats: usize
         .any(|g| g["id"] == id.as_str()));
 }
 
+/// The seat counts and options each game is played with over HTTP; a game not listed
+/// here is played with its default options at its fewest and most seats.
+fn table_of_games(name: &str, min: usize, max: usize) -> Vec<(usize, Value)> {
+    match name {
+        "mens_erger_je_niet" => vec![
+            (2, Value::Null),
+            (4, Value::Null),
+            (6, json!({"board": 6})),
+            (3, json!({"board": 6, "three_tries": true})),
+        ],
+        "ludo" => vec![
+            (2, Value::Null),
+            (3, json!({"die": "plain"})),
+            (4, Value::Null),
+            (4, json!({"die": "plain", "pawns": 2})),
+        ],
+        "hoofden" => vec![
+            (2, Value::Null),
+            (2, json!({"movement": "by_head"})),
+            (2, json!({"forced_attack": true})),
+        ],
+        "ali_baba" => vec![
+            (2, Value::Null),
+            (3, json!({"planks": 3})),
+            (4, Value::Null),
+        ],
+        _ => {
+            let mut v = vec![(min, Value::Null), (max, Value::Null)];
+            v.dedup();
+            v
+        }
+    }
+}
+
 async fn every_variant(backend: Backend) {
     let app = spawn_app(backend).await;
     let variants = app.get_json("/v1/variants").await;
@@ -141,17 +221,8 @@ async fn every_variant(backend: Backend) {
         let name = v["name"].as_str().expect("name");
         let min = v["min_seats"].as_u64().expect("min") as usize;
         let max = v["max_seats"].as_u64().expect("max") as usize;
-        let mut counts = vec![min, max];
-        counts.dedup();
-        for seats in counts {
-            play_variant(
-                &app,
-                name,
-                Value::Null,
-                seats,
-                7 + k as u64 * 31 + seats as u64,
-            )
-            .await;
+        for (j, (seats, options)) in table_of_games(name, min, max).into_iter().enumerate() {
+            play_variant(&app, name, options, seats, 7 + k as u64 * 31 + j as u64).await;
         }
     }
 }
