@@ -14,6 +14,7 @@ pub mod events;
 pub mod export;
 pub mod openapi;
 pub mod problem;
+pub mod ratelimit;
 pub mod routes;
 pub mod service;
 pub mod startup;

@@ -117,9 +117,7 @@ impl From<StoreError> for ApiError {
                 "another change to this game was recorded first; fetch the game and try again"
                     .into(),
             ),
-            StoreError::Database(sqlx::Error::PoolTimedOut)
-            | StoreError::Database(sqlx::Error::Io(_))
-            | StoreError::Database(sqlx::Error::PoolClosed) => {
+            StoreError::Database(ref db) if database_unavailable(db) => {
                 tracing::warn!("database unavailable: {e}");
                 ApiError::Unavailable("the database is unavailable; try again shortly".into())
             }
@@ -128,6 +126,27 @@ impl From<StoreError> for ApiError {
                 ApiError::Internal("the server could not complete the request".into())
             }
         }
+    }
+}
+
+/// Whether a database error means "the database is not there now" (503, try again),
+/// rather than a fault of the request or the server (500).
+pub fn database_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // Class 08: connection exception; 57P01-57P03: the server shuts down, was
+            // shut down or cannot take connections yet; 53300: too many connections;
+            // 55000: the database does not accept connections now.
+            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300" | "55000")
+        }),
+        // A connection the server closed mid-conversation.
+        sqlx::Error::Protocol(msg) => msg.contains("EOF") || msg.contains("closed"),
+        _ => false,
     }
 }
 

@@ -72,9 +72,11 @@ fn cors(settings: &Settings) -> Cors {
 pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
     let settings = settings.clone();
+    let limiter = crate::ratelimit::RateLimit::from_env();
     let server = HttpServer::new(move || {
         let limit = settings.body_limit;
         App::new()
+            .wrap(limiter.clone())
             .wrap(middleware::Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())

@@ -35,13 +35,13 @@ impl Drop for TempDir {
 }
 
 /// The PostgreSQL server tests create their databases on.
-fn postgres_admin_url() -> String {
+pub fn postgres_admin_url() -> String {
     std::env::var("WORP_TEST_POSTGRES")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
 /// A fresh, uniquely named database; returns its URL.
-async fn fresh_postgres() -> String {
+pub async fn fresh_postgres() -> String {
     use sqlx::Connection;
     let admin = postgres_admin_url();
     let name = format!("worp_test_{}", Uuid::new_v4().simple());

@@ -4,6 +4,7 @@ mod helpers;
 
 mod audit;
 mod errors;
+mod faults;
 mod openapi;
 mod play;
 mod races;

@@ -26,20 +26,27 @@ async fn racing_moves_on_one_game_append_exactly_once() {
             b.clone()
         };
         let moves = game["legal_moves"].as_array().expect("moves").clone();
+        // 50 clients send a move at the same moment; every other one states the version
+        // it saw with If-Match.
+        const CLIENTS: usize = 50;
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(CLIENTS));
         let mut tasks = Vec::new();
-        for i in 0..20 {
+        for i in 0..CLIENTS {
             let client = app.client.clone();
             let url = app.url(&format!("/v1/games/{id}/moves"));
             let token = mover.token.clone();
             let mv = moves[i % moves.len()].clone();
+            let if_match = i % 2 == 0;
+            let barrier = barrier.clone();
             tasks.push(tokio::spawn(async move {
-                client
-                    .post(url)
-                    .bearer_auth(token)
-                    .json(&json!({"move": mv}))
-                    .send()
+                let mut req = client.post(url).bearer_auth(token).json(&json!({"move": mv}));
+                if if_match {
+                    req = req.header("If-Match", format!("\"{version}\""));
+                }
+                barrier.wait().await;
+                req.send()
                     .await
-                    .map(|r| r.status().as_u16())
+                    .map(|r| (if_match, r.status().as_u16()))
             }));
         }
         let mut statuses = Vec::new();
@@ -47,12 +54,16 @@ async fn racing_moves_on_one_game_append_exactly_once() {
             statuses.push(t.await.expect("task").expect("response"));
         }
         assert_eq!(
-            statuses.iter().filter(|s| **s == 200).count(),
+            statuses.iter().filter(|(_, s)| *s == 200).count(),
             1,
             "{backend:?}: {statuses:?}"
         );
+        // The others lost: 409 (lost the race, or no longer their turn) or, with
+        // If-Match, 412 (the game moved on). Nothing else.
         assert!(
-            statuses.iter().all(|s| *s == 200 || *s == 409),
+            statuses
+                .iter()
+                .all(|(if_match, s)| *s == 200 || *s == 409 || (*if_match && *s == 412)),
             "{backend:?}: {statuses:?}"
         );
         // The log has no gap and no duplicate; exactly one move was recorded after `version`.

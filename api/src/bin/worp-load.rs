@@ -1,0 +1,649 @@
+//! `worp-load`: a load generator and measuring tool for a running Worp server.
+//!
+//! - HTTP load: `--clients` concurrent clients each play games against `--url` (two or
+//!   more players of their own, random legal moves from `legal_moves`, `If-Match` on every
+//!   move) for `--duration`, and the tool reports acknowledged moves per second, p50/p95/
+//!   p99 latency of the move requests and every error by status.
+//! - `--pgbench-db URL`: afterwards, PostgreSQL's own ceiling on this machine: `pgbench`
+//!   with single-row INSERT transactions into a scratch table, the same client count and
+//!   duration, durable commits; our rate is printed as a fraction of it.
+//! - `--database-url URL` (the server's database): the time to rebuild games from their
+//!   events, engine only and from the database (events per second).
+//! - `--seed-finished N` (with `--database-url`): plays one game to its end through the
+//!   service, then stores it N times more under new ids through the store's append (the
+//!   events re-chained for each id, with the read models and the dice secret), so the move
+//!   rate can be measured with many finished games already stored.
+//!
+//! Example: `worp-load --url http://127.0.0.1:8080 --clients 32 --duration 30s
+//! --variant ali_baba --pgbench-db postgres://postgres@127.0.0.1/worp_load`
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use rand::seq::IndexedRandom;
+use serde_json::{json, Value};
+use uuid::Uuid;
+use worp::events::StoredEvent;
+use worp::service::{game_row, CreateGame, SystemClock, Worp};
+use worp::store::{Append, Store};
+use worp::table::Table;
+
+#[derive(Debug, Parser)]
+#[command(name = "worp-load", about = "Load generator and measurements for a Worp server")]
+struct Args {
+    /// The running server.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    url: String,
+    /// Concurrent clients (each plays its own games).
+    #[arg(long, default_value_t = 32)]
+    clients: usize,
+    /// How long to play: `30s`, `2m`, `500ms`.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    duration: Duration,
+    /// The variant to play (see `GET /v1/variants`).
+    #[arg(long, default_value = "backgammon")]
+    variant: String,
+    /// The variant's options (JSON); default: the defaults.
+    #[arg(long, default_value = "null")]
+    options: String,
+    /// Skip the HTTP load (e.g. to only seed or measure rebuilds).
+    #[arg(long)]
+    no_http: bool,
+    /// Measure PostgreSQL's ceiling with pgbench on this database (a scratch table is
+    /// created and dropped in it).
+    #[arg(long)]
+    pgbench_db: Option<String>,
+    /// The server's database, for `--seed-finished` and the rebuild measurement.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Store this many finished games before the load (needs `--database-url`).
+    #[arg(long, default_value_t = 0)]
+    seed_finished: usize,
+    /// Concurrent appends while seeding.
+    #[arg(long, default_value_t = 16)]
+    seed_concurrency: usize,
+    /// How many stored games the rebuild measurement replays (0: skip it).
+    #[arg(long, default_value_t = 200)]
+    rebuild_games: usize,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    let n: f64 = num.parse().map_err(|_| format!("not a duration: {s:?}"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        _ => return Err(format!("unknown unit in {s:?} (ms, s, m)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// What one client saw.
+#[derive(Default)]
+struct ClientStats {
+    /// Latencies of acknowledged moves, microseconds.
+    latencies: Vec<u32>,
+    /// Latencies of all move requests (including refused ones), microseconds.
+    all_latencies: Vec<u32>,
+    errors: std::collections::BTreeMap<String, u64>,
+    games_finished: u64,
+    games_created: u64,
+}
+
+impl ClientStats {
+    fn error(&mut self, what: String) {
+        *self.errors.entry(what).or_default() += 1;
+    }
+}
+
+struct Player {
+    token: String,
+    id: String,
+}
+
+async fn new_player(http: &reqwest::Client, url: &str, name: &str) -> Result<Player, String> {
+    let resp = http
+        .post(format!("{url}/v1/players"))
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .map_err(|e| format!("create player: {e}"))?;
+    if resp.status() != 201 {
+        return Err(format!("create player: HTTP {}", resp.status()));
+    }
+    let body: Value = resp.json().await.map_err(|e| e.to_string())?;
+    Ok(Player {
+        token: body["token"].as_str().unwrap_or_default().to_owned(),
+        id: body["id"].as_str().unwrap_or_default().to_owned(),
+    })
+}
+
+async fn new_game(
+    http: &reqwest::Client,
+    url: &str,
+    variant: &str,
+    options: &Value,
+    players: &[Player],
+) -> Result<Value, String> {
+    let seats: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
+    let resp = http
+        .post(format!("{url}/v1/games"))
+        .bearer_auth(&players[0].token)
+        .json(&json!({ "variant": variant, "options": options, "seats": seats }))
+        .send()
+        .await
+        .map_err(|e| format!("create game: {e}"))?;
+    let status = resp.status();
+    let body: Value = resp.json().await.map_err(|e| e.to_string())?;
+    if status != 201 {
+        return Err(format!("create game: HTTP {status}: {body}"));
+    }
+    Ok(body)
+}
+
+async fn client(
+    n: usize,
+    http: reqwest::Client,
+    url: String,
+    variant: String,
+    options: Value,
+    seats: usize,
+    stop: Arc<AtomicBool>,
+    acked: Arc<AtomicU64>,
+) -> Result<ClientStats, String> {
+    let mut stats = ClientStats::default();
+    let mut players = Vec::new();
+    for s in 0..seats {
+        players.push(new_player(&http, &url, &format!("load-{n}-{s}")).await?);
+    }
+    let mut game = new_game(&http, &url, &variant, &options, &players).await?;
+    stats.games_created += 1;
+    while !stop.load(Ordering::Relaxed) {
+        if game["status"] != "active" {
+            if game["status"] == "finished" {
+                stats.games_finished += 1;
+            }
+            game = new_game(&http, &url, &variant, &options, &players).await?;
+            stats.games_created += 1;
+            continue;
+        }
+        let id = game["id"].as_str().unwrap_or_default().to_owned();
+        let (Some(seat), Some(moves)) = (game["to_move"].as_u64(), game["legal_moves"].as_array())
+        else {
+            stats.error("active game without a seat to move or legal moves".into());
+            game = new_game(&http, &url, &variant, &options, &players).await?;
+            continue;
+        };
+        let Some(mv) = moves.choose(&mut rand::rng()).cloned() else {
+            stats.error("no legal moves".into());
+            game = new_game(&http, &url, &variant, &options, &players).await?;
+            continue;
+        };
+        let token = &players[seat as usize % players.len()].token;
+        let version = game["version"].as_i64().unwrap_or(0);
+        let started = Instant::now();
+        let resp = http
+            .post(format!("{url}/v1/games/{id}/moves"))
+            .bearer_auth(token)
+            .header("If-Match", format!("\"{version}\""))
+            .json(&json!({ "move": mv }))
+            .send()
+            .await;
+        let (status, body) = match resp {
+            Ok(r) => {
+                let status = r.status().as_u16();
+                (status, r.json::<Value>().await.ok())
+            }
+            Err(e) => {
+                stats.error(format!("transport: {}", e.without_url()));
+                (0, None)
+            }
+        };
+        let micros = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
+        stats.all_latencies.push(micros);
+        match (status, body) {
+            (200, Some(b)) => {
+                stats.latencies.push(micros);
+                acked.fetch_add(1, Ordering::Relaxed);
+                game = b;
+            }
+            (s, _) => {
+                if s != 0 {
+                    stats.error(format!("HTTP {s}"));
+                }
+                // Find out where the game is and go on.
+                match http.get(format!("{url}/v1/games/{id}")).send().await {
+                    Ok(r) if r.status() == 200 => {
+                        game = r.json().await.map_err(|e| e.to_string())?;
+                    }
+                    _ => tokio::time::sleep(Duration::from_millis(100)).await,
+                }
+            }
+        }
+    }
+    Ok(stats)
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    f64::from(sorted[rank.clamp(1, sorted.len()) - 1]) / 1000.0
+}
+
+/// Runs the HTTP load; returns acknowledged moves per second and the p99 in ms.
+async fn http_load(args: &Args) -> Result<(f64, f64), String> {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(args.clients * 2)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let variants: Value = http
+        .get(format!("{}/v1/variants", args.url))
+        .send()
+        .await
+        .map_err(|e| format!("is the server at {} running? {e}", args.url))?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    let info = variants
+        .as_array()
+        .and_then(|vs| vs.iter().find(|v| v["name"] == args.variant.as_str()))
+        .ok_or_else(|| {
+            let names: Vec<String> = variants
+                .as_array()
+                .map(|vs| vs.iter().map(|v| v["name"].to_string()).collect())
+                .unwrap_or_default();
+            format!(
+                "the server has no variant {:?} (it has {})",
+                args.variant,
+                names.join(", ")
+            )
+        })?;
+    let seats = info["min_seats"].as_u64().unwrap_or(2) as usize;
+    let options: Value =
+        serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
+    println!(
+        "HTTP load: {} clients, {:?}, variant {} ({} seats), server {}",
+        args.clients, args.duration, args.variant, seats, args.url
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let acked = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for n in 0..args.clients {
+        tasks.push(tokio::spawn(client(
+            n,
+            http.clone(),
+            args.url.clone(),
+            args.variant.clone(),
+            options.clone(),
+            seats,
+            stop.clone(),
+            acked.clone(),
+        )));
+    }
+    // Measure from the first acknowledged move of any client, so set-up is not counted.
+    let setup = Instant::now();
+    while acked.load(Ordering::Relaxed) == 0 && setup.elapsed() < Duration::from_secs(30) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let started = Instant::now();
+    let at_start = acked.load(Ordering::Relaxed);
+    let mut last = at_start;
+    let mut second = 0;
+    while started.elapsed() < args.duration {
+        tokio::time::sleep(Duration::from_secs(1).min(args.duration)).await;
+        second += 1;
+        let now = acked.load(Ordering::Relaxed);
+        if second % 5 == 0 {
+            println!("  {second:>4}s  {:>7} moves/s", now - last);
+        }
+        last = now;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let total_acked = acked.load(Ordering::Relaxed) - at_start;
+    stop.store(true, Ordering::Relaxed);
+    let mut all = ClientStats::default();
+    for t in tasks {
+        match t.await {
+            Ok(Ok(s)) => {
+                all.latencies.extend(s.latencies);
+                all.all_latencies.extend(s.all_latencies);
+                for (k, v) in s.errors {
+                    *all.errors.entry(k).or_default() += v;
+                }
+                all.games_created += s.games_created;
+                all.games_finished += s.games_finished;
+            }
+            Ok(Err(e)) => all.error(format!("client stopped: {e}")),
+            Err(e) => all.error(format!("client panicked: {e}")),
+        }
+    }
+    all.latencies.sort_unstable();
+    all.all_latencies.sort_unstable();
+    let rate = total_acked as f64 / elapsed;
+    let p99 = percentile(&all.latencies, 99.0);
+    println!("  acknowledged moves: {total_acked} in {elapsed:.1} s = {rate:.0} moves/s");
+    println!(
+        "  latency of acknowledged moves (ms): p50 {:.2}  p95 {:.2}  p99 {:.2}  max {:.2}",
+        percentile(&all.latencies, 50.0),
+        percentile(&all.latencies, 95.0),
+        p99,
+        percentile(&all.latencies, 100.0)
+    );
+    println!(
+        "  latency of all move requests (ms): p50 {:.2}  p95 {:.2}  p99 {:.2}  ({} requests)",
+        percentile(&all.all_latencies, 50.0),
+        percentile(&all.all_latencies, 95.0),
+        percentile(&all.all_latencies, 99.0),
+        all.all_latencies.len()
+    );
+    println!(
+        "  games created {}, finished {}",
+        all.games_created, all.games_finished
+    );
+    let errors: u64 = all.errors.values().sum();
+    println!("  errors: {errors}");
+    for (k, v) in &all.errors {
+        println!("    {k}: {v}");
+    }
+    Ok((rate, p99))
+}
+
+/// Runs pgbench; returns its transactions per second.
+fn pgbench(db: &str, clients: usize, duration: Duration) -> Result<f64, String> {
+    let psql = |sql: &str| -> Result<String, String> {
+        let out = std::process::Command::new("psql")
+            .args(["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql])
+            .output()
+            .map_err(|e| format!("psql: {e} (install postgresql-client)"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "psql: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    let settings = psql("SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit') || ' ' || current_setting('server_version')")?;
+    println!("pgbench: PostgreSQL fsync / synchronous_commit / version: {settings}");
+    psql("DROP TABLE IF EXISTS worp_load_pgbench; CREATE TABLE worp_load_pgbench (id bigserial PRIMARY KEY, game_id uuid NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())")?;
+    let script = std::env::temp_dir().join(format!("worp-load-{}.sql", Uuid::new_v4().simple()));
+    std::fs::write(
+        &script,
+        "INSERT INTO worp_load_pgbench (game_id, seq, payload) VALUES (gen_random_uuid(), 1, '{\"dice\": [3, 5]}');\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let out = std::process::Command::new("pgbench")
+        .env("PGOPTIONS", "-c synchronous_commit=on")
+        .args([
+            "-n",
+            "-M",
+            "prepared",
+            "-c",
+            &clients.to_string(),
+            "-j",
+            &threads.min(clients).to_string(),
+            "-T",
+            &duration.as_secs().max(1).to_string(),
+            "-f",
+        ])
+        .arg(&script)
+        .arg(db)
+        .output();
+    let _ = std::fs::remove_file(&script);
+    let _ = psql("DROP TABLE IF EXISTS worp_load_pgbench");
+    let out = out.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    if !out.status.success() {
+        return Err(format!(
+            "pgbench failed: {}{}",
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    for line in text.lines() {
+        if line.starts_with("latency") || line.starts_with("tps") {
+            println!("  pgbench: {line}");
+        }
+    }
+    text.lines()
+        .find(|l| l.starts_with("tps ="))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| format!("no tps in pgbench's output: {text}"))
+}
+
+async fn open(url: &str) -> Result<Worp, String> {
+    let store = Store::connect(url, 32)
+        .await
+        .map_err(|e| format!("cannot open {url}: {e}"))?;
+    Ok(Worp::new(store, 100, Arc::new(SystemClock)))
+}
+
+/// Plays one game to its end through the service (random legal moves).
+async fn play_one(worp: &Worp, variant: &str, options: &Value) -> Result<Uuid, String> {
+    let v = worp_engine::variant(variant).map_err(|e| e.to_string())?;
+    let mut players = Vec::new();
+    for s in 0..v.min_seats {
+        let (p, _) = worp
+            .create_player(&format!("seed-{s}"))
+            .await
+            .map_err(|e| e.to_string())?;
+        players.push(p);
+    }
+    let req = CreateGame {
+        variant: variant.to_owned(),
+        options: options.clone(),
+        seats: players.iter().map(|p| Some(p.id)).collect(),
+        client_seed: None,
+    };
+    let mut table = worp
+        .create_game(&players[0], req)
+        .await
+        .map_err(|e| e.to_string())?;
+    while let Some(seat) = table.to_move() {
+        let moves = table.game.legal_moves();
+        let mv = moves
+            .choose(&mut rand::rng())
+            .cloned()
+            .ok_or("no legal moves")?;
+        let player = table.seats[seat.index()]
+            .player_id
+            .and_then(|id| players.iter().find(|p| p.id == id))
+            .ok_or("no player in the seat to move")?;
+        table = worp
+            .play(player, table.id, mv, None, None)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(table.id)
+}
+
+/// Stores `n` copies of one finished game under new ids.
+async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
+    let worp = Arc::new(open(db).await?);
+    let options: Value =
+        serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
+    let variant = if worp_engine::variant(&args.variant).is_ok() {
+        args.variant.clone()
+    } else {
+        worp_engine::variants()[0].name.to_owned()
+    };
+    let id = play_one(&worp, &variant, &options).await?;
+    let events = worp.all_events(id).await.map_err(|e| e.to_string())?;
+    let seed = worp
+        .store
+        .secret(id)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the recorded game has no secret")?;
+    let decoded = events
+        .iter()
+        .map(|e| e.event().map(|ev| (ev, e.recorded_at)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    println!(
+        "seeding {n} finished {variant} games of {} events each ({} events) into the database",
+        events.len(),
+        n * events.len()
+    );
+    let decoded = Arc::new(decoded);
+    let seed = Arc::new(seed);
+    let started = Instant::now();
+    let next = Arc::new(AtomicU64::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..args.seed_concurrency.max(1) {
+        let (worp, decoded, seed, next) = (worp.clone(), decoded.clone(), seed.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < n as u64 {
+                let id = Uuid::new_v4();
+                let mut stored: Vec<StoredEvent> = Vec::with_capacity(decoded.len());
+                for (seq, (ev, at)) in decoded.iter().enumerate() {
+                    let prev = stored.last().map_or("", |e| e.hash.as_str());
+                    stored.push(StoredEvent::new(id, seq as i64 + 1, ev, *at, prev));
+                }
+                let table = Table::from_events(&stored).map_err(|e| e.to_string())?;
+                let row = game_row(&table);
+                worp.store
+                    .append(Append {
+                        game_id: id,
+                        expected_version: 0,
+                        events: &stored,
+                        row: &row,
+                        secret: Some(&seed),
+                        idempotency: None,
+                    })
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok::<(), String>(())
+        }));
+    }
+    for t in tasks {
+        t.await.map_err(|e| e.to_string())??;
+    }
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "  seeded {n} games in {secs:.1} s ({:.0} games/s, {:.0} events/s)",
+        n as f64 / secs,
+        (n * events.len()) as f64 / secs
+    );
+    Ok(())
+}
+
+/// Replays up to `k` stored games: engine only, and from the database.
+async fn rebuild(db: &str, k: usize) -> Result<(), String> {
+    let worp = open(db).await?;
+    let mut ids = worp.store.game_ids().await.map_err(|e| e.to_string())?;
+    ids.reverse();
+    ids.truncate(k);
+    if ids.is_empty() {
+        println!("rebuild: no games stored");
+        return Ok(());
+    }
+    // From the database: read every event and fold it.
+    let started = Instant::now();
+    let mut all = Vec::with_capacity(ids.len());
+    let mut events_total = 0usize;
+    for id in &ids {
+        let events = worp.all_events(*id).await.map_err(|e| e.to_string())?;
+        Table::from_events(&events).map_err(|e| e.to_string())?;
+        events_total += events.len();
+        all.push(events);
+    }
+    let db_secs = started.elapsed().as_secs_f64();
+    // Engine only: fold the events already in memory (best of three).
+    let mut engine_secs = f64::MAX;
+    for _ in 0..3 {
+        let started = Instant::now();
+        for events in &all {
+            std::hint::black_box(Table::from_events(events).map_err(|e| e.to_string())?);
+        }
+        engine_secs = engine_secs.min(started.elapsed().as_secs_f64());
+    }
+    let per_game = events_total as f64 / ids.len() as f64;
+    println!(
+        "Rebuild of {} games ({events_total} events, {per_game:.0} per game):",
+        ids.len()
+    );
+    println!(
+        "  engine only (events in memory): {:.0} events/s, {:.3} ms per game",
+        events_total as f64 / engine_secs,
+        engine_secs * 1000.0 / ids.len() as f64
+    );
+    println!(
+        "  from the database (SELECT + fold): {:.0} events/s, {:.3} ms per game",
+        events_total as f64 / db_secs,
+        db_secs * 1000.0 / ids.len() as f64
+    );
+    Ok(())
+}
+
+async fn run(args: Args) -> Result<bool, String> {
+    let mut met = true;
+    if args.seed_finished > 0 {
+        let db = args
+            .database_url
+            .as_deref()
+            .ok_or("--seed-finished needs --database-url")?;
+        seed_finished(&args, db, args.seed_finished).await?;
+    }
+    let mut ours = None;
+    if !args.no_http {
+        ours = Some(http_load(&args).await?);
+    }
+    if let Some(db) = &args.pgbench_db {
+        let (db, clients, duration) = (db.clone(), args.clients, args.duration);
+        let tps = tokio::task::spawn_blocking(move || pgbench(&db, clients, duration))
+            .await
+            .map_err(|e| e.to_string())??;
+        println!("  pgbench single-row INSERT transactions: {tps:.0} tx/s");
+        if let Some((rate, p99)) = ours {
+            let fraction = rate / tps;
+            let ok = fraction >= 0.5 && p99 < 25.0;
+            met &= ok;
+            println!(
+                "Our rate is {:.1}% of pgbench's ({rate:.0} / {tps:.0}); p99 {p99:.2} ms. Target (>= 50% and p99 < 25 ms): {}",
+                fraction * 100.0,
+                if ok { "MET" } else { "NOT MET" }
+            );
+        }
+    }
+    if let Some(db) = &args.database_url {
+        if args.rebuild_games > 0 {
+            rebuild(db, args.rebuild_games).await?;
+        }
+    }
+    Ok(met)
+}
+
+fn main() {
+    let args = Args::parse();
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("worp-load: {e}");
+            std::process::exit(2);
+        }
+    };
+    match rt.block_on(run(args)) {
+        Ok(true) => {}
+        Ok(false) => std::process::exit(1),
+        Err(e) => {
+            eprintln!("worp-load: {e}");
+            std::process::exit(2);
+        }
+    }
+}
