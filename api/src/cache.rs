@@ -3,6 +3,9 @@
 //! A request that finds the game's newest cached state only reads the events recorded
 //! after it, instead of replaying the whole game. The cache never decides anything: the
 //! log is read on every request, so a state written by another process is seen.
+//!
+//! It also keeps what never changes once stored, to save a query per request: players by
+//! token hash (players are never changed or deleted) and the dice secret of each game.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -11,12 +14,15 @@ use std::sync::{Arc, Mutex};
 use lru::LruCache;
 use uuid::Uuid;
 
+use crate::store::Player;
 use crate::table::Table;
 
 /// Recent tables by (game, version).
 #[derive(Debug)]
 pub struct StateCache {
     inner: Mutex<Inner>,
+    players: Mutex<LruCache<Vec<u8>, Player>>,
+    secrets: Mutex<LruCache<Uuid, Vec<u8>>>,
 }
 
 #[derive(Debug)]
@@ -37,7 +43,33 @@ impl StateCache {
                 newest: HashMap::new(),
                 capacity: cap.get(),
             }),
+            players: Mutex::new(LruCache::new(cap)),
+            secrets: Mutex::new(LruCache::new(cap)),
         }
+    }
+
+    /// The player whose token has this hash, if cached.
+    pub fn player(&self, token_hash: &[u8]) -> Option<Player> {
+        let mut players = self.players.lock().unwrap_or_else(|e| e.into_inner());
+        players.get(token_hash).cloned()
+    }
+
+    /// Keeps a player (by token hash).
+    pub fn put_player(&self, player: &Player) {
+        let mut players = self.players.lock().unwrap_or_else(|e| e.into_inner());
+        players.put(player.token_hash.clone(), player.clone());
+    }
+
+    /// The dice secret of a game, if cached.
+    pub fn secret(&self, game: Uuid) -> Option<Vec<u8>> {
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        secrets.get(&game).cloned()
+    }
+
+    /// Keeps the dice secret of a game.
+    pub fn put_secret(&self, game: Uuid, secret: &[u8]) {
+        let mut secrets = self.secrets.lock().unwrap_or_else(|e| e.into_inner());
+        secrets.put(game, secret.to_vec());
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {

@@ -319,11 +319,18 @@ impl Worp {
     /// The player a bearer token belongs to.
     pub async fn authenticate(&self, token: &str) -> Result<Player, ApiError> {
         let hash = token_hash(token);
-        let player = self
-            .store
-            .player_by_token_hash(&hash)
-            .await?
-            .ok_or_else(|| ApiError::Unauthorized("unknown token".into()))?;
+        let player = match self.cache.player(&hash) {
+            Some(p) => p,
+            None => {
+                let p = self
+                    .store
+                    .player_by_token_hash(&hash)
+                    .await?
+                    .ok_or_else(|| ApiError::Unauthorized("unknown token".into()))?;
+                self.cache.put_player(&p);
+                p
+            }
+        };
         // The lookup is by hash; compare once more in constant time.
         if subtle::ConstantTimeEq::ct_eq(player.token_hash.as_slice(), hash.as_slice()).into() {
             Ok(player)
@@ -397,10 +404,16 @@ impl Worp {
     }
 
     async fn secret(&self, id: Uuid) -> Result<Vec<u8>, ApiError> {
-        self.store
+        if let Some(s) = self.cache.secret(id) {
+            return Ok(s);
+        }
+        let s = self
+            .store
             .secret(id)
             .await?
-            .ok_or_else(|| ApiError::Internal(format!("game {id} has no dice seed")))
+            .ok_or_else(|| ApiError::Internal(format!("game {id} has no dice seed")))?;
+        self.cache.put_secret(id, &s);
+        Ok(s)
     }
 
     async fn commit(
@@ -412,10 +425,11 @@ impl Worp {
     ) -> Result<Arc<Table>, ApiError> {
         let table = batch.table;
         let row = game_row(&table);
-        let saved = SavedResponse {
+        // The answer is kept only for an Idempotency-Key (serialising it costs).
+        let saved = idempotency.map(|_| SavedResponse {
             status: 200,
             body: serde_json::to_value(GameView::of(&table)).unwrap_or(Value::Null),
-        };
+        });
         self.store
             .append(Append {
                 game_id: table.id,
@@ -423,9 +437,12 @@ impl Worp {
                 events: &batch.events,
                 row: &row,
                 secret,
-                idempotency: idempotency.map(|(p, k)| (p, k, &saved)),
+                idempotency: idempotency.zip(saved.as_ref()).map(|((p, k), r)| (p, k, r)),
             })
             .await?;
+        if let Some(s) = secret {
+            self.cache.put_secret(table.id, s);
+        }
         let table = Arc::new(table);
         self.cache.put(table.clone());
         Ok(table)

@@ -204,7 +204,12 @@ macro_rules! sql_store {
                         .await
                         .map_err(conflict_or)?;
                 }
-                Self::write_row(&mut tx, a.row).await?;
+                // Seats change only when a game is created or a seat taken.
+                let seats_changed = a
+                    .events
+                    .iter()
+                    .any(|e| e.kind == "game_created" || e.kind == "seat_taken");
+                Self::write_row(&mut tx, a.row, seats_changed).await?;
                 if let Some((player, key, resp)) = a.idempotency {
                     sqlx::query(
                         "INSERT INTO idempotency (player_id, key, status, body, created_at) VALUES ($1, $2, $3, $4, $5)",
@@ -225,6 +230,7 @@ macro_rules! sql_store {
             async fn write_row(
                 tx: &mut sqlx::Transaction<'static, $Db>,
                 row: &GameRow,
+                seats: bool,
             ) -> Result<(), StoreError> {
                 sqlx::query(
                     "INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at) \
@@ -244,7 +250,7 @@ macro_rules! sql_store {
                 .bind(row.updated_at)
                 .execute(&mut **tx)
                 .await?;
-                for (seat, player) in row.seats.iter().enumerate() {
+                for (seat, player) in row.seats.iter().enumerate().filter(|_| seats) {
                     sqlx::query(
                         "INSERT INTO game_seats (game_id, seat, player_id) VALUES ($1, $2, $3) \
                          ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id",
@@ -327,7 +333,7 @@ macro_rules! sql_store {
                 sqlx::query("DELETE FROM game_seats").execute(&mut *tx).await?;
                 sqlx::query("DELETE FROM games").execute(&mut *tx).await?;
                 for row in rows {
-                    Self::write_row(&mut tx, row).await?;
+                    Self::write_row(&mut tx, row, true).await?;
                 }
                 tx.commit().await?;
                 Ok(())
