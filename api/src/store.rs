@@ -167,34 +167,49 @@ macro_rules! sql_store {
             pub async fn append(&self, a: Append<'_>) -> Result<Vec<StoredEvent>, StoreError> {
                 let mut tx = self.pool.begin().await?;
                 let mut stored = Vec::with_capacity(a.events.len());
-                for e in a.events {
-                    let row = sqlx::query(
+                for (i, e) in a.events.iter().enumerate() {
+                    // The first event is inserted only if the log ends exactly where the
+                    // caller saw it end (one round trip less than a separate check); a
+                    // racing append of the same sequence number violates the UNIQUE key.
+                    let sql = if i == 0 {
                         "INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position",
-                    )
-                    .bind(e.game_id)
-                    .bind(e.seq)
-                    .bind(&e.kind)
-                    .bind(Json(&e.payload))
-                    .bind(e.rules_version)
-                    .bind(e.recorded_at)
-                    .bind(&e.hash)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(conflict_or)?;
+                         SELECT $1, $2, $3, $4, $5, $6, $7 \
+                         WHERE COALESCE((SELECT MAX(seq) FROM events WHERE game_id = $1), 0) = $8 \
+                         RETURNING position"
+                    } else {
+                        "INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position"
+                    };
+                    let mut q = sqlx::query(sql)
+                        .bind(e.game_id)
+                        .bind(e.seq)
+                        .bind(&e.kind)
+                        .bind(Json(&e.payload))
+                        .bind(e.rules_version)
+                        .bind(e.recorded_at)
+                        .bind(&e.hash);
+                    if i == 0 {
+                        q = q.bind(a.expected_version);
+                    }
+                    let row = q
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(conflict_or)?
+                        .ok_or(StoreError::Conflict)?;
                     let mut e = e.clone();
                     e.position = row.try_get("position")?;
                     stored.push(e);
                 }
-                // The sequence must continue exactly where the caller saw it end.
-                let last: Option<i64> = sqlx::query("SELECT MAX(seq) AS last FROM events WHERE game_id = $1 AND seq <= $2")
-                    .bind(a.game_id)
-                    .bind(a.expected_version)
-                    .fetch_one(&mut *tx)
-                    .await?
-                    .try_get("last")?;
-                if last.unwrap_or(0) != a.expected_version {
-                    return Err(StoreError::Conflict);
+                if a.events.is_empty() {
+                    // Nothing to insert: still check the sequence ends where the caller saw it.
+                    let last: Option<i64> = sqlx::query("SELECT MAX(seq) AS last FROM events WHERE game_id = $1")
+                        .bind(a.game_id)
+                        .fetch_one(&mut *tx)
+                        .await?
+                        .try_get("last")?;
+                    if last.unwrap_or(0) != a.expected_version {
+                        return Err(StoreError::Conflict);
+                    }
                 }
                 if let Some(seed) = a.secret {
                     sqlx::query("INSERT INTO game_secrets (game_id, server_seed) VALUES ($1, $2)")
