@@ -61,6 +61,10 @@ struct Args {
     /// Store this many finished games before the load (needs `--database-url`).
     #[arg(long, default_value_t = 0)]
     seed_finished: usize,
+    /// The recorded game the seeding copies: `played` (random legal moves to the end) or
+    /// `resigned` (one move, then a resignation: a short finished game, for seeding fast).
+    #[arg(long, default_value = "played")]
+    seed_game: String,
     /// Concurrent appends while seeding.
     #[arg(long, default_value_t = 16)]
     seed_concurrency: usize,
@@ -430,7 +434,12 @@ async fn open(url: &str) -> Result<Worp, String> {
 }
 
 /// Plays one game to its end through the service (random legal moves).
-async fn play_one(worp: &Worp, variant: &str, options: &Value) -> Result<Uuid, String> {
+async fn play_one(
+    worp: &Worp,
+    variant: &str,
+    options: &Value,
+    resign_after: Option<usize>,
+) -> Result<Uuid, String> {
     let v = worp_engine::variant(variant).map_err(|e| e.to_string())?;
     let mut players = Vec::new();
     for s in 0..v.min_seats {
@@ -450,7 +459,20 @@ async fn play_one(worp: &Worp, variant: &str, options: &Value) -> Result<Uuid, S
         .create_game(&players[0], req)
         .await
         .map_err(|e| e.to_string())?;
+    let mut played = 0;
     while let Some(seat) = table.to_move() {
+        if resign_after == Some(played) {
+            let player = table.seats[seat.index()]
+                .player_id
+                .and_then(|id| players.iter().find(|p| p.id == id))
+                .ok_or("no player in the seat to move")?;
+            table = worp
+                .resign(player, table.id, Some(seat.0))
+                .await
+                .map_err(|e| e.to_string())?;
+            continue;
+        }
+        played += 1;
         let moves = table.game.legal_moves();
         let mv = moves
             .choose(&mut rand::rng())
@@ -478,7 +500,12 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
     } else {
         worp_engine::variants()[0].name.to_owned()
     };
-    let id = play_one(&worp, &variant, &options).await?;
+    let resign_after = match args.seed_game.as_str() {
+        "played" => None,
+        "resigned" => Some(1),
+        other => return Err(format!("--seed-game {other:?}: played or resigned")),
+    };
+    let id = play_one(&worp, &variant, &options, resign_after).await?;
     let events = worp.all_events(id).await.map_err(|e| e.to_string())?;
     let seed = worp
         .store
