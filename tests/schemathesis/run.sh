@@ -47,9 +47,9 @@ TOKEN=$(curl -fsS -XPOST "$BASE/v1/players" -H 'content-type: application/json' 
 
 status=0
 "$ST" run "$BASE/openapi.json" \
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+    --checks "${SCHEMATHESIS_CHECKS:-not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance}" \
     --max-examples "$EXAMPLES" \
-    --seed 20261122 \
+    --seed "${SCHEMATHESIS_SEED:-20261122}" \
     --request-timeout 10 \
     --workers 2 \
     --warnings off \

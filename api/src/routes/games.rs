@@ -82,8 +82,10 @@ pub struct ListQuery {
     /// Only games where it is the caller's turn (needs a token).
     pub my_turn: Option<bool>,
     /// At most this many games (1 to 200, default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
     /// Skip this many games (for paging).
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -321,6 +323,7 @@ pub async fn play_move(
 #[serde(deny_unknown_fields)]
 pub struct Resign {
     /// Which of your seats resigns; needed only when you hold several.
+    #[schema(maximum = 255)]
     pub seat: Option<u8>,
 }
 
@@ -357,8 +360,10 @@ pub async fn resign(
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
     /// Only events with a sequence number above this (default 0).
+    #[param(minimum = 0)]
     pub after: Option<i64>,
     /// At most this many (1 to 1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
 }
 
@@ -420,6 +425,7 @@ pub async fn list_events(
 #[serde(deny_unknown_fields)]
 pub struct StateQuery {
     /// The sequence number of the event after which to show the game (default: the newest).
+    #[param(minimum = 1)]
     pub at: Option<i64>,
 }
 
