@@ -142,7 +142,8 @@ pub fn database_unavailable(e: &sqlx::Error) -> bool {
             // Class 08: connection exception; 57P01-57P03: the server shuts down, was
             // shut down or cannot take connections yet; 53300: too many connections;
             // 55000: the database does not accept connections now.
-            code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300" | "55000")
+            code.starts_with("08")
+                || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300" | "55000")
         }),
         // A connection the server closed mid-conversation.
         sqlx::Error::Protocol(msg) => msg.contains("EOF") || msg.contains("closed"),

@@ -230,7 +230,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use actix_web::{test, web, App};
+    use actix_web::{test as atest, web, App};
 
     async fn ok() -> HttpResponse {
         HttpResponse::Ok().finish()
@@ -242,7 +242,7 @@ mod tests {
             per_token: 3,
             per_address: 0,
         });
-        let app = test::init_service(
+        let app = atest::init_service(
             App::new()
                 .wrap(limiter)
                 .route("/x", web::get().to(ok))
@@ -250,18 +250,20 @@ mod tests {
         )
         .await;
         let get = |token: &'static str| {
-            test::TestRequest::get()
+            atest::TestRequest::get()
                 .uri("/x")
                 .insert_header((header::AUTHORIZATION, format!("Bearer {token}")))
                 .to_request()
         };
         for _ in 0..3 {
-            assert_eq!(test::call_service(&app, get("a")).await.status(), 200);
+            assert_eq!(atest::call_service(&app, get("a")).await.status(), 200);
         }
-        let resp = test::call_service(&app, get("a")).await;
+        let resp = atest::call_service(&app, get("a")).await;
         assert_eq!(resp.status(), 429);
         assert_eq!(
-            resp.headers().get(header::CONTENT_TYPE).map(|v| v.as_bytes()),
+            resp.headers()
+                .get(header::CONTENT_TYPE)
+                .map(|v| v.as_bytes()),
             Some(&b"application/problem+json"[..])
         );
         // 3 per minute: one token is back after 20 s.
@@ -272,15 +274,15 @@ mod tests {
             .and_then(|v| v.parse().ok())
             .expect("Retry-After in seconds");
         assert!((1..=20).contains(&retry), "{retry}");
-        let body: serde_json::Value = test::read_body_json(resp).await;
+        let body: serde_json::Value = atest::read_body_json(resp).await;
         assert_eq!(body["status"], 429);
         // Another token and the health check are not limited by a's bucket.
-        assert_eq!(test::call_service(&app, get("b")).await.status(), 200);
-        let health = test::TestRequest::get()
+        assert_eq!(atest::call_service(&app, get("b")).await.status(), 200);
+        let health = atest::TestRequest::get()
             .uri("/healthz")
             .insert_header((header::AUTHORIZATION, "Bearer a"))
             .to_request();
-        assert_eq!(test::call_service(&app, health).await.status(), 200);
+        assert_eq!(atest::call_service(&app, health).await.status(), 200);
     }
 
     #[actix_web::test]
@@ -290,20 +292,31 @@ mod tests {
             per_address: 2,
         });
         let app =
-            test::init_service(App::new().wrap(limiter).route("/x", web::get().to(ok))).await;
+            atest::init_service(App::new().wrap(limiter).route("/x", web::get().to(ok))).await;
         let from = |token: &str, ip: [u8; 4]| {
-            test::TestRequest::get()
+            atest::TestRequest::get()
                 .uri("/x")
                 .peer_addr((ip, 4000).into())
                 .insert_header((header::AUTHORIZATION, format!("Bearer {token}")))
                 .to_request()
         };
         let here = [10, 0, 0, 1];
-        assert_eq!(test::call_service(&app, from("a", here)).await.status(), 200);
-        assert_eq!(test::call_service(&app, from("b", here)).await.status(), 200);
-        assert_eq!(test::call_service(&app, from("c", here)).await.status(), 429);
         assert_eq!(
-            test::call_service(&app, from("c", [10, 0, 0, 2])).await.status(),
+            atest::call_service(&app, from("a", here)).await.status(),
+            200
+        );
+        assert_eq!(
+            atest::call_service(&app, from("b", here)).await.status(),
+            200
+        );
+        assert_eq!(
+            atest::call_service(&app, from("c", here)).await.status(),
+            429
+        );
+        assert_eq!(
+            atest::call_service(&app, from("c", [10, 0, 0, 2]))
+                .await
+                .status(),
             200
         );
     }

@@ -22,7 +22,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
         (-3i64..40).prop_map(|n| json!(n)),
         any::<i64>().prop_map(|n| json!(n)),
         any::<u64>().prop_map(|n| json!(n)),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+        any::<f64>()
+            .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
         prop::sample::select(KEYS).prop_map(|k| json!(k)),
         ".{0,12}".prop_map(Value::String),
     ];

@@ -256,7 +256,14 @@ async fn a_server_killed_mid_load_loses_no_acknowledged_move() {
             .await
             .expect("json");
         let replayed = serde_json::to_value(GameView::of(&table)).expect("view");
-        for field in ["version", "state", "legal_moves", "to_move", "status", "head_hash"] {
+        for field in [
+            "version",
+            "state",
+            "legal_moves",
+            "to_move",
+            "status",
+            "head_hash",
+        ] {
             assert_eq!(served[field], replayed[field], "game {id}: {field}");
         }
         // Every acknowledged move is in the log, where its answer said.

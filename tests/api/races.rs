@@ -39,14 +39,15 @@ async fn racing_moves_on_one_game_append_exactly_once() {
             let if_match = i % 2 == 0;
             let barrier = barrier.clone();
             tasks.push(tokio::spawn(async move {
-                let mut req = client.post(url).bearer_auth(token).json(&json!({"move": mv}));
+                let mut req = client
+                    .post(url)
+                    .bearer_auth(token)
+                    .json(&json!({"move": mv}));
                 if if_match {
                     req = req.header("If-Match", format!("\"{version}\""));
                 }
                 barrier.wait().await;
-                req.send()
-                    .await
-                    .map(|r| (if_match, r.status().as_u16()))
+                req.send().await.map(|r| (if_match, r.status().as_u16()))
             }));
         }
         let mut statuses = Vec::new();

@@ -31,7 +31,10 @@ use worp::store::{Append, Store};
 use worp::table::Table;
 
 #[derive(Debug, Parser)]
-#[command(name = "worp-load", about = "Load generator and measurements for a Worp server")]
+#[command(
+    name = "worp-load",
+    about = "Load generator and measurements for a Worp server"
+)]
 struct Args {
     /// The running server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
@@ -151,29 +154,41 @@ async fn new_game(
     Ok(body)
 }
 
-async fn client(
-    n: usize,
-    http: reqwest::Client,
+/// What every client plays.
+struct Plan {
     url: String,
     variant: String,
     options: Value,
     seats: usize,
+}
+
+async fn client(
+    n: usize,
+    http: reqwest::Client,
+    plan: Arc<Plan>,
     stop: Arc<AtomicBool>,
     acked: Arc<AtomicU64>,
 ) -> Result<ClientStats, String> {
+    let Plan {
+        url,
+        variant,
+        options,
+        seats,
+    } = &*plan;
+    let (url, variant, seats) = (url.as_str(), variant.as_str(), *seats);
     let mut stats = ClientStats::default();
     let mut players = Vec::new();
     for s in 0..seats {
-        players.push(new_player(&http, &url, &format!("load-{n}-{s}")).await?);
+        players.push(new_player(&http, url, &format!("load-{n}-{s}")).await?);
     }
-    let mut game = new_game(&http, &url, &variant, &options, &players).await?;
+    let mut game = new_game(&http, url, variant, options, &players).await?;
     stats.games_created += 1;
     while !stop.load(Ordering::Relaxed) {
         if game["status"] != "active" {
             if game["status"] == "finished" {
                 stats.games_finished += 1;
             }
-            game = new_game(&http, &url, &variant, &options, &players).await?;
+            game = new_game(&http, url, variant, options, &players).await?;
             stats.games_created += 1;
             continue;
         }
@@ -181,12 +196,12 @@ async fn client(
         let (Some(seat), Some(moves)) = (game["to_move"].as_u64(), game["legal_moves"].as_array())
         else {
             stats.error("active game without a seat to move or legal moves".into());
-            game = new_game(&http, &url, &variant, &options, &players).await?;
+            game = new_game(&http, url, variant, options, &players).await?;
             continue;
         };
         let Some(mv) = moves.choose(&mut rand::rng()).cloned() else {
             stats.error("no legal moves".into());
-            game = new_game(&http, &url, &variant, &options, &players).await?;
+            game = new_game(&http, url, variant, options, &players).await?;
             continue;
         };
         let token = &players[seat as usize % players.len()].token;
@@ -280,15 +295,18 @@ async fn http_load(args: &Args) -> Result<(f64, f64), String> {
     );
     let stop = Arc::new(AtomicBool::new(false));
     let acked = Arc::new(AtomicU64::new(0));
+    let plan = Arc::new(Plan {
+        url: args.url.clone(),
+        variant: args.variant.clone(),
+        options,
+        seats,
+    });
     let mut tasks = Vec::new();
     for n in 0..args.clients {
         tasks.push(tokio::spawn(client(
             n,
             http.clone(),
-            args.url.clone(),
-            args.variant.clone(),
-            options.clone(),
-            seats,
+            plan.clone(),
             stop.clone(),
             acked.clone(),
         )));
@@ -365,7 +383,17 @@ async fn http_load(args: &Args) -> Result<(f64, f64), String> {
 fn pgbench(db: &str, clients: usize, duration: Duration) -> Result<f64, String> {
     let psql = |sql: &str| -> Result<String, String> {
         let out = std::process::Command::new("psql")
-            .args(["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", db, "-c", sql])
+            .args([
+                "-X",
+                "-q",
+                "-At",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-d",
+                db,
+                "-c",
+                sql,
+            ])
             .output()
             .map_err(|e| format!("psql: {e} (install postgresql-client)"))?;
         if !out.status.success() {
@@ -529,7 +557,8 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
     let next = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
     for _ in 0..args.seed_concurrency.max(1) {
-        let (worp, decoded, seed, next) = (worp.clone(), decoded.clone(), seed.clone(), next.clone());
+        let (worp, decoded, seed, next) =
+            (worp.clone(), decoded.clone(), seed.clone(), next.clone());
         tasks.push(tokio::spawn(async move {
             while next.fetch_add(1, Ordering::Relaxed) < n as u64 {
                 let id = Uuid::new_v4();

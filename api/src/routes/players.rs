@@ -12,7 +12,11 @@ use crate::service::Worp;
 #[schema(example = json!({"name": "alice"}))]
 pub struct NewPlayer {
     /// 1 to 64 characters (surrounding spaces are trimmed), no control characters.
-    #[schema(min_length = 1, max_length = 64, pattern = r"^\s*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^\s*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    )]
     pub name: String,
 }
 
