@@ -128,7 +128,7 @@ fn arb_step() -> impl Strategy<Value = Step> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_options_never_panic(vi in 0usize..16, seats in 0u8..10, options in arb_json()) {

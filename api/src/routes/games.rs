@@ -162,7 +162,8 @@ pub async fn list_games(
         .filter_map(|v| serde_json::from_value(v).ok())
         .collect::<Vec<GameSummary>>();
     Ok(HttpResponse::Ok().json(GamePage {
-        next_offset: more.then_some(offset + limit),
+        // Saturating: an offset near i64::MAX must not overflow (it panicked in debug builds).
+        next_offset: more.then_some(offset.saturating_add(limit)),
         games,
     }))
 }
@@ -246,8 +247,8 @@ pub struct MoveRequest {
     tag = "games",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-Match" = Option<String>, Header, description = "The version you saw; 412 if the game has moved on"),
-        ("Idempotency-Key" = Option<String>, Header, description = "A retry with the same key gets the first answer and records nothing"),
+        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"?[0-9]{1,18}"?$"#, description = "The version you saw (`\"7\"`, `W/\"7\"` or `7`); 412 if the game has moved on"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = r"^[\x21-\x7e]([\t\x20-\x7e]{0,253}[\x21-\x7e])?$", description = "A retry with the same key gets the first answer and records nothing"),
     ),
     request_body = MoveRequest,
     security(("bearer" = [])),

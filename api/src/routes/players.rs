@@ -12,10 +12,11 @@ use crate::service::Worp;
 #[schema(example = json!({"name": "alice"}))]
 pub struct NewPlayer {
     /// 1 to 64 characters (surrounding spaces are trimmed), no control characters.
+    // The pattern says exactly that: spaces, 1 to 64 characters that are not control
+    // characters (the first not a space), spaces.
     #[schema(
         min_length = 1,
-        max_length = 64,
-        pattern = r"^\s*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+        pattern = r"^\s*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]{0,63}\s*$"
     )]
     pub name: String,
 }
