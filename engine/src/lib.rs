@@ -11,6 +11,7 @@
 
 pub mod error;
 pub mod game;
+pub mod ludo;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;
