@@ -343,7 +343,8 @@ impl Game for Ludo {
             }
             _ => return Err(EngineError::NoSuchSeat { seat: seat.0 }),
         }
-        let mut active = (0..self.seats.len()).filter(|i| self.seats.get(*i).is_some_and(|p| !p.retired));
+        let mut active =
+            (0..self.seats.len()).filter(|i| self.seats.get(*i).is_some_and(|p| !p.retired));
         if let (Some(last), None) = (active.next(), active.next()) {
             self.moves.clear();
             self.turn = Turn::Finished {

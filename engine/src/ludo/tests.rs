@@ -24,7 +24,12 @@ fn started(seats: u8, die: DieKind, pawns: u8, starter: u8) -> Ludo {
         g.apply_dice(&[if s == starter { 6 } else { 1 }])
             .expect("roll-off roll");
     }
-    assert_eq!(g.turn, Turn::Roll { seat: Seat(starter) });
+    assert_eq!(
+        g.turn,
+        Turn::Roll {
+            seat: Seat(starter)
+        }
+    );
     g
 }
 
@@ -53,15 +58,11 @@ fn mv(pawn: u8, to: u8) -> LudoMove {
 }
 
 fn enter(pawn: u8) -> LudoMove {
-    LudoMove::Enter {
-        pawn: PawnId(pawn),
-    }
+    LudoMove::Enter { pawn: PawnId(pawn) }
 }
 
 fn home(pawn: u8) -> LudoMove {
-    LudoMove::Home {
-        pawn: PawnId(pawn),
-    }
+    LudoMove::Home { pawn: PawnId(pawn) }
 }
 
 fn move_turn(seat: u8, roll: u8, extra_roll: bool) -> Turn {
@@ -86,7 +87,11 @@ fn who_starts_is_rolled_off_with_the_plain_die_even_with_the_special_die() {
     let mut g = Ludo::new(&LudoOptions::default(), 3).unwrap();
     for (seat, value) in [(0, 5), (1, 5), (2, 2), (0, 3)] {
         match g.awaiting() {
-            Awaiting::Dice { seat: s, die, count } => {
+            Awaiting::Dice {
+                seat: s,
+                die,
+                count,
+            } => {
                 assert_eq!((s, die, count), (Seat(seat), Die::D6, 1));
             }
             other => panic!("expected the roll-off, got {other:?}"),
@@ -161,7 +166,9 @@ fn pawns_in_the_yard_are_interchangeable_one_entry_per_result() {
     // Naming another yard pawn is refused with the reason, and changes nothing.
     let before = serde_json::to_value(&g).unwrap();
     let err = g.apply_move(&enter(2)).unwrap_err();
-    assert!(matches!(err, EngineError::IllegalMove { ref reason } if reason.contains("name pawn 0")));
+    assert!(
+        matches!(err, EngineError::IllegalMove { ref reason } if reason.contains("name pawn 0"))
+    );
     assert_eq!(serde_json::to_value(&g).unwrap(), before);
 }
 
@@ -829,7 +836,9 @@ fn invalid_options_are_refused() {
             "{opts}"
         );
     }
-    assert!(v.create(&json!({"die": "plain", "pawns": 1, "colours": [3, 1]}), 2).is_ok());
+    assert!(v
+        .create(&json!({"die": "plain", "pawns": 1, "colours": [3, 1]}), 2)
+        .is_ok());
     assert_eq!(
         v.default_options(),
         json!({"die": "special", "pawns": 4, "colours": null})
