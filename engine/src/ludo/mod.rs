@@ -176,10 +176,21 @@ impl Ludo {
                 describe(legal)
             )),
             None => EngineError::illegal(format!(
-                "pawn {} cannot use a roll of {roll} ({:?})",
-                pawn.0, place
+                "pawn {} {} cannot use a roll of {roll}",
+                pawn.0,
+                where_is(place)
             )),
         }
+    }
+}
+
+/// A place in words, for error messages.
+fn where_is(place: Place) -> String {
+    match place {
+        Place::Yard => "in the yard".to_owned(),
+        Place::Track { field, .. } => format!("on field {}", field.0),
+        Place::HomeColumn { field } => format!("on field {} of the home column", field.0),
+        Place::Home => "home".to_owned(),
     }
 }
 

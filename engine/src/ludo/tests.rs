@@ -695,6 +695,19 @@ fn being_sent_back_is_compulsory_when_it_is_the_only_move() {
 }
 
 #[test]
+fn pawns_pass_any_pawns_and_the_fields_passed_do_not_matter() {
+    let mut g = started(2, DieKind::Special, 1, 0);
+    put(&mut g, 0, 0, 10);
+    g.seats[1].pawns = Pawns::in_yard(2);
+    put(&mut g, 1, 0, 40); // colour 2: track field 66 mod 52 = 14, a pair
+    put(&mut g, 1, 1, 40);
+    g.apply_dice(&[6]).unwrap();
+    g.apply_move(&mv(0, 16)).unwrap();
+    assert_eq!(places(&g, 0), vec![track(&g, 0, 16)]);
+    assert_eq!(places(&g, 1), vec![track(&g, 1, 40); 2]);
+}
+
+#[test]
 fn own_pawns_may_share_a_field() {
     let mut g = started(2, DieKind::Special, 3, 0);
     put(&mut g, 0, 0, 12);
@@ -883,6 +896,16 @@ fn an_illegal_move_is_refused_and_changes_nothing() {
     put(&mut g, 0, 0, 10);
     g.apply_dice(&[2]).unwrap();
     let before = serde_json::to_value(&g).unwrap();
+    let err = g.apply_move(&mv(0, 13)).unwrap_err();
+    assert_eq!(
+        err,
+        EngineError::illegal("with a roll of 2 pawn 0 can only move to field 12")
+    );
+    let err = g.apply_move(&enter(1)).unwrap_err();
+    assert_eq!(
+        err,
+        EngineError::illegal("pawn 1 in the yard cannot use a roll of 2")
+    );
     for bad in [mv(0, 13), enter(1), home(0), mv(1, 2), mv(7, 12)] {
         assert!(
             matches!(g.apply_move(&bad), Err(EngineError::IllegalMove { .. })),
@@ -969,6 +992,17 @@ fn the_state_and_moves_read_as_json() {
             "last_roll": {"seat": 0, "value": 3, "symbol": "globe", "roll_off": false}
         })
     );
+    let schemas = crate::variant("ludo").unwrap().schemas();
+    let names: Vec<&str> = schemas.components.iter().map(|(n, _)| n.as_str()).collect();
+    for name in [
+        "Place", "Turn", "Roll", "Player", "Field", "Colour", "DieKind",
+    ] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let mv_schema = serde_json::to_string(&schemas.mv).unwrap();
+    assert!(mv_schema.contains("enter") && mv_schema.contains("home"));
+    let options_schema = serde_json::to_string(&schemas.options).unwrap();
+    assert!(options_schema.contains("pawns") && options_schema.contains("colours"));
     let parsed: LudoMove = serde_json::from_value(json!({"action": "home", "pawn": 3})).unwrap();
     assert_eq!(parsed, home(3));
 }
