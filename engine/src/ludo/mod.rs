@@ -69,6 +69,8 @@ pub enum Turn {
     Roll {
         /// The seat to roll.
         seat: Seat,
+        /// Whether this is an extra roll of the same seat (after a globe, or a plain 6).
+        extra_roll: bool,
     },
     /// `seat` chooses a move for `roll`.
     Move {
@@ -142,10 +144,14 @@ impl Ludo {
                 extra_roll,
             }
         } else if extra_roll {
-            Turn::Roll { seat }
+            Turn::Roll {
+                seat,
+                extra_roll: true,
+            }
         } else {
             Turn::Roll {
                 seat: self.next_seat(seat),
+                extra_roll: false,
             }
         };
     }
@@ -251,7 +257,7 @@ impl Game for Ludo {
                 die: Die::D6,
                 count: 1,
             },
-            Turn::Roll { seat } => Awaiting::Dice {
+            Turn::Roll { seat, .. } => Awaiting::Dice {
                 seat: *seat,
                 die: self.die,
                 count: 1,
@@ -285,11 +291,14 @@ impl Game for Ludo {
                     roll_off: true,
                 });
                 if let Some(starter) = roll_off.roll(value) {
-                    self.turn = Turn::Roll { seat: starter };
+                    self.turn = Turn::Roll {
+                        seat: starter,
+                        extra_roll: false,
+                    };
                 }
                 Ok(())
             }
-            Turn::Roll { seat } => {
+            Turn::Roll { seat, .. } => {
                 let seat = *seat;
                 self.die.check(1, values)?;
                 let value = values.first().copied().unwrap_or(0);
@@ -334,10 +343,14 @@ impl Game for Ludo {
                 result: GameResult::won(seat),
             }
         } else if extra_roll {
-            Turn::Roll { seat }
+            Turn::Roll {
+                seat,
+                extra_roll: true,
+            }
         } else {
             Turn::Roll {
                 seat: self.next_seat(seat),
+                extra_roll: false,
             }
         };
         Ok(())
@@ -366,13 +379,17 @@ impl Game for Ludo {
         match &mut self.turn {
             Turn::RollOff { roll_off } => {
                 if let Some(starter) = roll_off.remove(seat) {
-                    self.turn = Turn::Roll { seat: starter };
+                    self.turn = Turn::Roll {
+                        seat: starter,
+                        extra_roll: false,
+                    };
                 }
             }
-            Turn::Roll { seat: s } | Turn::Move { seat: s, .. } if *s == seat => {
+            Turn::Roll { seat: s, .. } | Turn::Move { seat: s, .. } if *s == seat => {
                 self.moves.clear();
                 self.turn = Turn::Roll {
                     seat: self.next_seat(seat),
+                    extra_roll: false,
                 };
             }
             Turn::Move { seat: s, roll, .. } => {

@@ -24,12 +24,7 @@ fn started(seats: u8, die: DieKind, pawns: u8, starter: u8) -> Ludo {
         g.apply_dice(&[if s == starter { 6 } else { 1 }])
             .expect("roll-off roll");
     }
-    assert_eq!(
-        g.turn,
-        Turn::Roll {
-            seat: Seat(starter)
-        }
-    );
+    assert_eq!(g.turn, roll_turn(starter));
     g
 }
 
@@ -74,7 +69,17 @@ fn move_turn(seat: u8, roll: u8, extra_roll: bool) -> Turn {
 }
 
 fn roll_turn(seat: u8) -> Turn {
-    Turn::Roll { seat: Seat(seat) }
+    Turn::Roll {
+        seat: Seat(seat),
+        extra_roll: false,
+    }
+}
+
+fn extra_roll_turn(seat: u8) -> Turn {
+    Turn::Roll {
+        seat: Seat(seat),
+        extra_roll: true,
+    }
 }
 
 const YARD: Place = Place::Yard;
@@ -269,7 +274,7 @@ fn a_globe_enters_a_pawn_from_the_yard_on_the_start_globe() {
     assert_eq!(g.turn, move_turn(0, GLOBE, true));
     g.apply_move(&enter(0)).unwrap();
     assert_eq!(places(&g, 0), vec![track(&g, 0, 0), YARD]);
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
 }
 
 #[test]
@@ -290,7 +295,7 @@ fn a_globe_moves_a_track_pawn_to_the_next_globe_passing_stars() {
     assert_eq!(g.legal_moves(), vec![mv(0, 21)]);
     g.apply_move(&mv(0, 21)).unwrap();
     assert_eq!(places(&g, 0), vec![track(&g, 0, 21)]);
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
 }
 
 #[test]
@@ -311,7 +316,7 @@ fn a_pawn_on_47_48_or_49_cannot_use_a_globe() {
         put(&mut g, 0, 0, field);
         g.apply_dice(&[GLOBE]).unwrap();
         // Unusable, but the globe still gives the extra roll.
-        assert_eq!(g.turn, roll_turn(0), "field {field}");
+        assert_eq!(g.turn, extra_roll_turn(0), "field {field}");
         assert_eq!(places(&g, 0), vec![track(&g, 0, field)]);
     }
 }
@@ -325,7 +330,7 @@ fn a_globe_takes_a_pawn_on_50_home() {
     assert_eq!(g.legal_moves(), vec![home(0), mv(1, 34)]);
     g.apply_move(&home(0)).unwrap();
     assert_eq!(places(&g, 0), vec![Place::Home, track(&g, 0, 30)]);
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
 }
 
 #[test]
@@ -333,7 +338,7 @@ fn every_globe_gives_an_extra_roll_even_one_that_cannot_be_used() {
     let mut g = started(2, DieKind::Special, 1, 0);
     put(&mut g, 0, 0, 48);
     g.apply_dice(&[GLOBE]).unwrap();
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
     assert!(g.legal_moves().is_empty());
 }
 
@@ -344,13 +349,13 @@ fn extra_rolls_are_unlimited() {
         g.apply_dice(&[GLOBE]).unwrap();
         assert_eq!(g.turn, move_turn(0, GLOBE, true));
         g.apply_move(&enter(i)).unwrap();
-        assert_eq!(g.turn, roll_turn(0));
+        assert_eq!(g.turn, extra_roll_turn(0));
     }
     // With all four on 0, more globes still roll again.
     for _ in 0..3 {
         g.apply_dice(&[GLOBE]).unwrap();
         g.apply_move(&g.legal_moves()[0]).unwrap();
-        assert_eq!(g.turn, roll_turn(0));
+        assert_eq!(g.turn, extra_roll_turn(0));
     }
 }
 
@@ -482,7 +487,7 @@ fn the_globe_table_for_every_field() {
         let expected_turn = if expected.is_some() {
             move_turn(0, GLOBE, true)
         } else {
-            roll_turn(0)
+            extra_roll_turn(0)
         };
         assert_eq!(g.turn, expected_turn, "globe from field {field}");
     }
@@ -542,11 +547,11 @@ fn plain_a_six_enters_a_pawn_or_moves_six_and_gives_an_extra_roll() {
     assert_eq!(g.legal_moves(), vec![mv(0, 9), enter(1)]);
     g.apply_move(&mv(0, 9)).unwrap();
     assert_eq!(places(&g, 0), vec![track(&g, 0, 9), YARD]);
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
     g.apply_dice(&[6]).unwrap();
     g.apply_move(&enter(1)).unwrap();
     assert_eq!(places(&g, 0), vec![track(&g, 0, 9), track(&g, 0, 0)]);
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
 }
 
 #[test]
@@ -554,7 +559,7 @@ fn plain_a_six_gives_an_extra_roll_even_when_it_cannot_be_used() {
     let mut g = started(2, DieKind::Plain, 1, 0);
     put(&mut g, 0, 0, 53); // 53 + 6 overshoots 56
     g.apply_dice(&[6]).unwrap();
-    assert_eq!(g.turn, roll_turn(0));
+    assert_eq!(g.turn, extra_roll_turn(0));
     assert_eq!(places(&g, 0), vec![Place::HomeColumn { field: Field(53) }]);
 }
 
@@ -739,7 +744,7 @@ fn entering_onto_two_opposing_pawns_sends_the_entering_pawn_back() {
     g.apply_move(&enter(0)).unwrap();
     assert_eq!(places(&g, 0), vec![YARD]);
     assert_eq!(places(&g, 1), vec![track(&g, 1, 26); 2]);
-    assert_eq!(g.turn, roll_turn(0)); // the plain 6 still rolls again
+    assert_eq!(g.turn, extra_roll_turn(0)); // the plain 6 still rolls again
 }
 
 #[test]
