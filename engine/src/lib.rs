@@ -14,6 +14,7 @@ pub mod error;
 pub mod game;
 pub mod hoofden;
 pub mod mens_erger_je_niet;
+pub mod ludo;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;

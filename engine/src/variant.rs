@@ -189,6 +189,7 @@ static VARIANTS: &[Variant] = &[
     Variant::of::<crate::ali_baba::AliBaba>(),
     Variant::of::<crate::mens_erger_je_niet::MensErgerJeNiet>(),
     Variant::of::<crate::hoofden::Hoofden>(),
+    Variant::of::<crate::ludo::Ludo>(),
 ];
 
 /// Every registered game.
