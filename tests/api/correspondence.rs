@@ -64,7 +64,7 @@ async fn the_greedy_bot_beats_the_random_bot_more_often_than_not() {
     for v in worp_engine::variants() {
         let mut greedy_wins = 0;
         let mut decided = 0;
-        for g in 0..40u64 {
+        for g in 0..200u64 {
             let mut game = v.create(&Value::Null, 2).expect("game");
             let mut rng = SplitMix64(g * 7 + 1);
             for _ in 0..100_000 {
@@ -431,11 +431,31 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         while game["to_move"] == 0 {
             game = move_for(&app, &id, &a, &game, &mut rng).await;
         }
+        // The first notice's first attempt failed: wait for its retry to be delivered.
+        let hook_id = hook["id"].as_str().expect("id");
         let until = tokio::time::Instant::now() + Duration::from_secs(20);
-        while got.lock().expect("got").is_empty() {
-            assert!(tokio::time::Instant::now() < until, "no webhook delivery arrived");
+        let log = loop {
+            let log: Value = app
+                .client
+                .get(app.url(&format!("/v1/players/me/webhooks/{hook_id}/deliveries")))
+                .bearer_auth(&b.token)
+                .send()
+                .await
+                .expect("r")
+                .json()
+                .await
+                .expect("json");
+            let done = log.as_array().is_some_and(|l| {
+                !l.is_empty() && l.iter().all(|d| d["status"] == "delivered")
+            });
+            if done {
+                break log;
+            }
+            assert!(tokio::time::Instant::now() < until, "not delivered: {log}");
             tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        };
+        let attempts: Vec<i64> = log.as_array().expect("log").iter().filter_map(|d| d["attempts"].as_i64()).collect();
+        assert!(attempts.contains(&2), "one delivery was retried once: {log}");
         let (headers, body) = got.lock().expect("got")[0].clone();
         let ts: i64 = headers.get("worp-timestamp").and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok()).expect("ts");
         let sig = headers.get("worp-signature").and_then(|v| v.to_str().ok()).expect("sig");
@@ -443,19 +463,6 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         let notice: Value = serde_json::from_str(&body).expect("json");
         assert_eq!(notice["type"], "your_turn");
         assert_eq!(notice["game_id"], id.as_str());
-        let hook_id = hook["id"].as_str().expect("id");
-        let log: Value = app
-            .client
-            .get(app.url(&format!("/v1/players/me/webhooks/{hook_id}/deliveries")))
-            .bearer_auth(&b.token)
-            .send()
-            .await
-            .expect("r")
-            .json()
-            .await
-            .expect("json");
-        let delivered = log.as_array().expect("log").iter().find(|d| d["status"] == "delivered").expect("delivered");
-        assert_eq!(delivered["attempts"], 2, "{log}");
         let other = app
             .client
             .get(app.url(&format!("/v1/players/me/webhooks/{hook_id}/deliveries")))
@@ -465,32 +472,49 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
             .expect("r");
         assert_eq!(other.status(), 404);
 
-        // The outbox survives a restart: a notice written with the events is delivered by
-        // a new server on the same database even if the old one never sent it.
-        let fresh = worp::store::Store::connect(&app.database, 2).await.expect("reconnect");
-        let restarted = worp::service::Worp::new(fresh, 10, Arc::new(worp::service::SystemClock));
+        // The outbox survives a restart: a server that records a notice and dies before
+        // sending it leaves the delivery in the database, and the next server sends it.
         let (url2, got2) = receiver(0).await;
         let c = app.player("c").await;
         let hook2: Value = app.post("/v1/players/me/webhooks", &c, json!({"url": url2})).await.json().await.expect("json");
-        // The running server would deliver it; stop that by claiming nothing here and
-        // checking the row is in the outbox before any worker of the restarted one runs.
-        let game2 = app.create(&c, two_seat_variant(), Value::Null, vec![Some(c.id), Some(a.id)]).await;
-        let _ = game2;
+        let hook2: uuid::Uuid = hook2["id"].as_str().and_then(|s| s.parse().ok()).expect("id");
+        let c_player = app.worp.authenticate(&c.token).await.expect("c");
+        {
+            // A server process with no background workers: it records, never delivers.
+            let store = worp::store::Store::connect(&app.database, 2).await.expect("connect");
+            let doomed = worp::service::Worp::new(store, 10, Arc::new(worp::service::SystemClock));
+            let game = doomed
+                .create_game(
+                    &c_player,
+                    serde_json::from_value(json!({"variant": two_seat_variant(), "seats": [c.id, a.id]})).expect("req"),
+                )
+                .await
+                .expect("create");
+            doomed.resign(&c_player, game.id, None).await.expect("resign");
+        }
+        let pending = app.worp.store.deliveries(hook2, 10).await.expect("log");
+        assert!(!pending.is_empty(), "the notice is in the outbox");
+        let fresh = worp::store::Store::connect(&app.database, 2).await.expect("reconnect");
+        let restarted = worp::service::Worp::new(fresh, 10, Arc::new(worp::service::SystemClock));
         let client = reqwest::Client::new();
         let settings = worp::webhooks::WebhookSettings::default();
         let until = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
             worp::webhooks::deliver_due(&restarted, &client, &settings).await;
-            let log = restarted
-                .store
-                .deliveries(hook2["id"].as_str().and_then(|s| s.parse().ok()).expect("id"), 10)
-                .await
-                .expect("log");
+            let log = restarted.store.deliveries(hook2, 10).await.expect("log");
             if log.iter().all(|d| d.status == "delivered") && !got2.lock().expect("got").is_empty() {
                 break;
             }
             assert!(tokio::time::Instant::now() < until, "not delivered: {log:?}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        let kinds: Vec<String> = got2
+            .lock()
+            .expect("got")
+            .iter()
+            .filter_map(|(_, body)| serde_json::from_str::<Value>(body).ok())
+            .filter_map(|v| v["type"].as_str().map(str::to_owned))
+            .collect();
+        assert!(kinds.contains(&"game_finished".to_owned()), "{kinds:?}");
     }
 }

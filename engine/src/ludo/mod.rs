@@ -356,6 +356,25 @@ impl Game for Ludo {
         Ok(())
     }
 
+    /// Fields travelled by the seat's pawns (home counts most).
+    fn progress(&self, seat: Seat) -> i32 {
+        let Some(player) = self.seats.get(seat.index()) else {
+            return 0;
+        };
+        player
+            .pawns
+            .iter()
+            .map(|(_, place)| match place {
+                pawn::Place::Yard => 0,
+                // A pawn on the board is worth much more than one in the yard.
+                pawn::Place::Track { field, .. } | pawn::Place::HomeColumn { field } => {
+                    i32::from(field.0) + 12
+                }
+                pawn::Place::Home => 72,
+            })
+            .sum()
+    }
+
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
         if matches!(self.turn, Turn::Finished { .. }) {
             return Err(EngineError::Finished);
