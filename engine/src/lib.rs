@@ -9,6 +9,7 @@
 //! [`variant`] registers every game behind a type-erased interface ([`AnyGame`]) that the
 //! HTTP layer and the command line use; adding a game means one module and one line there.
 
+pub mod backgammon;
 pub mod error;
 pub mod game;
 pub mod playout;

@@ -181,6 +181,7 @@ fn schemas<G: Game>() -> VariantSchemas {
 /// Every registered game, in the order the API lists them.
 static VARIANTS: &[Variant] = &[
     // Each game registers here, and nowhere else.
+    Variant::of::<crate::backgammon::Backgammon>(),
 ];
 
 /// Every registered game.

@@ -1,0 +1,313 @@
+//! The full-move generator: every distinct position a roll can lead to.
+//!
+//! It works on the board as the side to move sees it: slot `d` (1..=24) is the point `d`
+//! pips from bearing off, slot 0 holds the checkers borne off and slot 25 the bar. The
+//! search copies a small fixed-size board per step (no allocation) and keys each result
+//! by a `u128`: four bits of own checkers per slot (26 slots, 104 bits) and one bit per
+//! point where an opposing blot was hit (24 bits). Own checkers and hit blots determine
+//! the whole resulting position, so equal keys mean equal positions.
+
+use super::{Destination, Move, Origin, Point, Position, Side, Step, Steps};
+
+/// Slot of the checkers borne off.
+const OFF: usize = 0;
+/// Slot of the bar.
+const BAR: usize = 25;
+/// The first bit of the hit mask in a key (slot `t` hit sets bit `HIT_BASE + t`).
+const HIT_BASE: usize = 103;
+
+/// The board from the side to move's view.
+#[derive(Clone, Copy)]
+struct Board {
+    /// Own checkers per slot (0 off, 1..=24 points, 25 bar).
+    own: [u8; 26],
+    /// Opposing checkers per slot (1..=24 used).
+    opp: [u8; 26],
+    /// Own checkers outside the home board (slots 7..=25).
+    outside: u8,
+    /// Bit `s` set when `own[s] > 0`, for s in 1..=25.
+    occupied: u32,
+}
+
+impl Board {
+    fn new(pos: &Position, side: Side) -> (Board, u128) {
+        let mut b = Board {
+            own: [0; 26],
+            opp: [0; 26],
+            outside: 0,
+            occupied: 0,
+        };
+        let sign = side.sign();
+        for (i, &v) in pos.board.iter().enumerate() {
+            let slot = slot_of_index(side, i);
+            let n = v.unsigned_abs();
+            if v != 0 && v.signum() == sign {
+                if let Some(o) = b.own.get_mut(slot) {
+                    *o = n;
+                }
+            } else if v != 0 {
+                if let Some(o) = b.opp.get_mut(slot) {
+                    *o = n;
+                }
+            }
+        }
+        b.own[BAR] = pos.bar.get(side);
+        b.own[OFF] = pos.off.get(side);
+        let mut key = 0u128;
+        for (s, &n) in b.own.iter().enumerate() {
+            key = key.wrapping_add(u128::from(n & 15) << (4 * s));
+            if s >= 7 {
+                b.outside = b.outside.wrapping_add(n);
+            }
+            if s >= 1 && n > 0 {
+                b.occupied |= 1 << s;
+            }
+        }
+        (b, key)
+    }
+
+    /// Whether a checker on slot `s` (which holds one) may move `d` pips.
+    #[inline(always)]
+    fn can_move(&self, s: usize, d: usize) -> bool {
+        if s > d {
+            return self.opp[s - d] < 2;
+        }
+        if self.outside > 0 {
+            return false;
+        }
+        if s == d {
+            return true;
+        }
+        // A larger number bears off only from the rearmost point.
+        (self.occupied >> (s + 1)) == 0
+    }
+
+    /// Moves a checker from `s` by `d` pips; returns the destination slot.
+    #[inline(always)]
+    fn play(&mut self, s: usize, d: usize, key: &mut u128) -> usize {
+        let t = s.saturating_sub(d);
+        self.own[s] = self.own[s].wrapping_sub(1);
+        if self.own[s] == 0 {
+            self.occupied &= !(1 << s);
+        }
+        self.own[t] = self.own[t].wrapping_add(1);
+        *key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
+        if t != OFF {
+            self.occupied |= 1 << t;
+            if self.opp[t] == 1 {
+                self.opp[t] = 0;
+                *key |= 1 << (HIT_BASE + t);
+            }
+        }
+        if s >= 7 && t < 7 {
+            self.outside = self.outside.wrapping_sub(1);
+        }
+        t
+    }
+
+    /// The slots a checker may start from, as a bit set: only the bar while checkers
+    /// are on it.
+    #[inline(always)]
+    fn sources(&self) -> u32 {
+        if self.own[BAR] > 0 {
+            1 << BAR
+        } else {
+            self.occupied & !1
+        }
+    }
+}
+
+/// The slot (distance from bearing off) of board index `i` for `side`.
+fn slot_of_index(side: Side, i: usize) -> usize {
+    match side {
+        Side::White => 24usize.saturating_sub(i),
+        Side::Black => i + 1,
+    }
+}
+
+/// One way to play the roll, with the key of its result.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leaf {
+    /// The key of the resulting position (see the module doc).
+    pub key: u128,
+    /// The steps as (from slot, to slot).
+    steps: [(u8, u8); 4],
+    /// How many steps.
+    len: u8,
+    /// The number played by the first step.
+    die: u8,
+    /// The order in which the search found it (the first found is kept).
+    seq: u32,
+}
+
+impl Leaf {
+    /// The steps as a [`Move`] of `side`.
+    pub fn to_move(&self, side: Side) -> Move {
+        let mut steps = Steps::EMPTY;
+        for &(s, t) in self.steps.iter().take(usize::from(self.len)) {
+            let from = match Point::at_distance(side, s) {
+                Some(p) => Origin::Point(p),
+                None => Origin::Bar,
+            };
+            let to = match Point::at_distance(side, t) {
+                Some(p) => Destination::Point(p),
+                None => Destination::Off,
+            };
+            // At most four steps by construction.
+            let _ = steps.push(Step { from, to });
+        }
+        Move { steps }
+    }
+}
+
+/// The generator, with its reusable buffer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MoveGen {
+    leaves: Vec<Leaf>,
+}
+
+impl MoveGen {
+    /// Every distinct result of playing `dice` (each 1..=6) for `side` in `pos`, one
+    /// [`Leaf`] per result, sorted by key; empty when the roll cannot be used.
+    pub fn generate(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> &[Leaf] {
+        self.leaves.clear();
+        let [a, b] = dice;
+        if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
+            return &self.leaves;
+        }
+        let (board, key) = Board::new(pos, side);
+        if a == b {
+            let mut steps = [(0u8, 0u8); 4];
+            self.doubles(&board, key, usize::from(a), 0, BAR, &mut steps);
+        } else {
+            let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+            self.two_numbers(&board, key, usize::from(hi), usize::from(lo));
+            self.two_numbers(&board, key, usize::from(lo), usize::from(hi));
+        }
+        let most = self.leaves.iter().map(|l| l.len).max().unwrap_or(0);
+        self.leaves.retain(|l| l.len == most);
+        if a != b && most == 1 {
+            // Only one number can be played: the larger when it can be.
+            let hi = a.max(b);
+            if self.leaves.iter().any(|l| l.die == hi) {
+                self.leaves.retain(|l| l.die == hi);
+            }
+        }
+        self.leaves.sort_unstable_by_key(|l| (l.key, l.seq));
+        self.leaves.dedup_by_key(|l| l.key);
+        &self.leaves
+    }
+
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8) {
+        let seq = self.leaves.len() as u32;
+        self.leaves.push(Leaf {
+            key,
+            steps,
+            len,
+            die,
+            seq,
+        });
+    }
+
+    fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize) {
+        let mut first = board.sources();
+        while first != 0 {
+            let s1 = 31 - first.leading_zeros() as usize;
+            first &= !(1 << s1);
+            if !board.can_move(s1, d1) {
+                continue;
+            }
+            let mut b1 = *board;
+            let mut k1 = key;
+            let t1 = b1.play(s1, d1, &mut k1);
+            let mut second = b1.sources();
+            let mut any = false;
+            while second != 0 {
+                let s2 = 31 - second.leading_zeros() as usize;
+                second &= !(1 << s2);
+                if !b1.can_move(s2, d2) {
+                    continue;
+                }
+                any = true;
+                let mut b2 = b1;
+                let mut k2 = k1;
+                let t2 = b2.play(s2, d2, &mut k2);
+                let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
+                self.push(k2, steps, 2, d1 as u8);
+            }
+            if !any {
+                self.push(
+                    k1,
+                    [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
+                    1,
+                    d1 as u8,
+                );
+            }
+        }
+    }
+
+    /// Doubles: four steps of `d`, taken from non-increasing slots (every result is
+    /// reachable in that order), so that the same steps are not tried in every order.
+    fn doubles(
+        &mut self,
+        board: &Board,
+        key: u128,
+        d: usize,
+        depth: usize,
+        highest: usize,
+        steps: &mut [(u8, u8); 4],
+    ) {
+        let mut sources = board.sources() & ((2u32 << highest) - 1);
+        let mut any = false;
+        while sources != 0 {
+            let s = 31 - sources.leading_zeros() as usize;
+            sources &= !(1 << s);
+            if !board.can_move(s, d) {
+                continue;
+            }
+            any = true;
+            let mut b = *board;
+            let mut k = key;
+            let t = b.play(s, d, &mut k);
+            if let Some(slot) = steps.get_mut(depth) {
+                *slot = (s as u8, t as u8);
+            }
+            if depth + 1 == 4 {
+                self.push(k, *steps, 4, d as u8);
+            } else {
+                self.doubles(&b, k, d, depth + 1, s, steps);
+            }
+        }
+        if !any && depth > 0 {
+            self.push(key, *steps, depth as u8, d as u8);
+        }
+    }
+}
+
+impl Position {
+    /// The position after the move of `side` whose result has `key`.
+    pub(crate) fn after_key(&self, side: Side, key: u128) -> Position {
+        let mut pos = *self;
+        let sign = side.sign();
+        let nibble = |slot: usize| ((key >> (4 * slot)) & 15) as u8;
+        let mut hits = 0u8;
+        for (i, v) in pos.board.iter_mut().enumerate() {
+            let slot = slot_of_index(side, i);
+            let own = nibble(slot);
+            let hit = (key >> (HIT_BASE + slot)) & 1 == 1;
+            if hit {
+                hits += 1;
+            }
+            if own > 0 {
+                *v = sign * own as i8;
+            } else if hit || v.signum() == sign {
+                *v = 0;
+            }
+        }
+        *pos.bar.get_mut(side) = nibble(BAR);
+        *pos.off.get_mut(side) = nibble(OFF);
+        let opp = pos.bar.get_mut(side.opponent());
+        *opp = opp.wrapping_add(hits);
+        pos
+    }
+}
