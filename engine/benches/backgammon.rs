@@ -46,7 +46,9 @@ fn movegen(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0;
             for case in &cases {
-                n += case.position.count_outcomes(case.to_move, case.dice, &mut gen);
+                n += case
+                    .position
+                    .count_outcomes(case.to_move, case.dice, &mut gen);
             }
             n
         })

@@ -134,10 +134,6 @@ pub(crate) struct Leaf {
     steps: [(u8, u8); 4],
     /// How many steps.
     len: u8,
-    /// The number played by the first step.
-    die: u8,
-    /// The order in which the search found it (the first found is kept).
-    seq: u32,
 }
 
 impl Leaf {
@@ -160,53 +156,116 @@ impl Leaf {
     }
 }
 
-/// The generator, with its reusable buffer.
-#[derive(Clone, Debug, Default)]
+/// The generator, with its reusable buffers: the ways found so far (one per result) and
+/// an open-addressing set of their keys, cleared in O(1) by bumping a stamp.
+#[derive(Clone, Debug)]
 pub(crate) struct MoveGen {
     leaves: Vec<Leaf>,
+    /// `stamp << 32 | index into leaves`; an entry with another stamp is empty.
+    table: Vec<u64>,
+    stamp: u32,
+    /// The rank of the kept ways (see [`MoveGen::push`]).
+    best: u8,
+    /// The larger number of a non-double roll (0 for doubles).
+    larger: u8,
+}
+
+impl Default for MoveGen {
+    fn default() -> Self {
+        MoveGen {
+            leaves: Vec::new(),
+            table: vec![0; 512],
+            stamp: 0,
+            best: 0,
+            larger: 0,
+        }
+    }
 }
 
 impl MoveGen {
     /// Every distinct result of playing `dice` (each 1..=6) for `side` in `pos`, one
-    /// [`Leaf`] per result, sorted by key; empty when the roll cannot be used.
+    /// [`Leaf`] per result, in the order the search finds them (larger number first,
+    /// rearmost checker first); empty when the roll cannot be used.
     pub fn generate(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> &[Leaf] {
-        self.leaves.clear();
+        self.reset();
+        self.best = 0;
         let [a, b] = dice;
         if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
             return &self.leaves;
         }
         let (board, key) = Board::new(pos, side);
         if a == b {
+            self.larger = 0;
             let mut steps = [(0u8, 0u8); 4];
             self.doubles(&board, key, usize::from(a), 0, BAR, &mut steps);
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+            self.larger = hi;
             self.two_numbers(&board, key, usize::from(hi), usize::from(lo));
             self.two_numbers(&board, key, usize::from(lo), usize::from(hi));
         }
-        let most = self.leaves.iter().map(|l| l.len).max().unwrap_or(0);
-        self.leaves.retain(|l| l.len == most);
-        if a != b && most == 1 {
-            // Only one number can be played: the larger when it can be.
-            let hi = a.max(b);
-            if self.leaves.iter().any(|l| l.die == hi) {
-                self.leaves.retain(|l| l.die == hi);
-            }
-        }
-        self.leaves.sort_unstable_by_key(|l| (l.key, l.seq));
-        self.leaves.dedup_by_key(|l| l.key);
         &self.leaves
     }
 
+    /// Forgets every way found so far.
+    fn reset(&mut self) {
+        self.leaves.clear();
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.table.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Records a way to play the roll, unless a way to the same result is known or the
+    /// rules prefer other ways: more numbers played rank higher, and when only one number
+    /// of a non-double can be played, the larger ranks higher.
     fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8) {
-        let seq = self.leaves.len() as u32;
-        self.leaves.push(Leaf {
-            key,
-            steps,
-            len,
-            die,
-            seq,
-        });
+        let rank = 2 * len + u8::from(len == 1 && die == self.larger);
+        if rank < self.best {
+            return;
+        }
+        if rank > self.best {
+            self.best = rank;
+            self.reset();
+        }
+        let mask = self.table.len() - 1;
+        let mut h = hash(key) & mask;
+        let stamp = u64::from(self.stamp) << 32;
+        loop {
+            let e = self.table[h];
+            if e >> 32 != stamp >> 32 {
+                break;
+            }
+            if self
+                .leaves
+                .get(e as u32 as usize)
+                .is_some_and(|l| l.key == key)
+            {
+                return;
+            }
+            h = (h + 1) & mask;
+        }
+        self.table[h] = stamp | self.leaves.len() as u64;
+        self.leaves.push(Leaf { key, steps, len });
+        if self.leaves.len() * 2 > self.table.len() {
+            self.grow();
+        }
+    }
+
+    /// Doubles the key set and re-enters the known keys.
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table = vec![0; size];
+        let mask = size - 1;
+        let stamp = u64::from(self.stamp) << 32;
+        for (i, leaf) in self.leaves.iter().enumerate() {
+            let mut h = hash(leaf.key) & mask;
+            while self.table[h] >> 32 == stamp >> 32 {
+                h = (h + 1) & mask;
+            }
+            self.table[h] = stamp | i as u64;
+        }
     }
 
     fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize) {
@@ -282,6 +341,13 @@ impl MoveGen {
             self.push(key, *steps, depth as u8, d as u8);
         }
     }
+}
+
+/// Spreads a key over the table.
+#[inline(always)]
+fn hash(key: u128) -> usize {
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
 }
 
 impl Position {
