@@ -356,9 +356,13 @@ impl Game for Backgammon {
         let Some(i) = self.legal.iter().position(|m| m == mv) else {
             return Err(EngineError::illegal(self.why_illegal(mv)));
         };
-        let key = self.keys.get(i).copied().unwrap_or_default();
         let side = self.to_move;
-        self.position = self.position.after_key(side, key);
+        let before = self.position;
+        self.position.play(side, mv);
+        debug_assert_eq!(
+            self.position,
+            before.after_key(side, self.keys.get(i).copied().unwrap_or_default())
+        );
         self.legal.clear();
         self.keys.clear();
         if self.position.off.get(side) == CHECKERS {

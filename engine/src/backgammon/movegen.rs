@@ -41,28 +41,21 @@ impl Board {
         for (i, &v) in pos.board.iter().enumerate() {
             let slot = slot_of_index(side, i);
             let n = v.unsigned_abs();
-            if v != 0 && v.signum() == sign {
-                if let Some(o) = b.own.get_mut(slot) {
-                    *o = n;
-                }
-            } else if v != 0 {
-                if let Some(o) = b.opp.get_mut(slot) {
-                    *o = n;
-                }
+            let mine = v.signum() == sign;
+            if let (Some(o), Some(x)) = (b.own.get_mut(slot), b.opp.get_mut(slot)) {
+                *o = if mine { n } else { 0 };
+                *x = if mine { 0 } else { n };
             }
         }
         b.own[BAR] = pos.bar.get(side);
         b.own[OFF] = pos.off.get(side);
         let mut key = 0u128;
         for (s, &n) in b.own.iter().enumerate() {
-            key = key.wrapping_add(u128::from(n & 15) << (4 * s));
-            if s >= 7 {
-                b.outside = b.outside.wrapping_add(n);
-            }
-            if s >= 1 && n > 0 {
-                b.occupied |= 1 << s;
-            }
+            key |= u128::from(n & 15) << (4 * s);
+            b.occupied |= u32::from(n > 0) << s;
         }
+        b.occupied &= !1;
+        b.outside = b.own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
         (b, key)
     }
 
@@ -103,6 +96,18 @@ impl Board {
             self.outside = self.outside.wrapping_sub(1);
         }
         t
+    }
+
+    /// The destination and the key after moving a checker from `s` by `d` pips, without
+    /// changing the board.
+    #[inline(always)]
+    fn key_after(&self, s: usize, d: usize, key: u128) -> (usize, u128) {
+        let t = s.saturating_sub(d);
+        let mut key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
+        if t != OFF && self.opp[t] == 1 {
+            key |= 1 << (HIT_BASE + t);
+        }
+        (t, key)
     }
 
     /// The slots a checker may start from, as a bit set: only the bar while checkers
@@ -201,8 +206,8 @@ impl MoveGen {
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
             self.larger = hi;
-            self.two_numbers(&board, key, usize::from(hi), usize::from(lo));
-            self.two_numbers(&board, key, usize::from(lo), usize::from(hi));
+            self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
+            self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
         }
         &self.leaves
     }
@@ -268,7 +273,11 @@ impl MoveGen {
         }
     }
 
-    fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize) {
+    /// The ways to play `d1` then `d2`. In the second pass (`d1` the smaller number) a
+    /// plain step of `d1` followed by a plain step of `d2` by another checker is skipped:
+    /// the first pass already played the same two steps the other way round, which is
+    /// legal too (no bar, no bearing off involved; hits only open points).
+    fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize, second_pass: bool) {
         let mut first = board.sources();
         while first != 0 {
             let s1 = 31 - first.leading_zeros() as usize;
@@ -279,6 +288,7 @@ impl MoveGen {
             let mut b1 = *board;
             let mut k1 = key;
             let t1 = b1.play(s1, d1, &mut k1);
+            let plain_first = second_pass && s1 != BAR && s1 > d1;
             let mut second = b1.sources();
             let mut any = false;
             while second != 0 {
@@ -288,9 +298,10 @@ impl MoveGen {
                     continue;
                 }
                 any = true;
-                let mut b2 = b1;
-                let mut k2 = k1;
-                let t2 = b2.play(s2, d2, &mut k2);
+                if plain_first && s2 != t1 && s2 > d2 {
+                    continue;
+                }
+                let (t2, k2) = b1.key_after(s2, d2, k1);
                 let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
                 self.push(k2, steps, 2, d1 as u8);
             }
@@ -325,15 +336,19 @@ impl MoveGen {
                 continue;
             }
             any = true;
-            let mut b = *board;
-            let mut k = key;
-            let t = b.play(s, d, &mut k);
-            if let Some(slot) = steps.get_mut(depth) {
-                *slot = (s as u8, t as u8);
-            }
             if depth + 1 == 4 {
+                let (t, k) = board.key_after(s, d, key);
+                if let Some(slot) = steps.get_mut(depth) {
+                    *slot = (s as u8, t as u8);
+                }
                 self.push(k, *steps, 4, d as u8);
             } else {
+                let mut b = *board;
+                let mut k = key;
+                let t = b.play(s, d, &mut k);
+                if let Some(slot) = steps.get_mut(depth) {
+                    *slot = (s as u8, t as u8);
+                }
                 self.doubles(&b, k, d, depth + 1, s, steps);
             }
         }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::movegen::MoveGen;
-use super::{Point, Side};
+use super::{Destination, Move, Origin, Point, Side};
 
 /// Checkers per colour each player has.
 pub const CHECKERS: u8 = 15;
@@ -138,6 +138,39 @@ impl Position {
     /// the caller's generator buffer: the allocation-free count the benchmark measures.
     pub fn count_outcomes(&self, to_move: Side, dice: [u8; 2], gen: &mut OutcomeCounter) -> usize {
         gen.0.generate(self, to_move, dice).len()
+    }
+
+    /// Plays the steps of `mv` for `side` (a move known to be legal): a checker landing
+    /// on a single opposing checker sends it to the bar.
+    pub(crate) fn play(&mut self, side: Side, mv: &Move) {
+        let sign = side.sign();
+        for step in mv.steps() {
+            match step.from {
+                Origin::Bar => {
+                    let n = self.bar.get_mut(side);
+                    *n = n.wrapping_sub(1);
+                }
+                Origin::Point(p) => {
+                    let v = &mut self.board[p.index()];
+                    *v = v.wrapping_sub(sign);
+                }
+            }
+            match step.to {
+                Destination::Off => {
+                    let n = self.off.get_mut(side);
+                    *n = n.wrapping_add(1);
+                }
+                Destination::Point(p) => {
+                    let v = &mut self.board[p.index()];
+                    if *v == -sign {
+                        *v = 0;
+                        let n = self.bar.get_mut(side.opponent());
+                        *n = n.wrapping_add(1);
+                    }
+                    *v = v.wrapping_add(sign);
+                }
+            }
+        }
     }
 
     /// Whether every checker of `side` still in play is in its home board.
