@@ -59,22 +59,6 @@ impl Board {
         (b, key)
     }
 
-    /// Whether a checker on slot `s` (which holds one) may move `d` pips.
-    #[inline(always)]
-    fn can_move(&self, s: usize, d: usize) -> bool {
-        if s > d {
-            return self.opp[s - d] < 2;
-        }
-        if self.outside > 0 {
-            return false;
-        }
-        if s == d {
-            return true;
-        }
-        // A larger number bears off only from the rearmost point.
-        (self.occupied >> (s + 1)) == 0
-    }
-
     /// Moves a checker from `s` by `d` pips; returns the destination slot.
     #[inline(always)]
     fn play(&mut self, s: usize, d: usize, key: &mut u128) -> usize {
@@ -96,6 +80,23 @@ impl Board {
             self.outside = self.outside.wrapping_sub(1);
         }
         t
+    }
+
+    /// The slots from which a checker may move `d` pips, as a bit set; `open` is the set of
+    /// slots from which `d` pips land on a point not held by the opponent
+    /// ([`open_slots`]).
+    #[inline(always)]
+    fn legal(&self, d: usize, open: u32) -> u32 {
+        let mut m = self.sources() & open;
+        if self.outside == 0 && self.occupied != 0 {
+            // Bearing off: the exact number, or a larger one from the rearmost point.
+            m |= self.occupied & (1 << d);
+            let rearmost = 31 - self.occupied.leading_zeros() as usize;
+            if rearmost < d {
+                m |= 1 << rearmost;
+            }
+        }
+        m
     }
 
     /// The destination and the key after moving a checker from `s` by `d` pips, without
@@ -120,6 +121,22 @@ impl Board {
             self.occupied & !1
         }
     }
+}
+
+/// For each number `d` (index 1..=6), the slots `s > d` (up to the bar) from which a
+/// step of `d` lands on a point the opponent does not hold. Hits never close a point,
+/// so this holds for the whole move.
+fn open_slots(board: &Board) -> [u32; 7] {
+    let mut blocked = 0u32;
+    for (t, &n) in board.opp.iter().enumerate().take(25).skip(1) {
+        blocked |= u32::from(n >= 2) << t;
+    }
+    let mut open = [0u32; 7];
+    for (d, o) in open.iter_mut().enumerate().skip(1) {
+        let above = ((1u32 << 26) - 1) & !((2u32 << d) - 1);
+        *o = above & !(blocked << d);
+    }
+    open
 }
 
 /// The slot (distance from bearing off) of board index `i` for `side`.
@@ -173,6 +190,8 @@ pub(crate) struct MoveGen {
     best: u8,
     /// The larger number of a non-double roll (0 for doubles).
     larger: u8,
+    /// [`open_slots`] of the position being searched.
+    open: [u32; 7],
 }
 
 impl Default for MoveGen {
@@ -183,6 +202,7 @@ impl Default for MoveGen {
             stamp: 0,
             best: 0,
             larger: 0,
+            open: [0; 7],
         }
     }
 }
@@ -199,6 +219,7 @@ impl MoveGen {
             return &self.leaves;
         }
         let (board, key) = Board::new(pos, side);
+        self.open = open_slots(&board);
         if a == b {
             self.larger = 0;
             let mut steps = [(0u8, 0u8); 4];
@@ -278,40 +299,35 @@ impl MoveGen {
     /// the first pass already played the same two steps the other way round, which is
     /// legal too (no bar, no bearing off involved; hits only open points).
     fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize, second_pass: bool) {
-        let mut first = board.sources();
+        let open1 = self.open.get(d1).copied().unwrap_or(0);
+        let open2 = self.open.get(d2).copied().unwrap_or(0);
+        let mut first = board.legal(d1, open1);
         while first != 0 {
             let s1 = 31 - first.leading_zeros() as usize;
             first &= !(1 << s1);
-            if !board.can_move(s1, d1) {
-                continue;
-            }
             let mut b1 = *board;
             let mut k1 = key;
             let t1 = b1.play(s1, d1, &mut k1);
-            let plain_first = second_pass && s1 != BAR && s1 > d1;
-            let mut second = b1.sources();
-            let mut any = false;
-            while second != 0 {
-                let s2 = 31 - second.leading_zeros() as usize;
-                second &= !(1 << s2);
-                if !b1.can_move(s2, d2) {
-                    continue;
-                }
-                any = true;
-                if plain_first && s2 != t1 && s2 > d2 {
-                    continue;
-                }
-                let (t2, k2) = b1.key_after(s2, d2, k1);
-                let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
-                self.push(k2, steps, 2, d1 as u8);
-            }
-            if !any {
+            let mut second = b1.legal(d2, open2);
+            if second == 0 {
                 self.push(
                     k1,
                     [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
                     1,
                     d1 as u8,
                 );
+                continue;
+            }
+            if second_pass && s1 != BAR && s1 > d1 {
+                // Only the same checker going on, or a checker bearing off.
+                second &= (1 << t1) | ((2u32 << d2) - 1);
+            }
+            while second != 0 {
+                let s2 = 31 - second.leading_zeros() as usize;
+                second &= !(1 << s2);
+                let (t2, k2) = b1.key_after(s2, d2, k1);
+                let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
+                self.push(k2, steps, 2, d1 as u8);
             }
         }
     }
@@ -327,15 +343,12 @@ impl MoveGen {
         highest: usize,
         steps: &mut [(u8, u8); 4],
     ) {
-        let mut sources = board.sources() & ((2u32 << highest) - 1);
-        let mut any = false;
+        let open = self.open.get(d).copied().unwrap_or(0);
+        let mut sources = board.legal(d, open) & ((2u32 << highest) - 1);
+        let any = sources != 0;
         while sources != 0 {
             let s = 31 - sources.leading_zeros() as usize;
             sources &= !(1 << s);
-            if !board.can_move(s, d) {
-                continue;
-            }
-            any = true;
             if depth + 1 == 4 {
                 let (t, k) = board.key_after(s, d, key);
                 if let Some(slot) = steps.get_mut(depth) {
