@@ -7,7 +7,9 @@
 //! point where an opposing blot was hit (24 bits). Own checkers and hit blots determine
 //! the whole resulting position, so equal keys mean equal positions.
 
-use super::{Destination, Move, Origin, Point, Position, Side, Step, Steps};
+use super::moves::FILLER;
+use super::point::{DESTINATIONS, ORIGINS};
+use super::{Destination, Move, Origin, Position, Side, Step, Steps};
 
 /// Slot of the checkers borne off.
 const OFF: usize = 0;
@@ -161,20 +163,25 @@ pub(crate) struct Leaf {
 impl Leaf {
     /// The steps as a [`Move`] of `side`.
     pub fn to_move(&self, side: Side) -> Move {
-        let mut steps = Steps::EMPTY;
-        for &(s, t) in self.steps.iter().take(usize::from(self.len)) {
-            let from = match Point::at_distance(side, s) {
-                Some(p) => Origin::Point(p),
-                None => Origin::Bar,
+        let origins = &ORIGINS[side as usize];
+        let destinations = &DESTINATIONS[side as usize];
+        let mut items = [FILLER; 4];
+        for (item, &(s, t)) in items
+            .iter_mut()
+            .zip(&self.steps)
+            .take(usize::from(self.len))
+        {
+            *item = Step {
+                from: origins.get(usize::from(s)).copied().unwrap_or(Origin::Bar),
+                to: destinations
+                    .get(usize::from(t))
+                    .copied()
+                    .unwrap_or(Destination::Off),
             };
-            let to = match Point::at_distance(side, t) {
-                Some(p) => Destination::Point(p),
-                None => Destination::Off,
-            };
-            // At most four steps by construction.
-            let _ = steps.push(Step { from, to });
         }
-        Move { steps }
+        Move {
+            steps: Steps::from_array(items, self.len),
+        }
     }
 }
 

@@ -56,7 +56,7 @@ pub struct Steps {
     items: [Step; 4],
 }
 
-const FILLER: Step = Step {
+pub(crate) const FILLER: Step = Step {
     from: Origin::Bar,
     to: Destination::Off,
 };
@@ -75,6 +75,14 @@ impl Steps {
             s.push(*step).ok()?;
         }
         Some(s)
+    }
+
+    /// The first `len` (at most four) of `items`.
+    pub(crate) fn from_array(items: [Step; 4], len: u8) -> Steps {
+        Steps {
+            len: len.min(4),
+            items,
+        }
     }
 
     /// Adds a step; refused when four are already there.

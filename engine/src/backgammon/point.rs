@@ -94,6 +94,32 @@ pub enum Destination {
     Off,
 }
 
+/// For each side (White, Black) and slot (pips from bearing off; 25 = the bar), where a
+/// checker there starts a step.
+pub(crate) const ORIGINS: [[Origin; 26]; 2] = {
+    let mut t = [[Origin::Bar; 26]; 2];
+    let mut s = 1;
+    while s < 25 {
+        t[0][s] = Origin::Point(Point(25 - s as u8));
+        t[1][s] = Origin::Point(Point(s as u8));
+        s += 1;
+    }
+    t
+};
+
+/// For each side (White, Black) and slot (pips from bearing off; 0 = off), where a step
+/// to that slot ends.
+pub(crate) const DESTINATIONS: [[Destination; 26]; 2] = {
+    let mut t = [[Destination::Off; 26]; 2];
+    let mut s = 1;
+    while s < 25 {
+        t[0][s] = Destination::Point(Point(25 - s as u8));
+        t[1][s] = Destination::Point(Point(s as u8));
+        s += 1;
+    }
+    t
+};
+
 /// A point number or a word, as read from JSON.
 #[derive(Deserialize)]
 #[serde(untagged)]
