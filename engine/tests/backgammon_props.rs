@@ -136,9 +136,11 @@ proptest! {
                     // Every 8th position: try all moves and their mutations.
                     if checked % 8 == 0 {
                         let before = serde_json::to_value(&g).unwrap();
+                        let mut results = Vec::new();
                         for mv in &moves {
                             let mut h = g.clone();
                             prop_assert!(h.apply_move(mv).is_ok());
+                            results.push(*h.position());
                             for bad in mutations(mv) {
                                 if moves.contains(&bad) {
                                     continue;
@@ -148,6 +150,13 @@ proptest! {
                             }
                         }
                         prop_assert_eq!(serde_json::to_value(&g).unwrap(), before);
+                        // One move per distinct result, and exactly the generator's outcomes.
+                        results.sort();
+                        let n = results.len();
+                        results.dedup();
+                        prop_assert_eq!(results.len(), n);
+                        let dice = g.dice().unwrap();
+                        prop_assert_eq!(results, g.position().outcomes(g.to_move(), dice));
                     }
                     checked += 1;
                     g.apply_move(&moves[rng.below(moves.len())]).unwrap();

@@ -74,9 +74,8 @@ pub struct Backgammon {
     dice: Option<[u8; 2]>,
     result: Option<GameResult>,
     retired: Option<Side>,
-    /// The legal moves of the roll to play, with the keys of their results.
+    /// The legal moves of the roll to play.
     legal: Vec<Move>,
-    keys: Vec<u128>,
     gen: MoveGen,
 }
 
@@ -174,7 +173,6 @@ impl Backgammon {
             result: None,
             retired: None,
             legal: Vec::new(),
-            keys: Vec::new(),
             gen: MoveGen::default(),
         }
     }
@@ -184,11 +182,9 @@ impl Backgammon {
     fn begin_turn(&mut self, dice: [u8; 2]) {
         self.dice = Some(dice);
         self.legal.clear();
-        self.keys.clear();
         let side = self.to_move;
         for leaf in self.gen.generate(&self.position, side, dice) {
             self.legal.push(leaf.to_move(side));
-            self.keys.push(leaf.key);
         }
         if self.legal.is_empty() {
             self.to_move = side.opponent();
@@ -222,7 +218,6 @@ impl Backgammon {
         self.result = Some(result);
         self.phase = Phase::Finished;
         self.legal.clear();
-        self.keys.clear();
     }
 }
 
@@ -353,18 +348,12 @@ impl Game for Backgammon {
             Phase::Move => {}
             _ => return Err(EngineError::NotAwaitingMove),
         }
-        let Some(i) = self.legal.iter().position(|m| m == mv) else {
+        if !self.legal.contains(mv) {
             return Err(EngineError::illegal(self.why_illegal(mv)));
-        };
+        }
         let side = self.to_move;
-        let before = self.position;
         self.position.play(side, mv);
-        debug_assert_eq!(
-            self.position,
-            before.after_key(side, self.keys.get(i).copied().unwrap_or_default())
-        );
         self.legal.clear();
-        self.keys.clear();
         if self.position.off.get(side) == CHECKERS {
             let loser = side.opponent();
             let (ending, points) = if self.position.off.get(loser) > 0 {

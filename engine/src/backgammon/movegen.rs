@@ -39,23 +39,34 @@ impl Board {
             outside: 0,
             occupied: 0,
         };
-        let sign = side.sign();
-        for (i, &v) in pos.board.iter().enumerate() {
-            let slot = slot_of_index(side, i);
-            let n = v.unsigned_abs();
-            let mine = v.signum() == sign;
-            if let (Some(o), Some(x)) = (b.own.get_mut(slot), b.opp.get_mut(slot)) {
-                *o = if mine { n } else { 0 };
-                *x = if mine { 0 } else { n };
+        match side {
+            Side::White => {
+                for (i, &v) in pos.board.iter().enumerate() {
+                    let slot = 24 - i;
+                    b.own[slot] = v.max(0) as u8;
+                    b.opp[slot] = v.saturating_neg().max(0) as u8;
+                }
+            }
+            Side::Black => {
+                for (i, &v) in pos.board.iter().enumerate() {
+                    let slot = i + 1;
+                    b.own[slot] = v.saturating_neg().max(0) as u8;
+                    b.opp[slot] = v.max(0) as u8;
+                }
             }
         }
         b.own[BAR] = pos.bar.get(side);
         b.own[OFF] = pos.off.get(side);
-        let mut key = 0u128;
+        let (mut low, mut high) = (0u64, 0u64);
         for (s, &n) in b.own.iter().enumerate() {
-            key |= u128::from(n & 15) << (4 * s);
+            if s < 16 {
+                low |= u64::from(n & 15) << (4 * s);
+            } else {
+                high |= u64::from(n & 15) << (4 * (s - 16));
+            }
             b.occupied |= u32::from(n > 0) << s;
         }
+        let key = u128::from(low) | (u128::from(high) << 64);
         b.occupied &= !1;
         b.outside = b.own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
         (b, key)
