@@ -74,8 +74,6 @@ pub struct Backgammon {
     dice: Option<[u8; 2]>,
     result: Option<GameResult>,
     retired: Option<Side>,
-    /// The legal moves of the roll to play.
-    legal: Vec<Move>,
     gen: MoveGen,
 }
 
@@ -172,7 +170,6 @@ impl Backgammon {
             dice: None,
             result: None,
             retired: None,
-            legal: Vec::new(),
             gen: MoveGen::default(),
         }
     }
@@ -181,12 +178,8 @@ impl Backgammon {
     /// the turn when the roll cannot be used.
     fn begin_turn(&mut self, dice: [u8; 2]) {
         self.dice = Some(dice);
-        self.legal.clear();
         let side = self.to_move;
-        for leaf in self.gen.generate(&self.position, side, dice) {
-            self.legal.push(leaf.to_move(side));
-        }
-        if self.legal.is_empty() {
+        if self.gen.generate(&self.position, side, dice).is_empty() {
             self.to_move = side.opponent();
             self.phase = Phase::Roll;
         } else {
@@ -196,7 +189,7 @@ impl Backgammon {
 
     /// Why `mv` is not among the legal moves.
     fn why_illegal(&self, mv: &Move) -> String {
-        let used = self.legal.first().map_or(0, |m| m.steps().len());
+        let used = self.gen.leaves().first().map_or(0, |l| l.dice_used());
         let dice = self.dice.unwrap_or_default();
         if mv.steps().len() != used {
             return format!(
@@ -210,14 +203,14 @@ impl Backgammon {
             "no legal way to play the roll {}-{} is these steps (there are {} legal moves)",
             dice[0],
             dice[1],
-            self.legal.len()
+            self.gen.leaves().len()
         )
     }
 
     fn finish(&mut self, result: GameResult) {
         self.result = Some(result);
         self.phase = Phase::Finished;
-        self.legal.clear();
+        self.gen.clear();
     }
 }
 
@@ -301,7 +294,8 @@ impl Game for Backgammon {
 
     fn legal_moves(&self) -> Vec<Move> {
         if self.phase == Phase::Move {
-            self.legal.clone()
+            let side = self.to_move;
+            self.gen.leaves().iter().map(|l| l.to_move(side)).collect()
         } else {
             Vec::new()
         }
@@ -348,12 +342,25 @@ impl Game for Backgammon {
             Phase::Move => {}
             _ => return Err(EngineError::NotAwaitingMove),
         }
-        if !self.legal.contains(mv) {
+        let side = self.to_move;
+        let mut slots = [(0u8, 0u8); 4];
+        for (slot, step) in slots.iter_mut().zip(mv.steps()) {
+            let from = match step.from {
+                Origin::Bar => 25,
+                Origin::Point(p) => p.distance(side),
+            };
+            let to = match step.to {
+                Destination::Off => 0,
+                Destination::Point(p) => p.distance(side),
+            };
+            *slot = (from, to);
+        }
+        let slots = slots.get(..mv.steps().len()).unwrap_or(&[]);
+        if !self.gen.leaves().iter().any(|l| l.has_steps(slots)) {
             return Err(EngineError::illegal(self.why_illegal(mv)));
         }
-        let side = self.to_move;
         self.position.play(side, mv);
-        self.legal.clear();
+        self.gen.clear();
         if self.position.off.get(side) == CHECKERS {
             let loser = side.opponent();
             let (ending, points) = if self.position.off.get(loser) > 0 {

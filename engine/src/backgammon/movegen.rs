@@ -7,9 +7,8 @@
 //! point where an opposing blot was hit (24 bits). Own checkers and hit blots determine
 //! the whole resulting position, so equal keys mean equal positions.
 
-use super::moves::FILLER;
-use super::point::{DESTINATIONS, ORIGINS};
-use super::{Destination, Move, Origin, Position, Side, Step, Steps};
+use super::moves::{FILLER, STEP_TABLE};
+use super::{Move, Position, Side, Steps};
 
 /// Slot of the checkers borne off.
 const OFF: usize = 0;
@@ -172,23 +171,22 @@ pub(crate) struct Leaf {
 }
 
 impl Leaf {
+    /// Whether these are exactly the steps (from slot, to slot) of this way.
+    pub fn has_steps(&self, steps: &[(u8, u8)]) -> bool {
+        self.steps.get(..usize::from(self.len)) == Some(steps)
+    }
+
+    /// How many numbers of the roll it uses.
+    pub fn dice_used(&self) -> usize {
+        usize::from(self.len)
+    }
+
     /// The steps as a [`Move`] of `side`.
     pub fn to_move(&self, side: Side) -> Move {
-        let origins = &ORIGINS[side as usize];
-        let destinations = &DESTINATIONS[side as usize];
+        let table = &STEP_TABLE[side as usize];
         let mut items = [FILLER; 4];
-        for (item, &(s, t)) in items
-            .iter_mut()
-            .zip(&self.steps)
-            .take(usize::from(self.len))
-        {
-            *item = Step {
-                from: origins.get(usize::from(s)).copied().unwrap_or(Origin::Bar),
-                to: destinations
-                    .get(usize::from(t))
-                    .copied()
-                    .unwrap_or(Destination::Off),
-            };
+        for (item, &(s, t)) in items.iter_mut().zip(&self.steps).take(usize::from(self.len)) {
+            *item = table[usize::from(s).min(25)][usize::from(t).min(25)];
         }
         Move {
             steps: Steps::from_array(items, self.len),
@@ -198,7 +196,7 @@ impl Leaf {
 
 /// The generator, with its reusable buffers: the ways found so far (one per result) and
 /// an open-addressing set of their keys, cleared in O(1) by bumping a stamp.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct MoveGen {
     leaves: Vec<Leaf>,
     /// `stamp << 32 | index into leaves`; an entry with another stamp is empty.
@@ -210,6 +208,14 @@ pub(crate) struct MoveGen {
     larger: u8,
     /// [`open_slots`] of the position being searched.
     open: [u32; 7],
+}
+
+impl std::fmt::Debug for MoveGen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MoveGen")
+            .field("ways", &self.leaves.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for MoveGen {
@@ -249,6 +255,16 @@ impl MoveGen {
             self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
         }
         &self.leaves
+    }
+
+    /// The ways found by the last [`MoveGen::generate`].
+    pub fn leaves(&self) -> &[Leaf] {
+        &self.leaves
+    }
+
+    /// Forgets the ways found.
+    pub fn clear(&mut self) {
+        self.leaves.clear();
     }
 
     /// Forgets every way found so far.

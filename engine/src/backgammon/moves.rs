@@ -5,6 +5,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
+use super::point::{DESTINATIONS, ORIGINS};
 use super::{Destination, Origin};
 
 /// One checker moving by one number of the roll.
@@ -59,6 +60,29 @@ pub struct Steps {
 pub(crate) const FILLER: Step = Step {
     from: Origin::Bar,
     to: Destination::Off,
+};
+
+/// For each side (White, Black), slot from (25 = bar) and slot to (0 = off), the step;
+/// slots measured in pips from bearing off.
+pub(crate) const STEP_TABLE: [[[Step; 26]; 26]; 2] = {
+    let mut t = [[[FILLER; 26]; 26]; 2];
+    let mut side = 0;
+    while side < 2 {
+        let mut from = 0;
+        while from < 26 {
+            let mut to = 0;
+            while to < 26 {
+                t[side][from][to] = Step {
+                    from: ORIGINS[side][from],
+                    to: DESTINATIONS[side][to],
+                };
+                to += 1;
+            }
+            from += 1;
+        }
+        side += 1;
+    }
+    t
 };
 
 impl Steps {

@@ -1,6 +1,7 @@
 //! Points of the board and the places a checker moves from and to.
 
 use std::borrow::Cow;
+use std::num::NonZeroU8;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
@@ -15,34 +16,41 @@ use super::Side;
 )]
 #[serde(try_from = "u8", into = "u8")]
 #[schema(value_type = u8)]
-pub struct Point(u8);
+pub struct Point(NonZeroU8);
 
 impl Point {
     /// The point numbered `number` (1..=24).
     pub const fn new(number: u8) -> Option<Point> {
-        if number >= 1 && number <= 24 {
-            Some(Point(number))
-        } else {
-            None
+        match NonZeroU8::new(number) {
+            Some(n) if number <= 24 => Some(Point(n)),
+            _ => None,
+        }
+    }
+
+    /// The point numbered `number`, for the tables below (only called with 1..=24).
+    const fn known(number: u8) -> Point {
+        match Point::new(number) {
+            Some(p) => p,
+            None => Point(NonZeroU8::MIN),
         }
     }
 
     /// Its number, 1..=24.
     pub fn number(self) -> u8 {
-        self.0
+        self.0.get()
     }
 
     /// Its index into a 24-long board (point 1 is index 0).
     pub fn index(self) -> usize {
-        usize::from(self.0 - 1)
+        usize::from(self.0.get() - 1)
     }
 
     /// How many pips a checker of `side` on this point still has to travel to bear off
     /// (1 on its ace point, 24 on its farthest point).
     pub fn distance(self, side: Side) -> u8 {
         match side {
-            Side::White => 25 - self.0,
-            Side::Black => self.0,
+            Side::White => 25 - self.0.get(),
+            Side::Black => self.0.get(),
         }
     }
 
@@ -50,7 +58,7 @@ impl Point {
     pub fn at_distance(side: Side, distance: u8) -> Option<Point> {
         let p = Point::new(distance)?;
         Some(match side {
-            Side::White => Point(25 - p.0),
+            Side::White => Point::known(25 - p.0.get()),
             Side::Black => p,
         })
     }
@@ -70,7 +78,7 @@ impl TryFrom<u8> for Point {
 
 impl From<Point> for u8 {
     fn from(p: Point) -> u8 {
-        p.0
+        p.0.get()
     }
 }
 
@@ -100,8 +108,8 @@ pub(crate) const ORIGINS: [[Origin; 26]; 2] = {
     let mut t = [[Origin::Bar; 26]; 2];
     let mut s = 1;
     while s < 25 {
-        t[0][s] = Origin::Point(Point(25 - s as u8));
-        t[1][s] = Origin::Point(Point(s as u8));
+        t[0][s] = Origin::Point(Point::known(25 - s as u8));
+        t[1][s] = Origin::Point(Point::known(s as u8));
         s += 1;
     }
     t
@@ -113,8 +121,8 @@ pub(crate) const DESTINATIONS: [[Destination; 26]; 2] = {
     let mut t = [[Destination::Off; 26]; 2];
     let mut s = 1;
     while s < 25 {
-        t[0][s] = Destination::Point(Point(25 - s as u8));
-        t[1][s] = Destination::Point(Point(s as u8));
+        t[0][s] = Destination::Point(Point::known(25 - s as u8));
+        t[1][s] = Destination::Point(Point::known(s as u8));
         s += 1;
     }
     t
@@ -145,7 +153,7 @@ impl Serialize for Origin {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Origin::Bar => s.serialize_str("bar"),
-            Origin::Point(p) => s.serialize_u8(p.0),
+            Origin::Point(p) => s.serialize_u8(p.0.get()),
         }
     }
 }
@@ -163,7 +171,7 @@ impl Serialize for Destination {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Destination::Off => s.serialize_str("off"),
-            Destination::Point(p) => s.serialize_u8(p.0),
+            Destination::Point(p) => s.serialize_u8(p.0.get()),
         }
     }
 }
