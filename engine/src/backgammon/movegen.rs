@@ -22,53 +22,50 @@ const HIT_BASE: usize = 103;
 struct Board {
     /// Own checkers per slot (0 off, 1..=24 points, 25 bar).
     own: [u8; 26],
-    /// Opposing checkers per slot (1..=24 used).
-    opp: [u8; 26],
-    /// Own checkers outside the home board (slots 7..=25).
-    outside: u8,
+    /// Bit `t` set when a single opposing checker (a blot) stands on slot `t`.
+    blots: u32,
     /// Bit `s` set when `own[s] > 0`, for s in 1..=25.
     occupied: u32,
+    /// Own checkers outside the home board (slots 7..=25).
+    outside: u8,
 }
 
 impl Board {
-    fn new(pos: &Position, side: Side) -> (Board, u128) {
+    /// The board of `side` in `pos`, the key of `pos`, and the slots the opponent holds
+    /// with two or more checkers.
+    fn new(pos: &Position, side: Side) -> (Board, u128, u32) {
         let mut b = Board {
             own: [0; 26],
-            opp: [0; 26],
-            outside: 0,
+            blots: 0,
             occupied: 0,
+            outside: 0,
         };
-        match side {
-            Side::White => {
-                for (i, &v) in pos.board.iter().enumerate() {
-                    let slot = 24 - i;
-                    b.own[slot] = v.max(0) as u8;
-                    b.opp[slot] = v.saturating_neg().max(0) as u8;
-                }
+        let mut blocked = 0u32;
+        let flip = i16::from(side.sign());
+        for (i, &v) in pos.board.iter().enumerate() {
+            let slot = slot_of_index(side, i);
+            let v = i16::from(v) * flip;
+            if let Some(o) = b.own.get_mut(slot) {
+                *o = v.max(0) as u8;
             }
-            Side::Black => {
-                for (i, &v) in pos.board.iter().enumerate() {
-                    let slot = i + 1;
-                    b.own[slot] = v.saturating_neg().max(0) as u8;
-                    b.opp[slot] = v.max(0) as u8;
-                }
-            }
+            blocked |= u32::from(v <= -2) << slot;
+            b.blots |= u32::from(v == -1) << slot;
         }
         b.own[BAR] = pos.bar.get(side);
         b.own[OFF] = pos.off.get(side);
         let (mut low, mut high) = (0u64, 0u64);
-        for (s, &n) in b.own.iter().enumerate() {
-            if s < 16 {
-                low |= u64::from(n & 15) << (4 * s);
-            } else {
-                high |= u64::from(n & 15) << (4 * (s - 16));
-            }
+        for (s, &n) in b.own.iter().take(16).enumerate() {
+            low |= u64::from(n & 15) << (4 * s);
+        }
+        for (s, &n) in b.own.iter().skip(16).enumerate() {
+            high |= u64::from(n & 15) << (4 * s);
+        }
+        for (s, &n) in b.own.iter().enumerate().skip(1) {
             b.occupied |= u32::from(n > 0) << s;
         }
         let key = u128::from(low) | (u128::from(high) << 64);
-        b.occupied &= !1;
         b.outside = b.own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
-        (b, key)
+        (b, key, blocked)
     }
 
     /// Moves a checker from `s` by `d` pips; returns the destination slot.
@@ -81,12 +78,10 @@ impl Board {
         }
         self.own[t] = self.own[t].wrapping_add(1);
         *key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
-        if t != OFF {
-            self.occupied |= 1 << t;
-            if self.opp[t] == 1 {
-                self.opp[t] = 0;
-                *key |= 1 << (HIT_BASE + t);
-            }
+        self.occupied |= (1 << t) & !1;
+        if self.blots & (1 << t) != 0 {
+            self.blots &= !(1 << t);
+            *key |= 1 << (HIT_BASE + t);
         }
         if s >= 7 && t < 7 {
             self.outside = self.outside.wrapping_sub(1);
@@ -117,7 +112,7 @@ impl Board {
     fn key_after(&self, s: usize, d: usize, key: u128) -> (usize, u128) {
         let t = s.saturating_sub(d);
         let mut key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
-        if t != OFF && self.opp[t] == 1 {
+        if self.blots & (1 << t) != 0 {
             key |= 1 << (HIT_BASE + t);
         }
         (t, key)
@@ -127,22 +122,18 @@ impl Board {
     /// are on it.
     #[inline(always)]
     fn sources(&self) -> u32 {
-        if self.own[BAR] > 0 {
+        if self.occupied & (1 << BAR) != 0 {
             1 << BAR
         } else {
-            self.occupied & !1
+            self.occupied
         }
     }
 }
 
 /// For each number `d` (index 1..=6), the slots `s > d` (up to the bar) from which a
-/// step of `d` lands on a point the opponent does not hold. Hits never close a point,
-/// so this holds for the whole move.
-fn open_slots(board: &Board) -> [u32; 7] {
-    let mut blocked = 0u32;
-    for (t, &n) in board.opp.iter().enumerate().take(25).skip(1) {
-        blocked |= u32::from(n >= 2) << t;
-    }
+/// step of `d` lands on a point the opponent does not hold (`blocked`). Hits never close
+/// a point, so this holds for the whole move.
+fn open_slots(blocked: u32) -> [u32; 7] {
     let mut open = [0u32; 7];
     for (d, o) in open.iter_mut().enumerate().skip(1) {
         let above = ((1u32 << 26) - 1) & !((2u32 << d) - 1);
@@ -242,8 +233,8 @@ impl MoveGen {
         if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
             return &self.leaves;
         }
-        let (board, key) = Board::new(pos, side);
-        self.open = open_slots(&board);
+        let (board, key, blocked) = Board::new(pos, side);
+        self.open = open_slots(blocked);
         if a == b {
             self.larger = 0;
             let mut steps = [(0u8, 0u8); 4];
