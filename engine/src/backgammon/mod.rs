@@ -199,6 +199,19 @@ impl Backgammon {
                 mv.steps().len()
             );
         }
+        let mut wanted = mv.steps().to_vec();
+        wanted.sort_unstable();
+        for leaf in self.gen.leaves() {
+            let listed = leaf.as_move(self.to_move);
+            let mut steps = listed.steps().to_vec();
+            steps.sort_unstable();
+            if steps == wanted {
+                return format!(
+                    "the legal move with these steps lists them in the order {}",
+                    serde_json::to_string(&listed).unwrap_or_default()
+                );
+            }
+        }
         format!(
             "no legal way to play the roll {}-{} is these steps (there are {} legal moves)",
             dice[0],
@@ -295,7 +308,7 @@ impl Game for Backgammon {
     fn legal_moves(&self) -> Vec<Move> {
         if self.phase == Phase::Move {
             let side = self.to_move;
-            self.gen.leaves().iter().map(|l| l.to_move(side)).collect()
+            self.gen.leaves().iter().map(|l| l.as_move(side)).collect()
         } else {
             Vec::new()
         }

@@ -173,10 +173,14 @@ impl Leaf {
     }
 
     /// The steps as a [`Move`] of `side`.
-    pub fn to_move(&self, side: Side) -> Move {
+    pub fn as_move(&self, side: Side) -> Move {
         let table = &STEP_TABLE[side as usize];
         let mut items = [FILLER; 4];
-        for (item, &(s, t)) in items.iter_mut().zip(&self.steps).take(usize::from(self.len)) {
+        for (item, &(s, t)) in items
+            .iter_mut()
+            .zip(&self.steps)
+            .take(usize::from(self.len))
+        {
             *item = table[usize::from(s).min(25)][usize::from(t).min(25)];
         }
         Move {

@@ -548,6 +548,21 @@ fn an_illegal_move_is_refused_and_the_game_is_unchanged() {
             "{bad}"
         );
     }
+    // The same steps in another order than the listed one are refused, with a hint.
+    let listed = g
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.steps().len() == 2 && m.steps()[0] != m.steps()[1])
+        .unwrap();
+    let swapped = Move::new(&[listed.steps()[1], listed.steps()[0]]).unwrap();
+    if !legal.contains(&swapped) {
+        match g.apply_move(&swapped) {
+            Err(EngineError::IllegalMove { reason }) => {
+                assert!(reason.contains("order"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
     assert_eq!(g.apply_dice(&[1, 2]), Err(EngineError::NotAwaitingDice));
     assert_eq!(serde_json::to_value(&g).unwrap(), before);
     assert_eq!(g.legal_moves(), legal);
