@@ -42,13 +42,13 @@ fn movegen(c: &mut Criterion) {
     group.sample_size(20);
     group.measurement_time(Duration::from_secs(5));
     group.bench_function("generate_all_positions", |b| {
-        let mut gen = OutcomeCounter::default();
+        let mut counter = OutcomeCounter::default();
         b.iter(|| {
             let mut n = 0;
             for case in &cases {
                 n += case
                     .position
-                    .count_outcomes(case.to_move, case.dice, &mut gen);
+                    .count_outcomes(case.to_move, case.dice, &mut counter);
             }
             n
         })

@@ -74,7 +74,7 @@ pub struct Backgammon {
     dice: Option<[u8; 2]>,
     result: Option<GameResult>,
     retired: Option<Side>,
-    gen: MoveGen,
+    movegen: MoveGen,
 }
 
 /// The state of a game as JSON: the position in the oracle corpus layout, whose turn,
@@ -170,7 +170,7 @@ impl Backgammon {
             dice: None,
             result: None,
             retired: None,
-            gen: MoveGen::default(),
+            movegen: MoveGen::default(),
         }
     }
 
@@ -179,7 +179,7 @@ impl Backgammon {
     fn begin_turn(&mut self, dice: [u8; 2]) {
         self.dice = Some(dice);
         let side = self.to_move;
-        if self.gen.generate(&self.position, side, dice).is_empty() {
+        if self.movegen.generate(&self.position, side, dice).is_empty() {
             self.to_move = side.opponent();
             self.phase = Phase::Roll;
         } else {
@@ -189,7 +189,7 @@ impl Backgammon {
 
     /// Why `mv` is not among the legal moves.
     fn why_illegal(&self, mv: &Move) -> String {
-        let used = self.gen.leaves().first().map_or(0, |l| l.dice_used());
+        let used = self.movegen.leaves().first().map_or(0, |l| l.dice_used());
         let dice = self.dice.unwrap_or_default();
         if mv.steps().len() != used {
             return format!(
@@ -201,7 +201,7 @@ impl Backgammon {
         }
         let mut wanted = mv.steps().to_vec();
         wanted.sort_unstable();
-        for leaf in self.gen.leaves() {
+        for leaf in self.movegen.leaves() {
             let listed = leaf.as_move(self.to_move);
             let mut steps = listed.steps().to_vec();
             steps.sort_unstable();
@@ -216,14 +216,14 @@ impl Backgammon {
             "no legal way to play the roll {}-{} is these steps (there are {} legal moves)",
             dice[0],
             dice[1],
-            self.gen.leaves().len()
+            self.movegen.leaves().len()
         )
     }
 
     fn finish(&mut self, result: GameResult) {
         self.result = Some(result);
         self.phase = Phase::Finished;
-        self.gen.clear();
+        self.movegen.clear();
     }
 }
 
@@ -308,7 +308,11 @@ impl Game for Backgammon {
     fn legal_moves(&self) -> Vec<Move> {
         if self.phase == Phase::Move {
             let side = self.to_move;
-            self.gen.leaves().iter().map(|l| l.as_move(side)).collect()
+            self.movegen
+                .leaves()
+                .iter()
+                .map(|l| l.as_move(side))
+                .collect()
         } else {
             Vec::new()
         }
@@ -369,11 +373,11 @@ impl Game for Backgammon {
             *slot = (from, to);
         }
         let slots = slots.get(..mv.steps().len()).unwrap_or(&[]);
-        if !self.gen.leaves().iter().any(|l| l.has_steps(slots)) {
+        if !self.movegen.leaves().iter().any(|l| l.has_steps(slots)) {
             return Err(EngineError::illegal(self.why_illegal(mv)));
         }
         self.position.play(side, mv);
-        self.gen.clear();
+        self.movegen.clear();
         if self.position.off.get(side) == CHECKERS {
             let loser = side.opponent();
             let (ending, points) = if self.position.off.get(loser) > 0 {

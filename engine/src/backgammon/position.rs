@@ -121,8 +121,8 @@ impl Position {
     /// position should hold 15 checkers per colour ([`Position::check`]) and dice show
     /// 1..=6; otherwise the answer is unspecified (but nothing panics).
     pub fn outcomes(&self, to_move: Side, dice: [u8; 2]) -> Vec<Position> {
-        let mut gen = MoveGen::default();
-        let mut out: Vec<Position> = gen
+        let mut movegen = MoveGen::default();
+        let mut out: Vec<Position> = movegen
             .generate(self, to_move, dice)
             .iter()
             .map(|leaf| self.after_key(to_move, leaf.key))
@@ -136,8 +136,13 @@ impl Position {
 
     /// How many outcome positions `dice` give (0 when the roll cannot be used), reusing
     /// the caller's generator buffer: the allocation-free count the benchmark measures.
-    pub fn count_outcomes(&self, to_move: Side, dice: [u8; 2], gen: &mut OutcomeCounter) -> usize {
-        gen.0.generate(self, to_move, dice).len()
+    pub fn count_outcomes(
+        &self,
+        to_move: Side,
+        dice: [u8; 2],
+        counter: &mut OutcomeCounter,
+    ) -> usize {
+        counter.0.generate(self, to_move, dice).len()
     }
 
     /// Plays the steps of `mv` for `side` (a move known to be legal): a checker landing
