@@ -670,3 +670,16 @@ fn analyze_reports_what_is_wrong_with_a_line() {
         .unwrap()
         .contains("dice"));
 }
+
+#[test]
+fn json_schemas_are_published() {
+    let s = variant("backgammon").unwrap().schemas();
+    let names: Vec<&str> = s.components.iter().map(|(n, _)| n.as_str()).collect();
+    for name in ["Step", "Origin", "Destination", "Tally", "Phase", "Side"] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    let state = serde_json::to_value(&s.state).unwrap();
+    assert!(state.to_string().contains("position_id"));
+    let mv = serde_json::to_value(&s.mv).unwrap();
+    assert!(mv.to_string().contains("steps"));
+}
