@@ -184,7 +184,7 @@ fn analyze_backgammon() -> i32 {
         if line.trim().is_empty() {
             continue;
         }
-        let answer = serde_json::json!({"error": line}); // TODO merge backgammon;
+        let answer = worp_engine::backgammon::analyze::analyze_line(&line);
         if serde_json::to_writer(&mut out, &answer).is_err() || out.write_all(b"\n").is_err() {
             return 2;
         }

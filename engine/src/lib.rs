@@ -10,6 +10,7 @@
 //! HTTP layer and the command line use; adding a game means one module and one line there.
 
 pub mod ali_baba;
+pub mod backgammon;
 pub mod error;
 pub mod game;
 pub mod hoofden;

@@ -186,8 +186,9 @@ fn schemas<G: Game>() -> VariantSchemas {
 /// Every registered game, in the order the API lists them.
 static VARIANTS: &[Variant] = &[
     // Each game registers here, and nowhere else.
-    Variant::of::<crate::ali_baba::AliBaba>(),
     Variant::of::<crate::mens_erger_je_niet::MensErgerJeNiet>(),
+    Variant::of::<crate::backgammon::Backgammon>(),
+    Variant::of::<crate::ali_baba::AliBaba>(),
     Variant::of::<crate::hoofden::Hoofden>(),
     Variant::of::<crate::ludo::Ludo>(),
 ];
