@@ -19,7 +19,13 @@ pub enum BotKind {
 
 /// The index of the legal move a bot of `kind` plays for `seat`; `entropy` is random
 /// bits the caller supplies. `None` when there is no legal move.
-pub fn choose(kind: BotKind, game: &dyn AnyGame, seat: Seat, seats: usize, entropy: u64) -> Option<usize> {
+pub fn choose(
+    kind: BotKind,
+    game: &dyn AnyGame,
+    seat: Seat,
+    seats: usize,
+    entropy: u64,
+) -> Option<usize> {
     let moves = game.legal_moves();
     if moves.is_empty() {
         return None;

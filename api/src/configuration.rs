@@ -78,10 +78,17 @@ impl Settings {
             body_limit: parsed("WORP_BODY_LIMIT", 64 * 1024)?,
             cache_states: parsed("WORP_CACHE_STATES", 10_000)?,
             db_connections: parsed("WORP_DB_CONNECTIONS", 16)?,
-            sweep_interval: std::time::Duration::from_secs(parsed("WORP_CLOCK_SWEEP_SECS", 30u64)?.max(1)),
-            sse_keepalive: std::time::Duration::from_secs(parsed("WORP_SSE_KEEPALIVE_SECS", 15u64)?.max(1)),
+            sweep_interval: std::time::Duration::from_secs(
+                parsed("WORP_CLOCK_SWEEP_SECS", 30u64)?.max(1),
+            ),
+            sse_keepalive: std::time::Duration::from_secs(
+                parsed("WORP_SSE_KEEPALIVE_SECS", 15u64)?.max(1),
+            ),
             webhooks: crate::webhooks::WebhookSettings {
-                base_backoff: std::time::Duration::from_secs(parsed("WORP_WEBHOOK_BACKOFF_SECS", 10u64)?),
+                base_backoff: std::time::Duration::from_secs(parsed(
+                    "WORP_WEBHOOK_BACKOFF_SECS",
+                    10u64,
+                )?),
                 ..Default::default()
             },
         })

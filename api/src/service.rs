@@ -15,9 +15,9 @@ use worp_engine::{variant, Awaiting, GameResult, Seat};
 
 use crate::bots::{self, BotKind};
 use crate::cache::StateCache;
-use crate::live::{Change, Live};
 use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};
+use crate::live::{Change, Live};
 use crate::problem::ApiError;
 use crate::store::{Append, GameFilter, GameRow, Player, PlayerNotice, SavedResponse, Store};
 use crate::table::{LastDice, SeatInfo, Status, Table};
@@ -226,7 +226,10 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
         let mut players: Vec<Uuid> = after.seats.iter().filter_map(|s| s.player_id).collect();
         players.sort();
         players.dedup();
-        return players.into_iter().map(|p| base("game_finished", p)).collect();
+        return players
+            .into_iter()
+            .map(|p| base("game_finished", p))
+            .collect();
     }
     match after.to_move_player() {
         Some(p) if before.and_then(Table::to_move_player) != Some(p) => vec![base("your_turn", p)],
@@ -596,7 +599,11 @@ impl Worp {
             variant: v.name.to_owned(),
             options: game.options(),
             seats: players.clone(),
-            bots: if bots.iter().any(Option::is_some) { bots } else { Vec::new() },
+            bots: if bots.iter().any(Option::is_some) {
+                bots
+            } else {
+                Vec::new()
+            },
             days_per_move: req.days_per_move,
             client_seeds: players
                 .iter()

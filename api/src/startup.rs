@@ -114,6 +114,9 @@ pub fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
             }
         }
     });
-    tokio::spawn(crate::webhooks::run(worp.clone(), settings.webhooks.clone()));
+    tokio::spawn(crate::webhooks::run(
+        worp.clone(),
+        settings.webhooks.clone(),
+    ));
     tokio::spawn(crate::live::relay_postgres(worp.store.clone(), worp));
 }

@@ -78,6 +78,19 @@ pub struct PlayerNotice {
     pub payload: Value,
 }
 
+/// The outcome of one delivery attempt.
+#[derive(Debug, Clone)]
+pub struct Attempt<'a> {
+    pub id: Uuid,
+    /// `pending` (to retry), `delivered` or `failed`.
+    pub status: &'a str,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub last_status: Option<i32>,
+    pub last_error: Option<&'a str>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
 /// A registered webhook.
 #[derive(Debug, Clone)]
 pub struct Webhook {
@@ -509,27 +522,18 @@ macro_rules! sql_store {
             }
 
             /// Records the outcome of one delivery attempt.
-            pub async fn record_attempt(
-                &self,
-                id: Uuid,
-                status: &str,
-                attempts: i32,
-                next_attempt_at: DateTime<Utc>,
-                last_status: Option<i32>,
-                last_error: Option<&str>,
-                delivered_at: Option<DateTime<Utc>>,
-            ) -> Result<(), StoreError> {
+            pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<(), StoreError> {
                 sqlx::query(
                     "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, \
                      last_status = $4, last_error = $5, delivered_at = $6 WHERE id = $7",
                 )
-                .bind(status)
-                .bind(attempts)
-                .bind(next_attempt_at)
-                .bind(last_status)
-                .bind(last_error)
-                .bind(delivered_at)
-                .bind(id)
+                .bind(a.status)
+                .bind(a.attempts)
+                .bind(a.next_attempt_at)
+                .bind(a.last_status)
+                .bind(a.last_error)
+                .bind(a.delivered_at)
+                .bind(a.id)
                 .execute(&self.pool)
                 .await?;
                 Ok(())
@@ -663,7 +667,11 @@ impl Store {
     pub async fn replace_read_models(&self, rows: &[GameRow]) -> Result<(), StoreError> {
         dispatch!(self, s => s.replace_read_models(rows).await)
     }
-    pub async fn overdue_games(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+    pub async fn overdue_games(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
         dispatch!(self, s => s.overdue_games(now, limit).await)
     }
     pub async fn create_webhook(&self, w: &Webhook) -> Result<(), StoreError> {
@@ -686,18 +694,8 @@ impl Store {
     ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
         dispatch!(self, s => s.claim_due_deliveries(now, lease_until, limit).await)
     }
-    #[allow(clippy::too_many_arguments)]
-    pub async fn record_attempt(
-        &self,
-        id: Uuid,
-        status: &str,
-        attempts: i32,
-        next_attempt_at: DateTime<Utc>,
-        last_status: Option<i32>,
-        last_error: Option<&str>,
-        delivered_at: Option<DateTime<Utc>>,
-    ) -> Result<(), StoreError> {
-        dispatch!(self, s => s.record_attempt(id, status, attempts, next_attempt_at, last_status, last_error, delivered_at).await)
+    pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<(), StoreError> {
+        dispatch!(self, s => s.record_attempt(a).await)
     }
 
     /// Tells other server processes on the same PostgreSQL that a game changed

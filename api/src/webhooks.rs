@@ -14,7 +14,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::service::Worp;
-use crate::store::Delivery;
+use crate::store::{Attempt, Delivery};
 
 /// How many attempts before a delivery is given up.
 pub const MAX_ATTEMPTS: i32 = 8;
@@ -28,7 +28,10 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
     mac.update(timestamp.to_string().as_bytes());
     mac.update(b".");
     mac.update(body);
-    format!("t={timestamp},v1={}", hex::encode(mac.finalize().into_bytes()))
+    format!(
+        "t={timestamp},v1={}",
+        hex::encode(mac.finalize().into_bytes())
+    )
 }
 
 /// Delivery settings.
@@ -53,7 +56,11 @@ impl Default for WebhookSettings {
 }
 
 /// Sends every due delivery once; returns how many were attempted.
-pub async fn deliver_due(worp: &Worp, client: &reqwest::Client, settings: &WebhookSettings) -> usize {
+pub async fn deliver_due(
+    worp: &Worp,
+    client: &reqwest::Client,
+    settings: &WebhookSettings,
+) -> usize {
     let now = Utc::now();
     let lease = now + chrono::Duration::from_std(settings.timeout * 3).unwrap_or_default();
     let due = match worp.store.claim_due_deliveries(now, lease, 50).await {
@@ -70,7 +77,14 @@ pub async fn deliver_due(worp: &Worp, client: &reqwest::Client, settings: &Webho
     n
 }
 
-async fn attempt(worp: &Worp, client: &reqwest::Client, settings: &WebhookSettings, d: Delivery, url: &str, secret: &str) {
+async fn attempt(
+    worp: &Worp,
+    client: &reqwest::Client,
+    settings: &WebhookSettings,
+    d: Delivery,
+    url: &str,
+    secret: &str,
+) {
     let body = serde_json::to_vec(&d.payload).unwrap_or_default();
     let ts = Utc::now().timestamp();
     let result = client
@@ -88,7 +102,9 @@ async fn attempt(worp: &Worp, client: &reqwest::Client, settings: &WebhookSettin
     let attempts = d.attempts + 1;
     let now = Utc::now();
     let (status, code, error) = match result {
-        Ok(resp) if resp.status().is_success() => ("delivered", Some(i32::from(resp.status().as_u16())), None),
+        Ok(resp) if resp.status().is_success() => {
+            ("delivered", Some(i32::from(resp.status().as_u16())), None)
+        }
         Ok(resp) => (
             "pending",
             Some(i32::from(resp.status().as_u16())),
@@ -96,18 +112,27 @@ async fn attempt(worp: &Worp, client: &reqwest::Client, settings: &WebhookSettin
         ),
         Err(e) => ("pending", None, Some(format!("the request failed: {e}"))),
     };
-    let status = if status == "pending" && attempts >= MAX_ATTEMPTS { "failed" } else { status };
+    let status = if status == "pending" && attempts >= MAX_ATTEMPTS {
+        "failed"
+    } else {
+        status
+    };
     let backoff = settings
         .base_backoff
         .saturating_mul(1u32 << (attempts - 1).clamp(0, 20) as u32)
         .min(Duration::from_secs(3600));
     let next = now + chrono::Duration::from_std(backoff).unwrap_or_default();
     let delivered_at = (status == "delivered").then_some(now);
-    if let Err(e) = worp
-        .store
-        .record_attempt(d.id, status, attempts, next, code, error.as_deref(), delivered_at)
-        .await
-    {
+    let outcome = Attempt {
+        id: d.id,
+        status,
+        attempts,
+        next_attempt_at: next,
+        last_status: code,
+        last_error: error.as_deref(),
+        delivered_at,
+    };
+    if let Err(e) = worp.store.record_attempt(&outcome).await {
         tracing::warn!("cannot record a webhook attempt: {e}");
     }
 }

@@ -7,13 +7,23 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use worp_engine::playout::SplitMix64;
 
-use crate::helpers::{spawn_app, spawn_app_with, Backend, ManualClock, TestApp, TestPlayer, BACKENDS};
+use crate::helpers::{
+    spawn_app, spawn_app_with, Backend, ManualClock, TestApp, TestPlayer, BACKENDS,
+};
 use crate::play::two_seat_variant;
 
-async fn move_for(app: &TestApp, id: &str, who: &TestPlayer, game: &Value, rng: &mut SplitMix64) -> Value {
+async fn move_for(
+    app: &TestApp,
+    id: &str,
+    who: &TestPlayer,
+    game: &Value,
+    rng: &mut SplitMix64,
+) -> Value {
     let moves = game["legal_moves"].as_array().expect("moves");
     let mv = moves[rng.below(moves.len())].clone();
-    let resp = app.post(&format!("/v1/games/{id}/moves"), who, json!({"move": mv})).await;
+    let resp = app
+        .post(&format!("/v1/games/{id}/moves"), who, json!({"move": mv}))
+        .await;
     assert_eq!(resp.status(), 200);
     resp.json().await.expect("json")
 }
@@ -29,7 +39,9 @@ async fn a_person_plays_every_game_against_the_computer() {
         for _ in 1..v.min_seats {
             seats.push(json!({"bot": bot}));
         }
-        let resp = app.post("/v1/games", &me, json!({"variant": v.name, "seats": seats})).await;
+        let resp = app
+            .post("/v1/games", &me, json!({"variant": v.name, "seats": seats}))
+            .await;
         assert_eq!(resp.status(), 201);
         let mut game: Value = resp.json().await.expect("json");
         assert_eq!(game["status"], "active", "bots take their seats at once");
@@ -49,9 +61,14 @@ async fn a_person_plays_every_game_against_the_computer() {
             .iter()
             .filter(|e| e["type"] == "move_played" && e["payload"]["seat"] != 0)
             .count();
-        assert!(bot_moves > 0, "{}: the bot moved through the event log", v.name);
+        assert!(
+            bot_moves > 0,
+            "{}: the bot moved through the event log",
+            v.name
+        );
         let x: worp::export::Export =
-            serde_json::from_value(app.get_json(&format!("/v1/games/{id}/export")).await).expect("export");
+            serde_json::from_value(app.get_json(&format!("/v1/games/{id}/export")).await)
+                .expect("export");
         worp::export::audit_export(&x).expect("audits");
     }
 }
@@ -84,8 +101,13 @@ async fn the_greedy_bot_beats_the_random_bot_more_often_than_not() {
                         game.apply_dice(&values).expect("dice");
                     }
                     worp_engine::Awaiting::Move { seat } => {
-                        let kind = if u64::from(seat.0) == g % 2 { BotKind::Greedy } else { BotKind::Random };
-                        let i = choose(kind, game.as_ref(), seat, 2, rng.next_u64()).expect("a move");
+                        let kind = if u64::from(seat.0) == g % 2 {
+                            BotKind::Greedy
+                        } else {
+                            BotKind::Random
+                        };
+                        let i =
+                            choose(kind, game.as_ref(), seat, 2, rng.next_u64()).expect("a move");
                         let mv = game.legal_moves()[i].clone();
                         game.apply_move(&mv).expect("move");
                     }
@@ -93,7 +115,11 @@ async fn the_greedy_bot_beats_the_random_bot_more_often_than_not() {
             }
         }
         assert!(decided > 0, "{}", v.name);
-        assert!(greedy_wins * 2 > decided, "{}: greedy won {greedy_wins} of {decided}", v.name);
+        assert!(
+            greedy_wins * 2 > decided,
+            "{}: greedy won {greedy_wins} of {decided}",
+            v.name
+        );
     }
 }
 
@@ -102,15 +128,27 @@ async fn a_seat_that_runs_out_of_time_retires() {
     for backend in BACKENDS {
         let clock = ManualClock::new();
         let app = spawn_app_with(backend, clock.clone()).await;
-        let (a, b, c) = (app.player("a").await, app.player("b").await, app.player("c").await);
+        let (a, b, c) = (
+            app.player("a").await,
+            app.player("b").await,
+            app.player("c").await,
+        );
         let bad = app
-            .post("/v1/games", &a, json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 4}))
+            .post(
+                "/v1/games",
+                &a,
+                json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 4}),
+            )
             .await;
         assert_eq!(bad.status(), 400);
 
         // Two seats: the other seat wins.
         let resp = app
-            .post("/v1/games", &a, json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 2}))
+            .post(
+                "/v1/games",
+                &a,
+                json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 2}),
+            )
             .await;
         let game: Value = resp.json().await.expect("json");
         let id = game["id"].as_str().expect("id").to_owned();
@@ -130,16 +168,30 @@ async fn a_seat_that_runs_out_of_time_retires() {
             .expect("json");
         assert_eq!(inbox["games"][0]["deadline"], game["deadline"]);
         clock.advance(chrono::Duration::days(2) - chrono::Duration::seconds(1));
-        assert_eq!(app.worp.sweep_deadlines().await.expect("sweep"), 0, "not yet");
+        assert_eq!(
+            app.worp.sweep_deadlines().await.expect("sweep"),
+            0,
+            "not yet"
+        );
         clock.advance(chrono::Duration::seconds(2));
-        assert!(chrono::Utc::now() < deadline, "the manual clock, not the wall clock, decides");
+        assert!(
+            chrono::Utc::now() < deadline,
+            "the manual clock, not the wall clock, decides"
+        );
         assert_eq!(app.worp.sweep_deadlines().await.expect("sweep"), 1);
-        assert_eq!(app.worp.sweep_deadlines().await.expect("sweep"), 0, "a second sweep is a no-op");
+        assert_eq!(
+            app.worp.sweep_deadlines().await.expect("sweep"),
+            0,
+            "a second sweep is a no-op"
+        );
         let end = app.get_json(&format!("/v1/games/{id}")).await;
         assert_eq!(end["status"], "finished");
         assert_eq!(end["result"]["winner"], 1 - to_move);
         let events = app.events(&id).await;
-        let retired = events.iter().find(|e| e["type"] == "seat_retired").expect("a time-out event");
+        let retired = events
+            .iter()
+            .find(|e| e["type"] == "seat_retired")
+            .expect("a time-out event");
         assert_eq!(retired["payload"]["reason"], "timed_out");
         assert_eq!(retired["payload"]["seat"], to_move);
 
@@ -149,7 +201,11 @@ async fn a_seat_that_runs_out_of_time_retires() {
             .find(|v| v.max_seats >= 3)
             .expect("a game for three");
         let resp = app
-            .post("/v1/games", &a, json!({"variant": three.name, "seats": [a.id, b.id, c.id], "days_per_move": 1}))
+            .post(
+                "/v1/games",
+                &a,
+                json!({"variant": three.name, "seats": [a.id, b.id, c.id], "days_per_move": 1}),
+            )
             .await;
         let game: Value = resp.json().await.expect("json");
         let id = game["id"].as_str().expect("id").to_owned();
@@ -168,11 +224,21 @@ async fn a_seat_that_runs_out_of_time_retires() {
 async fn the_inbox_answers_304_until_something_changes() {
     let app = spawn_app(Backend::Sqlite).await;
     let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), Some(b.id)]).await;
+    let game = app
+        .create(
+            &a,
+            two_seat_variant(),
+            Value::Null,
+            vec![Some(a.id), Some(b.id)],
+        )
+        .await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mover = if game["to_move"] == 0 { &a } else { &b };
     let get = |etag: Option<String>| {
-        let mut r = app.client.get(app.url("/v1/players/me/games")).bearer_auth(&a.token);
+        let mut r = app
+            .client
+            .get(app.url("/v1/players/me/games"))
+            .bearer_auth(&a.token);
         if let Some(e) = etag {
             r = r.header("If-None-Match", e);
         }
@@ -180,7 +246,12 @@ async fn the_inbox_answers_304_until_something_changes() {
     };
     let first = get(None).await.expect("r");
     assert_eq!(first.status(), 200);
-    let etag = first.headers().get("etag").and_then(|v| v.to_str().ok()).expect("etag").to_owned();
+    let etag = first
+        .headers()
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .expect("etag")
+        .to_owned();
     let page: Value = first.json().await.expect("json");
     assert_eq!(page["games"][0]["id"], id.as_str());
     assert_eq!(get(Some(etag.clone())).await.expect("r").status(), 304);
@@ -192,12 +263,18 @@ async fn the_inbox_answers_304_until_something_changes() {
 }
 
 /// Reads SSE messages from a response until `want` says stop (or 20 s pass).
-async fn read_sse(resp: &mut reqwest::Response, mut want: impl FnMut(&[(String, String, String)]) -> bool) -> Vec<(String, String, String)> {
+async fn read_sse(
+    resp: &mut reqwest::Response,
+    mut want: impl FnMut(&[(String, String, String)]) -> bool,
+) -> Vec<(String, String, String)> {
     let mut buf = String::new();
     let mut messages = Vec::new();
     let until = tokio::time::Instant::now() + Duration::from_secs(20);
     while !want(&messages) {
-        let chunk = tokio::time::timeout_at(until, resp.chunk()).await.expect("stream timed out").expect("chunk");
+        let chunk = tokio::time::timeout_at(until, resp.chunk())
+            .await
+            .expect("stream timed out")
+            .expect("chunk");
         let Some(chunk) = chunk else { break };
         buf.push_str(&String::from_utf8_lossy(&chunk));
         while let Some(end) = buf.find("\n\n") {
@@ -224,29 +301,66 @@ async fn read_sse(resp: &mut reqwest::Response, mut want: impl FnMut(&[(String, 
 async fn live_streams_carry_new_events_resume_and_keep_alive() {
     let app = spawn_app(Backend::Sqlite).await;
     let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), Some(b.id)]).await;
+    let game = app
+        .create(
+            &a,
+            two_seat_variant(),
+            Value::Null,
+            vec![Some(a.id), Some(b.id)],
+        )
+        .await;
     let id = game["id"].as_str().expect("id").to_owned();
     let version = game["version"].as_i64().expect("version");
-    let mover = if game["to_move"] == 0 { a.clone() } else { b.clone() };
-    let waiter = if game["to_move"] == 0 { b.clone() } else { a.clone() };
+    let mover = if game["to_move"] == 0 {
+        a.clone()
+    } else {
+        b.clone()
+    };
+    let waiter = if game["to_move"] == 0 {
+        b.clone()
+    } else {
+        a.clone()
+    };
 
-    let mut stream = app.client.get(app.url(&format!("/v1/games/{id}/stream"))).send().await.expect("r");
+    let mut stream = app
+        .client
+        .get(app.url(&format!("/v1/games/{id}/stream")))
+        .send()
+        .await
+        .expect("r");
     assert_eq!(stream.status(), 200);
-    let mut mine = app.client.get(app.url("/v1/players/me/stream")).bearer_auth(&waiter.token).send().await.expect("r");
+    let mut mine = app
+        .client
+        .get(app.url("/v1/players/me/stream"))
+        .bearer_auth(&waiter.token)
+        .send()
+        .await
+        .expect("r");
     // Idle: keep-alive comments.
-    let idle = read_sse(&mut stream, |m| m.iter().filter(|x| x.1 == "comment").count() >= 2).await;
+    let idle = read_sse(&mut stream, |m| {
+        m.iter().filter(|x| x.1 == "comment").count() >= 2
+    })
+    .await;
     assert!(idle.iter().all(|m| m.1 == "comment"));
 
     let mut rng = SplitMix64(8);
     let after = move_for(&app, &id, &mover, &game, &mut rng).await;
     let new_version = after["version"].as_i64().expect("version");
-    let msgs = read_sse(&mut stream, |m| m.iter().any(|x| x.0 == new_version.to_string())).await;
+    let msgs = read_sse(&mut stream, |m| {
+        m.iter().any(|x| x.0 == new_version.to_string())
+    })
+    .await;
     let events: Vec<_> = msgs.iter().filter(|m| m.1 != "comment").collect();
-    assert_eq!(events.first().map(|m| m.0.clone()), Some((version + 1).to_string()));
+    assert_eq!(
+        events.first().map(|m| m.0.clone()),
+        Some((version + 1).to_string())
+    );
     assert_eq!(events.first().map(|m| m.1.as_str()), Some("move_played"));
     let data: Value = serde_json::from_str(&events[0].2).expect("data");
     assert_eq!(data["seq"], version + 1);
-    if after["to_move_player"].is_null() && after["to_move"].as_u64() == game["to_move"].as_u64().map(|t| 1 - t) {
+    if after["to_move_player"].is_null()
+        && after["to_move"].as_u64() == game["to_move"].as_u64().map(|t| 1 - t)
+    {
         // The other seat's turn now: the waiting player's stream says so.
         let turn = read_sse(&mut mine, |m| m.iter().any(|x| x.1 == "your_turn")).await;
         let t = turn.iter().find(|x| x.1 == "your_turn").expect("your_turn");
@@ -262,7 +376,10 @@ async fn live_streams_carry_new_events_resume_and_keep_alive() {
         .send()
         .await
         .expect("r");
-    let again = read_sse(&mut resumed, |m| m.iter().any(|x| x.0 == new_version.to_string())).await;
+    let again = read_sse(&mut resumed, |m| {
+        m.iter().any(|x| x.0 == new_version.to_string())
+    })
+    .await;
     let ids: Vec<i64> = again.iter().filter_map(|m| m.0.parse().ok()).collect();
     assert_eq!(ids, (2..=new_version).collect::<Vec<_>>());
     let bad = app
@@ -282,7 +399,11 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
     let mut servers = Vec::new();
     let mut ports = Vec::new();
     for _ in 0..2 {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .expect("bind")
+            .local_addr()
+            .expect("addr")
+            .port();
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_worp"))
             .arg("serve")
             .env("DATABASE_URL", &url)
@@ -299,7 +420,12 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
     for i in 0..2 {
         let mut ok = false;
         for _ in 0..100 {
-            if client.get(format!("{}/healthz", base(i))).send().await.is_ok_and(|r| r.status() == 200) {
+            if client
+                .get(format!("{}/healthz", base(i)))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == 200)
+            {
                 ok = true;
                 break;
             }
@@ -323,7 +449,9 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
     let game: Value = client
         .post(format!("{}/v1/games", base(1)))
         .bearer_auth(players[0]["token"].as_str().expect("token"))
-        .json(&json!({"variant": two_seat_variant(), "seats": [players[0]["id"], players[1]["id"]]}))
+        .json(
+            &json!({"variant": two_seat_variant(), "seats": [players[0]["id"], players[1]["id"]]}),
+        )
         .send()
         .await
         .expect("r")
@@ -331,7 +459,11 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
         .await
         .expect("json");
     let id = game["id"].as_str().expect("id");
-    let mut stream = client.get(format!("{}/v1/games/{id}/stream", base(0))).send().await.expect("r");
+    let mut stream = client
+        .get(format!("{}/v1/games/{id}/stream", base(0)))
+        .send()
+        .await
+        .expect("r");
     read_sse(&mut stream, |m| !m.is_empty()).await;
     let seat = game["to_move"].as_u64().expect("to move") as usize;
     let resp: Value = client
@@ -359,7 +491,12 @@ impl Drop for KillOnDrop {
 }
 
 /// A real local HTTP receiver that records what it gets and fails the first `fail` calls.
-async fn receiver(fail: usize) -> (String, Arc<Mutex<Vec<(actix_web::http::header::HeaderMap, String)>>>) {
+async fn receiver(
+    fail: usize,
+) -> (
+    String,
+    Arc<Mutex<Vec<(actix_web::http::header::HeaderMap, String)>>>,
+) {
     use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
     let got: Arc<Mutex<Vec<(actix_web::http::header::HeaderMap, String)>>> = Arc::default();
     let calls = Arc::new(Mutex::new(0usize));
@@ -403,7 +540,9 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         let app = spawn_app(backend).await;
         let (a, b) = (app.player("a").await, app.player("b").await);
         let (url, got) = receiver(1).await;
-        let resp = app.post("/v1/players/me/webhooks", &b, json!({"url": url})).await;
+        let resp = app
+            .post("/v1/players/me/webhooks", &b, json!({"url": url}))
+            .await;
         assert_eq!(resp.status(), 201);
         let hook: Value = resp.json().await.expect("json");
         let secret = hook["secret"].as_str().expect("secret").to_owned();
@@ -417,11 +556,26 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
             .json()
             .await
             .expect("json");
-        assert!(listed[0].get("secret").is_none(), "the secret is shown only once");
-        assert_eq!(app.post("/v1/players/me/webhooks", &b, json!({"url": "ftp://x"})).await.status(), 400);
+        assert!(
+            listed[0].get("secret").is_none(),
+            "the secret is shown only once"
+        );
+        assert_eq!(
+            app.post("/v1/players/me/webhooks", &b, json!({"url": "ftp://x"}))
+                .await
+                .status(),
+            400
+        );
 
         // Play until it becomes b's turn; the notice goes out (first attempt fails, retried).
-        let mut game = app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), Some(b.id)]).await;
+        let mut game = app
+            .create(
+                &a,
+                two_seat_variant(),
+                Value::Null,
+                vec![Some(a.id), Some(b.id)],
+            )
+            .await;
         let id = game["id"].as_str().expect("id").to_owned();
         let mut rng = SplitMix64(1);
         if game["to_move"] == 1 {
@@ -445,20 +599,35 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
                 .json()
                 .await
                 .expect("json");
-            let done = log.as_array().is_some_and(|l| {
-                !l.is_empty() && l.iter().all(|d| d["status"] == "delivered")
-            });
+            let done = log
+                .as_array()
+                .is_some_and(|l| !l.is_empty() && l.iter().all(|d| d["status"] == "delivered"));
             if done {
                 break log;
             }
             assert!(tokio::time::Instant::now() < until, "not delivered: {log}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
-        let attempts: Vec<i64> = log.as_array().expect("log").iter().filter_map(|d| d["attempts"].as_i64()).collect();
-        assert!(attempts.contains(&2), "one delivery was retried once: {log}");
+        let attempts: Vec<i64> = log
+            .as_array()
+            .expect("log")
+            .iter()
+            .filter_map(|d| d["attempts"].as_i64())
+            .collect();
+        assert!(
+            attempts.contains(&2),
+            "one delivery was retried once: {log}"
+        );
         let (headers, body) = got.lock().expect("got")[0].clone();
-        let ts: i64 = headers.get("worp-timestamp").and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok()).expect("ts");
-        let sig = headers.get("worp-signature").and_then(|v| v.to_str().ok()).expect("sig");
+        let ts: i64 = headers
+            .get("worp-timestamp")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok())
+            .expect("ts");
+        let sig = headers
+            .get("worp-signature")
+            .and_then(|v| v.to_str().ok())
+            .expect("sig");
         assert_eq!(sig, worp::webhooks::signature(&secret, ts, body.as_bytes()));
         let notice: Value = serde_json::from_str(&body).expect("json");
         assert_eq!(notice["type"], "your_turn");
@@ -476,25 +645,43 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         // sending it leaves the delivery in the database, and the next server sends it.
         let (url2, got2) = receiver(0).await;
         let c = app.player("c").await;
-        let hook2: Value = app.post("/v1/players/me/webhooks", &c, json!({"url": url2})).await.json().await.expect("json");
-        let hook2: uuid::Uuid = hook2["id"].as_str().and_then(|s| s.parse().ok()).expect("id");
+        let hook2: Value = app
+            .post("/v1/players/me/webhooks", &c, json!({"url": url2}))
+            .await
+            .json()
+            .await
+            .expect("json");
+        let hook2: uuid::Uuid = hook2["id"]
+            .as_str()
+            .and_then(|s| s.parse().ok())
+            .expect("id");
         let c_player = app.worp.authenticate(&c.token).await.expect("c");
         {
             // A server process with no background workers: it records, never delivers.
-            let store = worp::store::Store::connect(&app.database, 2).await.expect("connect");
+            let store = worp::store::Store::connect(&app.database, 2)
+                .await
+                .expect("connect");
             let doomed = worp::service::Worp::new(store, 10, Arc::new(worp::service::SystemClock));
             let game = doomed
                 .create_game(
                     &c_player,
-                    serde_json::from_value(json!({"variant": two_seat_variant(), "seats": [c.id, a.id]})).expect("req"),
+                    serde_json::from_value(
+                        json!({"variant": two_seat_variant(), "seats": [c.id, a.id]}),
+                    )
+                    .expect("req"),
                 )
                 .await
                 .expect("create");
-            doomed.resign(&c_player, game.id, None).await.expect("resign");
+            doomed
+                .resign(&c_player, game.id, None)
+                .await
+                .expect("resign");
         }
         let pending = app.worp.store.deliveries(hook2, 10).await.expect("log");
         assert!(!pending.is_empty(), "the notice is in the outbox");
-        let fresh = worp::store::Store::connect(&app.database, 2).await.expect("reconnect");
+        let fresh = worp::store::Store::connect(&app.database, 2)
+            .await
+            .expect("reconnect");
         let restarted = worp::service::Worp::new(fresh, 10, Arc::new(worp::service::SystemClock));
         let client = reqwest::Client::new();
         let settings = worp::webhooks::WebhookSettings::default();
@@ -502,10 +689,14 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         loop {
             worp::webhooks::deliver_due(&restarted, &client, &settings).await;
             let log = restarted.store.deliveries(hook2, 10).await.expect("log");
-            if log.iter().all(|d| d.status == "delivered") && !got2.lock().expect("got").is_empty() {
+            if log.iter().all(|d| d.status == "delivered") && !got2.lock().expect("got").is_empty()
+            {
                 break;
             }
-            assert!(tokio::time::Instant::now() < until, "not delivered: {log:?}");
+            assert!(
+                tokio::time::Instant::now() < until,
+                "not delivered: {log:?}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let kinds: Vec<String> = got2

@@ -95,7 +95,10 @@ pub async fn fresh_database(backend: Backend) -> (String, Option<TempDir>) {
         Backend::Sqlite => {
             let dir = std::env::temp_dir().join(format!("worp-test-{}", Uuid::new_v4().simple()));
             std::fs::create_dir_all(&dir).expect("temp dir");
-            (dir.join("worp.sqlite").display().to_string(), Some(TempDir(dir)))
+            (
+                dir.join("worp.sqlite").display().to_string(),
+                Some(TempDir(dir)),
+            )
         }
     }
 }

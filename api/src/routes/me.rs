@@ -51,7 +51,9 @@ pub async fn inbox(
     let limit = q.limit.unwrap_or(50);
     let offset = q.offset.unwrap_or(0);
     if !(1..=200).contains(&limit) || offset < 0 {
-        return Err(ApiError::BadRequest("limit must be 1 to 200 and offset 0 or more".into()));
+        return Err(ApiError::BadRequest(
+            "limit must be 1 to 200 and offset 0 or more".into(),
+        ));
     }
     let my_turn = q.my_turn.unwrap_or(false);
     let mut rows = worp
@@ -78,9 +80,14 @@ pub async fn inbox(
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim().trim_start_matches("W/") == etag));
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim().trim_start_matches("W/") == etag)
+        });
     if unchanged {
-        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, etag)).finish());
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
     }
     Ok(HttpResponse::Ok()
         .insert_header((header::ETAG, etag))
@@ -137,14 +144,19 @@ pub async fn create_webhook(
 ) -> Result<HttpResponse, ApiError> {
     let url = body.url.trim();
     let parsed = reqwest::Url::parse(url).map_err(|e| ApiError::BadRequest(format!("url: {e}")))?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() || url.len() > 2048 {
+    if !matches!(parsed.scheme(), "http" | "https")
+        || parsed.host_str().is_none()
+        || url.len() > 2048
+    {
         return Err(ApiError::BadRequest(
             "url must be an http or https URL with a host, at most 2,048 characters".into(),
         ));
     }
     let hooks = worp.store.webhooks(caller.0.id).await?;
     if hooks.len() >= 10 {
-        return Err(ApiError::BadRequest("at most 10 webhooks per player".into()));
+        return Err(ApiError::BadRequest(
+            "at most 10 webhooks per player".into(),
+        ));
     }
     let secret = crate::dice::new_server_seed()
         .map_err(|e| ApiError::Internal(format!("no randomness available: {e}")))?;
@@ -174,7 +186,10 @@ pub async fn create_webhook(
     )
 )]
 #[get("/v1/players/me/webhooks")]
-pub async fn list_webhooks(worp: web::Data<Worp>, caller: Caller) -> Result<HttpResponse, ApiError> {
+pub async fn list_webhooks(
+    worp: web::Data<Worp>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
     let hooks = worp.store.webhooks(caller.0.id).await?;
     Ok(HttpResponse::Ok().json(
         hooks
@@ -205,7 +220,11 @@ pub async fn delete_webhook(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    if worp.store.delete_webhook(caller.0.id, id.into_inner()).await? {
+    if worp
+        .store
+        .delete_webhook(caller.0.id, id.into_inner())
+        .await?
+    {
         Ok(HttpResponse::NoContent().finish())
     } else {
         Err(ApiError::NotFound("no such webhook of yours".into()))
@@ -231,7 +250,13 @@ pub async fn deliveries(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    if !worp.store.webhooks(caller.0.id).await?.iter().any(|w| w.id == id) {
+    if !worp
+        .store
+        .webhooks(caller.0.id)
+        .await?
+        .iter()
+        .any(|w| w.id == id)
+    {
         return Err(ApiError::NotFound("no such webhook of yours".into()));
     }
     Ok(HttpResponse::Ok().json(worp.store.deliveries(id, 100).await?))

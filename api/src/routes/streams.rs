@@ -30,7 +30,10 @@ where
 
 fn event_message(e: &StoredEvent) -> Bytes {
     let data = serde_json::to_string(e).unwrap_or_default();
-    Bytes::from(format!("id: {}\nevent: {}\ndata: {data}\n\n", e.seq, e.kind))
+    Bytes::from(format!(
+        "id: {}\nevent: {}\ndata: {data}\n\n",
+        e.seq, e.kind
+    ))
 }
 
 /// Where to resume a game stream.
@@ -87,7 +90,9 @@ pub async fn game_stream(
                 .ok()
                 .and_then(|s| s.trim().parse::<i64>().ok())
                 .filter(|n| *n >= 0)
-                .ok_or_else(|| ApiError::BadRequest("Last-Event-ID must be a sequence number".into()))?,
+                .ok_or_else(|| {
+                    ApiError::BadRequest("Last-Event-ID must be a sequence number".into())
+                })?,
         ),
     };
     let after = last_event_id.or(q.after).unwrap_or(table.version);
@@ -126,7 +131,8 @@ pub async fn game_stream(
                     Ok(Err(broadcast::error::RecvError::Lagged(_))) => break,
                     Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                     Err(_) => {
-                        st.pending.push_back(Bytes::from_static(b": keep-alive\n\n"));
+                        st.pending
+                            .push_back(Bytes::from_static(b": keep-alive\n\n"));
                         break;
                     }
                 }
@@ -162,7 +168,9 @@ pub async fn player_stream(worp: web::Data<Worp>, caller: Caller) -> HttpRespons
         changes: worp.live.subscribe(),
         worp,
         player: caller.0.id,
-        pending: std::collections::VecDeque::from([Bytes::from_static(b": worp player stream\n\n")]),
+        pending: std::collections::VecDeque::from([Bytes::from_static(
+            b": worp player stream\n\n",
+        )]),
     };
     let s = stream::unfold(state, |mut st| async move {
         loop {
@@ -181,7 +189,9 @@ pub async fn player_stream(worp: web::Data<Worp>, caller: Caller) -> HttpRespons
                 }
                 Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
                 Ok(Err(broadcast::error::RecvError::Closed)) => return None,
-                Err(_) => st.pending.push_back(Bytes::from_static(b": keep-alive\n\n")),
+                Err(_) => st
+                    .pending
+                    .push_back(Bytes::from_static(b": keep-alive\n\n")),
             }
         }
     });

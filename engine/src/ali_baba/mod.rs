@@ -268,7 +268,10 @@ impl Game for AliBaba {
     /// Planks travelled by the seat's three figures.
     fn progress(&self, seat: Seat) -> i32 {
         match self.figures.get(seat.index()) {
-            Some(Some(f)) => [f.robber, f.lady, f.officer].iter().map(|p| i32::from(p.0)).sum(),
+            Some(Some(f)) => [f.robber, f.lady, f.officer]
+                .iter()
+                .map(|p| i32::from(p.0))
+                .sum(),
             _ => 0,
         }
     }
