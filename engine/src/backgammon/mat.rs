@@ -39,7 +39,7 @@ struct Turn {
 }
 
 fn move_text(game: &Backgammon, side: Side, mv: &Move) -> String {
-    let mut pos = game.position().clone();
+    let mut pos = *game.position();
     let mut parts = Vec::with_capacity(4);
     for step in mv.steps() {
         let from = match step.from {
