@@ -43,6 +43,25 @@ async fn a_backgammon_game_exports_as_a_mat_file_gnu_backgammon_imports() {
         let past = app.get_json(&format!("/v1/games/{id}/state?at={v}")).await;
         assert!(past["state"]["position_id"].is_string());
     }
+    // The replay record replays offline to the served state.
+    let record: worp_engine::replay::Record = serde_json::from_value(
+        app.get_json(&format!("/v1/games/{id}/export?format=record"))
+            .await,
+    )
+    .expect("record");
+    let replayed = worp_engine::replay::replay(&record, |_| {}).expect("replay");
+    assert_eq!(replayed.state(), game["state"]);
+    let other = app
+        .create(&a, "ali_baba", Value::Null, vec![Some(a.id), Some(b.id)])
+        .await;
+    let not_bg = app
+        .get(&format!(
+            "/v1/games/{}/export?format=mat",
+            other["id"].as_str().expect("id")
+        ))
+        .await;
+    assert_eq!(not_bg.status(), 400);
+
     let resp = app.get(&format!("/v1/games/{id}/export?format=mat")).await;
     assert_eq!(resp.status(), 200);
     assert!(resp

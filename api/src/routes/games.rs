@@ -452,8 +452,8 @@ pub async fn state_at(
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ExportQuery {
-    /// `json` (default): the self-contained, checkable bundle; `mat`: a Jellyfish /
-    /// GNU Backgammon match file (backgammon only).
+    /// `json` (default): the self-contained, checkable bundle; `record`: the game record
+    /// `worp replay` reads; `mat`: a Jellyfish / GNU Backgammon match file (backgammon only).
     pub format: Option<ExportFormat>,
 }
 
@@ -465,6 +465,8 @@ pub enum ExportFormat {
     Json,
     /// A Jellyfish `.mat` match file, as GNU Backgammon imports (backgammon only).
     Mat,
+    /// The game record `worp replay` reads: variant, options, seats and every input.
+    Record,
 }
 
 /// A self-contained bundle of the game: variant, options, seats, rules version, every
@@ -474,7 +476,7 @@ pub enum ExportFormat {
     tag = "audit",
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(
-        (status = 200, description = "The bundle (or, with format=mat, a text/plain match file)", body = crate::export::Export),
+        (status = 200, description = "The bundle (format=json), the replay record (format=record), or a text/plain match file (format=mat)", body = crate::export::Export),
         (status = 400, description = "Malformed parameters, or format=mat for a game that is not backgammon", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
@@ -486,8 +488,19 @@ pub async fn export_game(
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (export, table) = worp.export(id.into_inner()).await?;
-    if q.format != Some(ExportFormat::Mat) {
-        return Ok(HttpResponse::Ok().json(export));
+    match q.format {
+        None | Some(ExportFormat::Json) => return Ok(HttpResponse::Ok().json(export)),
+        Some(ExportFormat::Record) => {
+            let steps = crate::export::record_steps(&export.events)
+                .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
+            return Ok(HttpResponse::Ok().json(worp_engine::replay::Record {
+                variant: export.variant,
+                options: export.options,
+                seats: export.seats.len() as u8,
+                steps,
+            }));
+        }
+        Some(ExportFormat::Mat) => {}
     }
     if table.variant != "backgammon" {
         return Err(ApiError::BadRequest(format!(
