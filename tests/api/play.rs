@@ -274,15 +274,7 @@ pub fn two_seat_variant() -> &'static str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn state_at_shows_the_game_after_each_event_and_matches_the_cache() {
     let app = spawn_app(Backend::Sqlite).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mut rng = SplitMix64(99);
     let end = play_to_end(&app, &id, &[a, b], &[0, 1], &mut rng).await;
