@@ -42,6 +42,8 @@ use crate::routes;
         worp_engine::GameResult,
         worp_engine::Ending,
         worp_engine::Die,
+        routes::games::StatusFilter,
+        routes::games::ExportFormat,
     )),
     modifiers(&BearerAuth),
     tags(
