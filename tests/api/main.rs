@@ -3,8 +3,10 @@
 mod helpers;
 
 mod audit;
+mod correspondence;
 mod errors;
 mod faults;
+mod interchange;
 mod openapi;
 mod play;
 mod races;

@@ -26,7 +26,7 @@ use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use uuid::Uuid;
 use worp::events::StoredEvent;
-use worp::service::{game_row, CreateGame, SystemClock, Worp};
+use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
@@ -480,7 +480,11 @@ async fn play_one(
     let req = CreateGame {
         variant: variant.to_owned(),
         options: options.clone(),
-        seats: players.iter().map(|p| Some(p.id)).collect(),
+        seats: players
+            .iter()
+            .map(|p| Some(SeatRequest::Player(p.id)))
+            .collect(),
+        days_per_move: None,
         client_seed: None,
     };
     let mut table = worp
@@ -577,6 +581,7 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
                         row: &row,
                         secret: Some(&seed),
                         idempotency: None,
+                        notices: &[],
                     })
                     .await
                     .map_err(|e| e.to_string())?;

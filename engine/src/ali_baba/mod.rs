@@ -161,13 +161,7 @@ impl Game for AliBaba {
 
     fn new(options: &AliBabaOptions, seats: u8) -> Result<Self, EngineError> {
         let bridge = options.bridge()?;
-        if !(Self::MIN_SEATS..=Self::MAX_SEATS).contains(&seats) {
-            return Err(EngineError::SeatCount {
-                min: Self::MIN_SEATS,
-                max: Self::MAX_SEATS,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         Ok(AliBaba {
             options: options.clone(),
             far_bank: bridge.far_bank(),
@@ -263,6 +257,17 @@ impl Game for AliBaba {
             self.pass_turn(seat);
         }
         Ok(())
+    }
+
+    /// Planks travelled by the seat's three figures.
+    fn progress(&self, seat: Seat) -> i32 {
+        match self.figures.get(seat.index()) {
+            Some(Some(f)) => [f.robber, f.lady, f.officer]
+                .iter()
+                .map(|p| i32::from(p.0))
+                .sum(),
+            _ => 0,
+        }
     }
 
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {

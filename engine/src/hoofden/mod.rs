@@ -181,13 +181,7 @@ impl Game for Hoofden {
     const MAX_SEATS: u8 = 2;
 
     fn new(options: &HoofdenOptions, seats: u8) -> Result<Self, EngineError> {
-        if seats != 2 {
-            return Err(EngineError::SeatCount {
-                min: 2,
-                max: 2,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         let board = Board::start();
         let mut moves = Vec::with_capacity(64);
         moves::generate(&board, BLUE, options, &mut moves);
@@ -306,6 +300,20 @@ impl Game for Hoofden {
             }
         }
         Ok(())
+    }
+
+    /// Material: each pawn counts by its head (blue 10 … yellow 40), plus one per row
+    /// advanced towards the opponent.
+    fn progress(&self, seat: Seat) -> i32 {
+        self.board
+            .squares_of(seat)
+            .filter_map(|sq| self.board.get(sq).map(|p| (sq, p)))
+            .map(|(sq, p)| {
+                let rank = i32::from(sq.rank());
+                let advanced = if seat == Seat(0) { rank } else { 9 - rank };
+                (p.head as i32 + 1) * 10 + advanced
+            })
+            .sum()
     }
 
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {

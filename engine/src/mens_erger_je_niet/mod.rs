@@ -282,13 +282,7 @@ impl Game for MensErgerJeNiet {
     const MAX_SEATS: u8 = 6;
 
     fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
-        if !(Self::MIN_SEATS..=Self::MAX_SEATS).contains(&seats) {
-            return Err(EngineError::SeatCount {
-                min: Self::MIN_SEATS,
-                max: Self::MAX_SEATS,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         let setup = options.setup(seats)?;
         let mut colours: Vec<ColourState> = (0..setup.side.colours())
             .map(|c| ColourState {
@@ -466,6 +460,21 @@ impl Game for MensErgerJeNiet {
         }
         self.roll_again_or_pass(colour, roll);
         Ok(())
+    }
+
+    /// Fields travelled by the pawns of the seat's colours (a home circle counts as the
+    /// fields before it).
+    fn progress(&self, seat: Seat) -> i32 {
+        self.colours
+            .iter()
+            .filter(|c| c.owner == Some(seat))
+            .flat_map(|c| c.pawns.iter())
+            .map(|p| match p {
+                Place::Waiting => 0,
+                Place::Track { step, .. } => i32::from(*step) + 1,
+                Place::Home { circle } => 60 + i32::from(circle.number()),
+            })
+            .sum()
     }
 
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
