@@ -206,3 +206,92 @@ proptest! {
         }
     }
 }
+
+/// A line that is nearly a position: the right fields with values around the valid range.
+fn near_position() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(-16i64..17, 22..27),
+        (0i64..17, -1i64..17),
+        (-1i64..17, 0i64..17),
+        prop::sample::select(vec!["white", "black", "red", ""]),
+        prop::collection::vec(0i64..8, 0..4),
+    )
+        .prop_map(|(board, (bw, bb), (ow, ob), side, dice)| {
+            json!({
+                "board": board,
+                "bar": {"white": bw, "black": bb},
+                "off": {"white": ow, "black": ob},
+                "to_move": side,
+                "dice": dice,
+            })
+            .to_string()
+        })
+}
+
+/// A valid position: 15 checkers a side on the points (a point holds one side's), the
+/// bar or borne off, and a roll.
+fn valid_position() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(0usize..26, 15),
+        prop::collection::vec(0usize..26, 15),
+        any::<bool>(),
+        (1u8..7, 1u8..7),
+    )
+        .prop_map(|(white, black, white_to_move, (d1, d2))| {
+            // 0..24: a point; 24: the bar; 25: borne off.
+            let mut board = [0i64; 24];
+            let (mut bar, mut off) = ([0i64; 2], [0i64; 2]);
+            for w in white {
+                match w {
+                    24 => bar[0] += 1,
+                    25 => off[0] += 1,
+                    p => board[p] += 1,
+                }
+            }
+            for b in black {
+                match b {
+                    24 => bar[1] += 1,
+                    25 => off[1] += 1,
+                    // A point White holds sends the checker to the bar instead.
+                    p if board[p] > 0 => bar[1] += 1,
+                    p => board[p] -= 1,
+                }
+            }
+            json!({
+                "board": board,
+                "bar": {"white": bar[0], "black": bar[1]},
+                "off": {"white": off[0], "black": off[1]},
+                "to_move": if white_to_move { "white" } else { "black" },
+                "dice": [d1, d2],
+            })
+            .to_string()
+        })
+}
+
+/// The analyzer answers every line with `{"outcomes": [...]}` or `{"error": "..."}`.
+fn check_answer(answer: &Value) -> Result<(), TestCaseError> {
+    let obj = answer.as_object().expect("an object");
+    prop_assert_eq!(obj.len(), 1, "{}", answer);
+    match (obj.get("outcomes"), obj.get("error")) {
+        (Some(Value::Array(outcomes)), None) => {
+            prop_assert!(outcomes.iter().all(Value::is_object), "{}", answer)
+        }
+        (None, Some(Value::String(_))) => {}
+        _ => prop_assert!(false, "neither outcomes nor error: {}", answer),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_backgammon_analyzer_answers_any_line(line in prop_oneof![
+        ".{0,80}",
+        arb_json().prop_map(|v| v.to_string()),
+        near_position(),
+        valid_position(),
+    ]) {
+        check_answer(&worp_engine::backgammon::analyze::analyze_line(&line))?;
+    }
+}
