@@ -56,26 +56,22 @@ impl Live {
 
     /// Tells this process's listeners and the other processes.
     pub async fn publish(&self, store: &Store, change: Change) {
-        let payload = payload(&change);
+        let payload = serde_json::to_string(&change).unwrap_or_default();
+        // NOTIFY payloads must stay under 8,000 bytes: drop the notices if they do not fit
+        // (streams elsewhere still see the new events).
+        let payload = if payload.len() < 7_500 {
+            payload
+        } else {
+            serde_json::to_string(&Change {
+                notices: Vec::new(),
+                ..change.clone()
+            })
+            .unwrap_or_default()
+        };
         self.publish_local(change);
         if let Err(e) = store.announce(&payload).await {
             tracing::warn!("could not announce a change to other processes: {e}");
         }
-    }
-}
-
-/// The NOTIFY payload of a change. NOTIFY payloads must stay under 8,000 bytes: the
-/// notices are dropped if they do not fit (streams elsewhere still see the new events).
-pub fn payload(change: &Change) -> String {
-    let payload = serde_json::to_string(change).unwrap_or_default();
-    if payload.len() < 7_500 {
-        payload
-    } else {
-        serde_json::to_string(&Change {
-            notices: Vec::new(),
-            ..change.clone()
-        })
-        .unwrap_or_default()
     }
 }
 

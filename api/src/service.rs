@@ -518,14 +518,6 @@ impl Worp {
         let table = batch.table;
         let row = game_row(&table);
         let notices = notices(before, &table);
-        let change = Change {
-            origin: self.live.origin,
-            game_id: table.id,
-            version: table.version,
-            notices: notices.clone(),
-        };
-        // Announced to other processes by the append's own transaction.
-        let announce = crate::live::payload(&change);
         // The answer is kept only for an Idempotency-Key (serialising it costs).
         let saved = idempotency.map(|_| SavedResponse {
             status: 200,
@@ -540,7 +532,6 @@ impl Worp {
                 secret,
                 idempotency: idempotency.zip(saved.as_ref()).map(|((p, k), r)| (p, k, r)),
                 notices: &notices,
-                announce: Some(&announce),
             })
             .await?;
         if let Some(s) = secret {
@@ -548,7 +539,17 @@ impl Worp {
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
-        self.live.publish_local(change);
+        self.live
+            .publish(
+                &self.store,
+                Change {
+                    origin: self.live.origin,
+                    game_id: table.id,
+                    version: table.version,
+                    notices,
+                },
+            )
+            .await;
         Ok(table)
     }
 

@@ -142,9 +142,6 @@ pub struct Append<'a> {
     pub idempotency: Option<(Uuid, &'a str, &'a SavedResponse)>,
     /// Notices for players' webhooks (the outbox).
     pub notices: &'a [PlayerNotice],
-    /// A change to announce to other processes (PostgreSQL `NOTIFY`), sent inside the
-    /// transaction: delivered exactly when it commits, without a commit of its own.
-    pub announce: Option<&'a str>,
 }
 
 /// Which games to list.
@@ -318,14 +315,6 @@ macro_rules! sql_store {
                         .bind(a.row.updated_at)
                         .execute(&mut *tx)
                         .await?;
-                    }
-                }
-                if let Some(payload) = a.announce {
-                    if <$Db as sqlx::Database>::NAME == "PostgreSQL" {
-                        sqlx::query("SELECT pg_notify('worp_events', $1)")
-                            .bind(payload)
-                            .execute(&mut *tx)
-                            .await?;
                     }
                 }
                 if let Some((player, key, resp)) = a.idempotency {

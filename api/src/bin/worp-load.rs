@@ -582,7 +582,6 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
                         secret: Some(&seed),
                         idempotency: None,
                         notices: &[],
-                        announce: None,
                     })
                     .await
                     .map_err(|e| e.to_string())?;
