@@ -21,7 +21,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the HTTP API (the default). Configured by environment variables:
-    /// DATABASE_URL, WORP_SQLITE_PATH, WORP_BIND, PORT, WORP_CORS_ORIGINS, RUST_LOG.
+    /// DATABASE_URL, WORP_SQLITE_PATH, WORP_BIND, PORT, WORP_CORS_ORIGINS, RUST_LOG
+    /// (see the README for all).
     Serve,
     /// Replay a game record (JSON; from FILE or standard input) and print one JSON line
     /// per step with the state, what is awaited and the legal moves.
@@ -120,6 +121,7 @@ async fn serve() -> Result<(), String> {
         listener.local_addr().map_err(|e| e.to_string())?,
         worp.store.backend()
     );
+    crate::startup::spawn_background(worp.clone(), &settings);
     crate::startup::run(listener, worp, &settings)
         .map_err(|e| e.to_string())?
         .await
@@ -182,7 +184,7 @@ fn analyze_backgammon() -> i32 {
         if line.trim().is_empty() {
             continue;
         }
-        let answer = serde_json::json!({"error": line}); // TODO merge backgammon;
+        let answer = worp_engine::backgammon::analyze::analyze_line(&line);
         if serde_json::to_writer(&mut out, &answer).is_err() || out.write_all(b"\n").is_err() {
             return 2;
         }

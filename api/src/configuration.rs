@@ -22,6 +22,12 @@ pub struct Settings {
     pub cache_states: usize,
     /// `WORP_DB_CONNECTIONS`: PostgreSQL pool size.
     pub db_connections: u32,
+    /// `WORP_CLOCK_SWEEP_SECS`: how often overdue moves are looked for.
+    pub sweep_interval: std::time::Duration,
+    /// `WORP_SSE_KEEPALIVE_SECS`: the longest silence on a live stream.
+    pub sse_keepalive: std::time::Duration,
+    /// `WORP_WEBHOOK_BACKOFF_SECS`: the first retry wait of a failed webhook delivery.
+    pub webhooks: crate::webhooks::WebhookSettings,
 }
 
 /// A setting that could not be read.
@@ -72,6 +78,19 @@ impl Settings {
             body_limit: parsed("WORP_BODY_LIMIT", 64 * 1024)?,
             cache_states: parsed("WORP_CACHE_STATES", 10_000)?,
             db_connections: parsed("WORP_DB_CONNECTIONS", 16)?,
+            sweep_interval: std::time::Duration::from_secs(
+                parsed("WORP_CLOCK_SWEEP_SECS", 30u64)?.max(1),
+            ),
+            sse_keepalive: std::time::Duration::from_secs(
+                parsed("WORP_SSE_KEEPALIVE_SECS", 15u64)?.max(1),
+            ),
+            webhooks: crate::webhooks::WebhookSettings {
+                base_backoff: std::time::Duration::from_secs(parsed(
+                    "WORP_WEBHOOK_BACKOFF_SECS",
+                    10u64,
+                )?),
+                ..Default::default()
+            },
         })
     }
 

@@ -50,6 +50,20 @@ pub fn roll(server_seed: &[u8], client_seeds: &[Option<String>], index: u64, die
     die.faces[0]
 }
 
+/// Random bits for a bot's choice after event `version`, derived from the server seed
+/// (so bots cannot be predicted by players before the seed is revealed).
+pub fn bot_entropy(server_seed: &[u8], version: i64) -> u64 {
+    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(server_seed) else {
+        return 0;
+    };
+    mac.update(b"worp-bot-v1");
+    mac.update(&version.to_be_bytes());
+    let out = mac.finalize().into_bytes();
+    let mut bits = [0u8; 8];
+    bits.copy_from_slice(&out[..8]);
+    u64::from_be_bytes(bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

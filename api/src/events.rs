@@ -14,6 +14,8 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::GameResult;
 
+use crate::bots::BotKind;
+
 /// What happened in a game, one fact per event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -28,6 +30,12 @@ pub enum Event {
         /// Client seeds given at creation by the creator, per seat (`null`: none).
         #[serde(default)]
         client_seeds: Vec<Option<String>>,
+        /// The bot of each seat played by the computer (`null`: a person or open).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bots: Vec<Option<BotKind>>,
+        /// Days each seat has for each move; absent: no clock.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        days_per_move: Option<u32>,
         /// Hex SHA-256 of the secret 32-byte server seed.
         dice_commitment: String,
         created_by: Uuid,

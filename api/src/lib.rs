@@ -6,12 +6,14 @@
 
 pub mod audit;
 pub mod auth;
+pub mod bots;
 pub mod cache;
 pub mod cli;
 pub mod configuration;
 pub mod dice;
 pub mod events;
 pub mod export;
+pub mod live;
 pub mod openapi;
 pub mod problem;
 pub mod routes;
@@ -19,3 +21,4 @@ pub mod service;
 pub mod startup;
 pub mod store;
 pub mod table;
+pub mod webhooks;

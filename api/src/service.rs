@@ -13,11 +13,13 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, Awaiting, GameResult, Seat};
 
+use crate::bots::{self, BotKind};
 use crate::cache::StateCache;
 use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};
+use crate::live::{Change, Live};
 use crate::problem::ApiError;
-use crate::store::{Append, GameFilter, GameRow, Player, SavedResponse, Store};
+use crate::store::{Append, GameFilter, GameRow, Player, PlayerNotice, SavedResponse, Store};
 use crate::table::{LastDice, SeatInfo, Status, Table};
 
 /// Where the time comes from (one injectable clock, so tests can move it).
@@ -46,6 +48,9 @@ pub struct Worp {
     pub store: Store,
     pub cache: StateCache,
     pub clock: Arc<dyn Clock>,
+    pub live: Live,
+    /// How long a live stream may stay silent before a keep-alive comment.
+    pub keepalive: std::time::Duration,
 }
 
 /// A seat in a game view.
@@ -57,6 +62,8 @@ pub struct SeatView {
     pub player_id: Option<Uuid>,
     /// Whether the seat left the game.
     pub retired: bool,
+    /// The bot playing this seat, if the computer plays it.
+    pub bot: Option<BotKind>,
 }
 
 /// A game as the API shows it.
@@ -73,6 +80,10 @@ pub struct GameView {
     pub seats: Vec<SeatView>,
     /// The seat whose move the game awaits, if any.
     pub to_move: Option<u8>,
+    /// When the seat to move runs out of time (games with a clock).
+    pub deadline: Option<DateTime<Utc>>,
+    /// Days each seat has per move; absent: no clock.
+    pub days_per_move: Option<u32>,
     /// What the engine waits for next.
     #[schema(value_type = Object)]
     pub awaiting: Awaiting,
@@ -113,9 +124,12 @@ impl GameView {
                     seat: i as u8,
                     player_id: s.player_id,
                     retired: s.retired,
+                    bot: s.bot,
                 })
                 .collect(),
             to_move: t.to_move().map(|s| s.0),
+            deadline: t.deadline(),
+            days_per_move: t.days_per_move,
             awaiting: t.game.awaiting(),
             state: t.game.state(),
             last_dice: t.last_dice.clone(),
@@ -146,6 +160,8 @@ pub struct GameSummary {
     pub seats: Vec<Option<Uuid>>,
     pub to_move: Option<u8>,
     pub to_move_player: Option<Uuid>,
+    /// When the seat to move runs out of time (games with a clock).
+    pub deadline: Option<DateTime<Utc>>,
     #[schema(value_type = Option<Object>)]
     pub result: Option<GameResult>,
     pub created_at: DateTime<Utc>,
@@ -163,6 +179,7 @@ pub fn game_row(t: &Table) -> GameRow {
         seats: t.seats.iter().map(|s| s.player_id).collect(),
         to_move: t.to_move().map(|s| s.0),
         to_move_player: t.to_move_player(),
+        deadline: t.deadline(),
         result: t.result.clone(),
         created_at: t.created_at,
         updated_at: t.updated_at,
@@ -179,6 +196,44 @@ pub fn game_row(t: &Table) -> GameRow {
         seats: summary.seats.clone(),
         created_at: t.created_at,
         updated_at: t.updated_at,
+        deadline: t.deadline(),
+    }
+}
+
+/// What players should hear about after a change from `before` to `after`: the player
+/// whose turn it now is (when it was not theirs already), or everybody seated when the
+/// game ended.
+pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
+    let base = |kind: &str, player: Uuid| PlayerNotice {
+        player_id: player,
+        game_id: after.id,
+        version: after.version,
+        kind: kind.to_owned(),
+        payload: serde_json::json!({
+            "type": kind,
+            "game_id": after.id,
+            "variant": after.variant,
+            "version": after.version,
+            "status": after.status().as_str(),
+            "seat": after.to_move().map(|s| s.0),
+            "deadline": after.deadline(),
+            "result": after.result,
+            "url": format!("/v1/games/{}", after.id),
+        }),
+    };
+    let was_finished = before.is_some_and(|b| b.result.is_some());
+    if after.result.is_some() && !was_finished {
+        let mut players: Vec<Uuid> = after.seats.iter().filter_map(|s| s.player_id).collect();
+        players.sort();
+        players.dedup();
+        return players
+            .into_iter()
+            .map(|p| base("game_finished", p))
+            .collect();
+    }
+    match after.to_move_player() {
+        Some(p) if before.and_then(Table::to_move_player) != Some(p) => vec![base("your_turn", p)],
+        _ => Vec::new(),
     }
 }
 
@@ -235,6 +290,26 @@ impl<'a> Batch<'a> {
                         index,
                     })?;
                 }
+                Awaiting::Move { seat } => {
+                    let Some(kind) = self.table.seats.get(seat.index()).and_then(|s| s.bot) else {
+                        return Ok(());
+                    };
+                    let seed = self
+                        .seed
+                        .ok_or_else(|| ApiError::Internal("the dice seed is missing".into()))?;
+                    let entropy = dice::bot_entropy(seed, self.table.version);
+                    let seats = self.table.seats.len();
+                    let i = bots::choose(kind, self.table.game.as_ref(), seat, seats, entropy)
+                        .ok_or_else(|| ApiError::Internal("a bot has no legal move".into()))?;
+                    let mv = self
+                        .table
+                        .game
+                        .legal_moves()
+                        .into_iter()
+                        .nth(i)
+                        .ok_or_else(|| ApiError::Internal("a bot chose no move".into()))?;
+                    self.push(Event::MovePlayed { seat: seat.0, mv })?;
+                }
                 Awaiting::Finished { result } if self.table.result.is_none() => {
                     let seed = self
                         .seed
@@ -250,23 +325,37 @@ impl<'a> Batch<'a> {
     }
 }
 
-/// A seat in a create request: a player id, or `null` for an open seat.
-pub type SeatRequest = Option<Uuid>;
+/// A seat in a create request: a player id, a bot, or `null` for an open seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum SeatRequest {
+    /// A player's id.
+    Player(Uuid),
+    /// A seat the computer plays: `{"bot": "random"}` or `{"bot": "greedy"}`.
+    Bot { bot: BotKind },
+}
+
+/// The days a move may take (`days_per_move`).
+pub const DAYS_PER_MOVE: [u32; 7] = [1, 2, 3, 5, 7, 10, 14];
 
 /// `POST /v1/games`.
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"variant": "backgammon", "options": {}, "seats": ["6f1c6c1e-8d3a-4a53-9d55-0d6c4e6f9a11", null]}))]
+#[schema(example = json!({"variant": "backgammon", "options": {}, "seats": ["6f1c6c1e-8d3a-4a53-9d55-0d6c4e6f9a11", {"bot": "greedy"}], "days_per_move": 3}))]
 pub struct CreateGame {
     /// A registered variant name.
     pub variant: String,
     /// The variant's options; absent or `null` for the defaults.
     #[serde(default)]
     pub options: Value,
-    /// One entry per seat: a player id, or `null` for an open seat. The creator must be
-    /// in at least one seat.
-    #[schema(value_type = Vec<Option<String>>, format = Uuid)]
-    pub seats: Vec<SeatRequest>,
+    /// One entry per seat: a player id, `{"bot": "random" | "greedy"}` for a seat the
+    /// computer plays, or `null` for an open seat. The creator must be in at least one seat.
+    pub seats: Vec<Option<SeatRequest>>,
+    /// The clock: days each seat has for each move (1, 2, 3, 5, 7, 10 or 14); absent or
+    /// `null` for none. A seat whose time runs out retires (in a two-seat game the other
+    /// seat wins).
+    #[serde(default)]
+    pub days_per_move: Option<u32>,
     /// A seed the creator adds to the dice (for every seat the creator takes).
     #[serde(default)]
     pub client_seed: Option<String>,
@@ -288,6 +377,8 @@ impl Worp {
             store,
             cache: StateCache::new(cache_size),
             clock,
+            live: Live::new(),
+            keepalive: std::time::Duration::from_secs(15),
         }
     }
 
@@ -405,6 +496,7 @@ impl Worp {
 
     async fn commit(
         &self,
+        before: Option<&Table>,
         batch: Batch<'_>,
         expected_version: i64,
         secret: Option<&[u8]>,
@@ -412,6 +504,7 @@ impl Worp {
     ) -> Result<Arc<Table>, ApiError> {
         let table = batch.table;
         let row = game_row(&table);
+        let notices = notices(before, &table);
         let saved = SavedResponse {
             status: 200,
             body: serde_json::to_value(GameView::of(&table)).unwrap_or(Value::Null),
@@ -424,10 +517,22 @@ impl Worp {
                 row: &row,
                 secret,
                 idempotency: idempotency.map(|(p, k)| (p, k, &saved)),
+                notices: &notices,
             })
             .await?;
         let table = Arc::new(table);
         self.cache.put(table.clone());
+        self.live
+            .publish(
+                &self.store,
+                Change {
+                    origin: self.live.origin,
+                    game_id: table.id,
+                    version: table.version,
+                    notices,
+                },
+            )
+            .await;
         Ok(table)
     }
 
@@ -450,13 +555,36 @@ impl Worp {
                     req.seats.len()
                 ))
             })?;
-        if !req.seats.contains(&Some(creator.id)) {
+        let players: Vec<Option<Uuid>> = req
+            .seats
+            .iter()
+            .map(|s| match s {
+                Some(SeatRequest::Player(p)) => Some(*p),
+                _ => None,
+            })
+            .collect();
+        let bots: Vec<Option<BotKind>> = req
+            .seats
+            .iter()
+            .map(|s| match s {
+                Some(SeatRequest::Bot { bot }) => Some(*bot),
+                _ => None,
+            })
+            .collect();
+        if let Some(d) = req.days_per_move {
+            if !DAYS_PER_MOVE.contains(&d) {
+                return Err(ApiError::BadRequest(format!(
+                    "days_per_move must be one of {DAYS_PER_MOVE:?}, not {d}"
+                )));
+            }
+        }
+        if !players.contains(&Some(creator.id)) {
             return Err(ApiError::BadRequest(
                 "the creator must take at least one seat".into(),
             ));
         }
         check_client_seed(&req.client_seed)?;
-        for p in req.seats.iter().flatten() {
+        for p in players.iter().flatten() {
             if *p != creator.id && !self.store.player_exists(*p).await? {
                 return Err(ApiError::BadRequest(format!("no player {p}")));
             }
@@ -470,9 +598,14 @@ impl Worp {
         let created = Event::GameCreated {
             variant: v.name.to_owned(),
             options: game.options(),
-            seats: req.seats.clone(),
-            client_seeds: req
-                .seats
+            seats: players.clone(),
+            bots: if bots.iter().any(Option::is_some) {
+                bots
+            } else {
+                Vec::new()
+            },
+            days_per_move: req.days_per_move,
+            client_seeds: players
                 .iter()
                 .map(|p| {
                     if *p == Some(creator.id) {
@@ -494,7 +627,7 @@ impl Worp {
             seed: Some(&seed),
         };
         batch.advance()?;
-        self.commit(batch, 0, Some(&seed), None).await
+        self.commit(None, batch, 0, Some(&seed), None).await
     }
 
     /// Takes an open seat.
@@ -511,7 +644,7 @@ impl Worp {
             .seats
             .get(usize::from(seat))
             .ok_or_else(|| ApiError::NotFound(format!("game {id} has no seat {seat}")))?;
-        if table.status() != Status::Waiting || info.player_id.is_some() {
+        if table.status() != Status::Waiting || !info.is_open() {
             return Err(ApiError::Conflict(format!("seat {seat} is already taken")));
         }
         let expected = table.version;
@@ -528,7 +661,7 @@ impl Worp {
             client_seed,
         })?;
         batch.advance()?;
-        self.commit(batch, expected, None, None).await
+        self.commit(Some(&table), batch, expected, None, None).await
     }
 
     /// Plays a move for the caller's seat.
@@ -563,6 +696,7 @@ impl Worp {
         batch.push(Event::MovePlayed { seat: seat.0, mv })?;
         batch.advance()?;
         self.commit(
+            Some(&table),
             batch,
             expected,
             None,
@@ -647,7 +781,50 @@ impl Worp {
             reason: RetireReason::Resigned,
         })?;
         batch.advance()?;
-        self.commit(batch, expected, None, None).await
+        self.commit(Some(&table), batch, expected, None, None).await
+    }
+
+    /// Records a time-out for the seat to move of game `id` if its deadline has passed
+    /// by the clock. Returns whether it did (another process may have been first: then
+    /// the expected-version append fails and this is a no-op).
+    pub async fn time_out(&self, id: Uuid) -> Result<bool, ApiError> {
+        let table = self.load(id).await?;
+        let now = self.now();
+        let (Some(deadline), Some(seat)) = (table.deadline(), table.to_move()) else {
+            return Ok(false);
+        };
+        if deadline > now {
+            return Ok(false);
+        }
+        let expected = table.version;
+        let seed = self.secret(id).await?;
+        let mut batch = Batch {
+            table: (*table).clone(),
+            events: Vec::new(),
+            now,
+            seed: Some(&seed),
+        };
+        batch.push(Event::SeatRetired {
+            seat: seat.0,
+            reason: RetireReason::TimedOut,
+        })?;
+        batch.advance()?;
+        match self.commit(Some(&table), batch, expected, None, None).await {
+            Ok(_) => Ok(true),
+            Err(ApiError::Conflict(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Times out every game whose deadline has passed; returns how many.
+    pub async fn sweep_deadlines(&self) -> Result<usize, ApiError> {
+        let mut n = 0;
+        for id in self.store.overdue_games(self.now(), 500).await? {
+            if self.time_out(id).await? {
+                n += 1;
+            }
+        }
+        Ok(n)
     }
 
     /// Lists games.

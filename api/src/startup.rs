@@ -96,3 +96,27 @@ pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::
     .run();
     Ok(server)
 }
+
+/// Starts the server's own work: time-outs of overdue moves, webhook deliveries and (on
+/// PostgreSQL) relaying other processes' changes to this one's live streams.
+pub fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
+    let sweep = settings.sweep_interval;
+    let w = worp.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(sweep);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            match w.sweep_deadlines().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("{n} seats ran out of time"),
+                Err(e) => tracing::warn!("the deadline sweep failed: {e}"),
+            }
+        }
+    });
+    tokio::spawn(crate::webhooks::run(
+        worp.clone(),
+        settings.webhooks.clone(),
+    ));
+    tokio::spawn(crate::live::relay_postgres(worp.store.clone(), worp));
+}

@@ -62,6 +62,64 @@ pub struct GameRow {
     pub seats: Vec<Option<Uuid>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// When the seat to move runs out of time.
+    pub deadline: Option<DateTime<Utc>>,
+}
+
+/// Something a player should hear about (it is their turn, a game ended): delivered to
+/// their webhooks through the outbox and to their live stream.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlayerNotice {
+    pub player_id: Uuid,
+    pub game_id: Uuid,
+    pub version: i64,
+    /// `your_turn` or `game_finished`.
+    pub kind: String,
+    pub payload: Value,
+}
+
+/// The outcome of one delivery attempt.
+#[derive(Debug, Clone)]
+pub struct Attempt<'a> {
+    pub id: Uuid,
+    /// `pending` (to retry), `delivered` or `failed`.
+    pub status: &'a str,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub last_status: Option<i32>,
+    pub last_error: Option<&'a str>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// A registered webhook.
+#[derive(Debug, Clone)]
+pub struct Webhook {
+    pub id: Uuid,
+    pub player_id: Uuid,
+    pub url: String,
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One delivery of a notice to a webhook.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct Delivery {
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub game_id: Uuid,
+    pub version: i64,
+    /// `your_turn` or `game_finished`.
+    pub kind: String,
+    pub payload: Value,
+    /// `pending`, `delivered` or `failed`.
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    /// The receiver's last HTTP status.
+    pub last_status: Option<i32>,
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
 }
 
 /// A stored answer for an `Idempotency-Key`.
@@ -82,6 +140,8 @@ pub struct Append<'a> {
     pub secret: Option<&'a [u8]>,
     /// The answer to keep for `(player, key)`.
     pub idempotency: Option<(Uuid, &'a str, &'a SavedResponse)>,
+    /// Notices for players' webhooks (the outbox).
+    pub notices: &'a [PlayerNotice],
 }
 
 /// Which games to list.
@@ -205,6 +265,30 @@ macro_rules! sql_store {
                         .map_err(conflict_or)?;
                 }
                 Self::write_row(&mut tx, a.row).await?;
+                for n in a.notices {
+                    let hooks = sqlx::query("SELECT id FROM webhooks WHERE player_id = $1")
+                        .bind(n.player_id)
+                        .fetch_all(&mut *tx)
+                        .await?;
+                    for h in hooks {
+                        let hook: Uuid = h.try_get("id")?;
+                        sqlx::query(
+                            "INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload, \
+                             status, attempts, next_attempt_at, created_at) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8)",
+                        )
+                        .bind(Uuid::new_v4())
+                        .bind(hook)
+                        .bind(n.player_id)
+                        .bind(n.game_id)
+                        .bind(n.version)
+                        .bind(&n.kind)
+                        .bind(Json(&n.payload))
+                        .bind(a.row.updated_at)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                }
                 if let Some((player, key, resp)) = a.idempotency {
                     sqlx::query(
                         "INSERT INTO idempotency (player_id, key, status, body, created_at) VALUES ($1, $2, $3, $4, $5)",
@@ -227,11 +311,11 @@ macro_rules! sql_store {
                 row: &GameRow,
             ) -> Result<(), StoreError> {
                 sqlx::query(
-                    "INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                    "INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) \
                      ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version, \
                      to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player, \
-                     summary = excluded.summary, updated_at = excluded.updated_at",
+                     summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline",
                 )
                 .bind(row.id)
                 .bind(&row.variant)
@@ -242,6 +326,7 @@ macro_rules! sql_store {
                 .bind(Json(&row.summary))
                 .bind(row.created_at)
                 .bind(row.updated_at)
+                .bind(row.deadline)
                 .execute(&mut **tx)
                 .await?;
                 for (seat, player) in row.seats.iter().enumerate() {
@@ -312,6 +397,146 @@ macro_rules! sql_store {
                     })
                 })
                 .transpose()
+            }
+
+            /// Games whose seat to move ran out of time by `now`.
+            pub async fn overdue_games(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<Uuid>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
+                     ORDER BY deadline LIMIT $2",
+                )
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+            }
+
+            pub async fn create_webhook(&self, w: &Webhook) -> Result<(), StoreError> {
+                sqlx::query("INSERT INTO webhooks (id, player_id, url, secret, created_at) VALUES ($1, $2, $3, $4, $5)")
+                    .bind(w.id)
+                    .bind(w.player_id)
+                    .bind(&w.url)
+                    .bind(&w.secret)
+                    .bind(w.created_at)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
+            pub async fn webhooks(&self, player: Uuid) -> Result<Vec<Webhook>, StoreError> {
+                let rows = sqlx::query("SELECT id, player_id, url, secret, created_at FROM webhooks WHERE player_id = $1 ORDER BY created_at")
+                    .bind(player)
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(Webhook {
+                            id: r.try_get("id")?,
+                            player_id: r.try_get("player_id")?,
+                            url: r.try_get("url")?,
+                            secret: r.try_get("secret")?,
+                            created_at: r.try_get("created_at")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            pub async fn delete_webhook(&self, player: Uuid, id: Uuid) -> Result<bool, StoreError> {
+                let done = sqlx::query("DELETE FROM webhooks WHERE player_id = $1 AND id = $2")
+                    .bind(player)
+                    .bind(id)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            pub async fn deliveries(&self, webhook: Uuid, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT id, webhook_id, game_id, version, kind, payload, status, attempts, next_attempt_at, \
+                     last_status, last_error, created_at, delivered_at FROM webhook_deliveries \
+                     WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2",
+                )
+                .bind(webhook)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter().map(|r| Self::delivery(r)).collect()
+            }
+
+            fn delivery(r: &<$Db as sqlx::Database>::Row) -> Result<Delivery, StoreError> {
+                Ok(Delivery {
+                    id: r.try_get("id")?,
+                    webhook_id: r.try_get("webhook_id")?,
+                    game_id: r.try_get("game_id")?,
+                    version: r.try_get("version")?,
+                    kind: r.try_get("kind")?,
+                    payload: r.try_get::<Json<Value>, _>("payload")?.0,
+                    status: r.try_get("status")?,
+                    attempts: r.try_get("attempts")?,
+                    next_attempt_at: r.try_get("next_attempt_at")?,
+                    last_status: r.try_get("last_status")?,
+                    last_error: r.try_get("last_error")?,
+                    created_at: r.try_get("created_at")?,
+                    delivered_at: r.try_get("delivered_at")?,
+                })
+            }
+
+            /// Claims up to `limit` due deliveries for `lease` (so two processes never send
+            /// the same one at once); returns them with their webhook's URL and secret.
+            pub async fn claim_due_deliveries(
+                &self,
+                now: DateTime<Utc>,
+                lease_until: DateTime<Utc>,
+                limit: i64,
+            ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT d.id, d.webhook_id, d.game_id, d.version, d.kind, d.payload, d.status, d.attempts, \
+                     d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.delivered_at, w.url, w.secret \
+                     FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
+                     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 ORDER BY d.next_attempt_at LIMIT $2",
+                )
+                .bind(now)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut claimed = Vec::new();
+                for r in &rows {
+                    let d = Self::delivery(r)?;
+                    let won = sqlx::query(
+                        "UPDATE webhook_deliveries SET next_attempt_at = $1 \
+                         WHERE id = $2 AND status = 'pending' AND next_attempt_at = $3",
+                    )
+                    .bind(lease_until)
+                    .bind(d.id)
+                    .bind(d.next_attempt_at)
+                    .execute(&self.pool)
+                    .await?
+                    .rows_affected()
+                        == 1;
+                    if won {
+                        claimed.push((d, r.try_get("url")?, r.try_get("secret")?));
+                    }
+                }
+                Ok(claimed)
+            }
+
+            /// Records the outcome of one delivery attempt.
+            pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<(), StoreError> {
+                sqlx::query(
+                    "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, \
+                     last_status = $4, last_error = $5, delivered_at = $6 WHERE id = $7",
+                )
+                .bind(a.status)
+                .bind(a.attempts)
+                .bind(a.next_attempt_at)
+                .bind(a.last_status)
+                .bind(a.last_error)
+                .bind(a.delivered_at)
+                .bind(a.id)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
             }
 
             pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
@@ -441,5 +666,47 @@ impl Store {
     }
     pub async fn replace_read_models(&self, rows: &[GameRow]) -> Result<(), StoreError> {
         dispatch!(self, s => s.replace_read_models(rows).await)
+    }
+    pub async fn overdue_games(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        dispatch!(self, s => s.overdue_games(now, limit).await)
+    }
+    pub async fn create_webhook(&self, w: &Webhook) -> Result<(), StoreError> {
+        dispatch!(self, s => s.create_webhook(w).await)
+    }
+    pub async fn webhooks(&self, player: Uuid) -> Result<Vec<Webhook>, StoreError> {
+        dispatch!(self, s => s.webhooks(player).await)
+    }
+    pub async fn delete_webhook(&self, player: Uuid, id: Uuid) -> Result<bool, StoreError> {
+        dispatch!(self, s => s.delete_webhook(player, id).await)
+    }
+    pub async fn deliveries(&self, webhook: Uuid, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+        dispatch!(self, s => s.deliveries(webhook, limit).await)
+    }
+    pub async fn claim_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
+        dispatch!(self, s => s.claim_due_deliveries(now, lease_until, limit).await)
+    }
+    pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<(), StoreError> {
+        dispatch!(self, s => s.record_attempt(a).await)
+    }
+
+    /// Tells other server processes on the same PostgreSQL that a game changed
+    /// (`LISTEN worp_events`). On SQLite there is only one process; nothing to do.
+    pub async fn announce(&self, payload: &str) -> Result<(), StoreError> {
+        if let Store::Postgres(s) = self {
+            sqlx::query("SELECT pg_notify('worp_events', $1)")
+                .bind(payload)
+                .execute(&s.pool)
+                .await?;
+        }
+        Ok(())
     }
 }

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, AnyGame, Awaiting, GameResult, Seat};
 
+use crate::bots::BotKind;
 use crate::events::{Event, StoredEvent};
 
 /// Why a stored log could not be folded into a game (a corrupt or foreign log).
@@ -57,6 +58,16 @@ pub struct SeatInfo {
     /// The client seed the player added to the dice, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_seed: Option<String>,
+    /// Set when the computer plays this seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotKind>,
+}
+
+impl SeatInfo {
+    /// Nobody sits here yet.
+    pub fn is_open(&self) -> bool {
+        self.player_id.is_none() && self.bot.is_none()
+    }
 }
 
 /// The last dice rolled.
@@ -97,6 +108,8 @@ pub struct Table {
     pub updated_at: DateTime<Utc>,
     /// When the last move (or resignation) was made.
     pub last_move_at: Option<DateTime<Utc>>,
+    /// Days each seat has for each move; `None`: no clock.
+    pub days_per_move: Option<u32>,
 }
 
 impl Table {
@@ -120,6 +133,8 @@ impl Table {
             options,
             seats,
             client_seeds,
+            bots,
+            days_per_move,
             dice_commitment,
             created_by,
         } = e.event().map_err(|err| invalid(seq, err.to_string()))?
@@ -138,6 +153,7 @@ impl Table {
                 player_id: *p,
                 retired: false,
                 client_seed: client_seeds.get(i).cloned().flatten(),
+                bot: bots.get(i).copied().flatten(),
             })
             .collect();
         Ok(Table {
@@ -157,6 +173,7 @@ impl Table {
             created_at: e.recorded_at,
             updated_at: e.recorded_at,
             last_move_at: None,
+            days_per_move,
         })
     }
 
@@ -182,7 +199,7 @@ impl Table {
                     .seats
                     .get_mut(usize::from(seat))
                     .ok_or_else(|| invalid(seq, "no such seat"))?;
-                if s.player_id.is_some() {
+                if !s.is_open() {
                     return Err(invalid(seq, "seat already taken"));
                 }
                 s.player_id = Some(player_id);
@@ -250,7 +267,7 @@ impl Table {
     pub fn status(&self) -> Status {
         if self.result.is_some() {
             Status::Finished
-        } else if self.seats.iter().any(|s| s.player_id.is_none()) {
+        } else if self.seats.iter().any(SeatInfo::is_open) {
             Status::Waiting
         } else {
             Status::Active
@@ -273,6 +290,16 @@ impl Table {
         self.to_move()
             .and_then(|s| self.seats.get(s.index()))
             .and_then(|s| s.player_id)
+    }
+
+    /// When the seat to move runs out of time (people only; bots never do).
+    pub fn deadline(&self) -> Option<DateTime<Utc>> {
+        let days = self.days_per_move?;
+        let seat = self.to_move()?;
+        if self.seats.get(seat.index())?.bot.is_some() {
+            return None;
+        }
+        Some(self.updated_at + chrono::Duration::days(i64::from(days)))
     }
 
     /// The seats `player` holds.

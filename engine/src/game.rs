@@ -199,4 +199,12 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     /// the board and it is skipped from then on. When one seat is left it wins with
     /// [`Ending::OpponentsRetired`]; in a two-seat game that happens at once.
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
+
+    /// How far `seat` has come towards winning, in the game's own units (higher is
+    /// better; e.g. pips already travelled). Bots compare it before and after a move to
+    /// prefer captures, hits and progress. The default knows nothing (always 0).
+    fn progress(&self, seat: Seat) -> i32 {
+        let _ = seat;
+        0
+    }
 }

@@ -10,9 +10,11 @@
 //! HTTP layer and the command line use; adding a game means one module and one line there.
 
 pub mod ali_baba;
+pub mod backgammon;
 pub mod error;
 pub mod game;
 pub mod hoofden;
+pub mod ludo;
 pub mod mens_erger_je_niet;
 pub mod playout;
 pub mod replay;

@@ -25,6 +25,8 @@ pub trait AnyGame: Debug + Send + Sync {
     fn apply_move(&mut self, mv: &Value) -> Result<(), EngineError>;
     /// See [`Game::retire`].
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
+    /// See [`Game::progress`].
+    fn progress(&self, seat: Seat) -> i32;
     /// The state as JSON.
     fn state(&self) -> Value;
     /// The options the game was created with, defaults filled in.
@@ -63,6 +65,9 @@ impl<G: Game> AnyGame for G {
     }
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
         Game::retire(self, seat)
+    }
+    fn progress(&self, seat: Seat) -> i32 {
+        Game::progress(self, seat)
     }
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
@@ -181,9 +186,11 @@ fn schemas<G: Game>() -> VariantSchemas {
 /// Every registered game, in the order the API lists them.
 static VARIANTS: &[Variant] = &[
     // Each game registers here, and nowhere else.
-    Variant::of::<crate::ali_baba::AliBaba>(),
     Variant::of::<crate::mens_erger_je_niet::MensErgerJeNiet>(),
+    Variant::of::<crate::backgammon::Backgammon>(),
+    Variant::of::<crate::ali_baba::AliBaba>(),
     Variant::of::<crate::hoofden::Hoofden>(),
+    Variant::of::<crate::ludo::Ludo>(),
 ];
 
 /// Every registered game.

@@ -51,11 +51,14 @@ CREATE TABLE games (
     to_move_seat    INTEGER,
     to_move_player  UUID,
     summary         JSONB NOT NULL,
+    -- When the seat to move runs out of time (games with a clock).
+    deadline        TIMESTAMPTZ,
     created_at      TIMESTAMPTZ NOT NULL,
     updated_at      TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX games_to_move_player ON games (to_move_player) WHERE to_move_player IS NOT NULL;
 CREATE INDEX games_updated ON games (updated_at DESC, id);
+CREATE INDEX games_deadline ON games (deadline) WHERE deadline IS NOT NULL;
 
 CREATE TABLE game_seats (
     game_id   UUID NOT NULL,

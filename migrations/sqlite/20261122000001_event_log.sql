@@ -47,11 +47,14 @@ CREATE TABLE games (
     to_move_seat    INTEGER,
     to_move_player  BLOB,
     summary         TEXT NOT NULL,
+    -- When the seat to move runs out of time (games with a clock).
+    deadline        TEXT,
     created_at      TEXT NOT NULL,
     updated_at      TEXT NOT NULL
 );
 CREATE INDEX games_to_move_player ON games (to_move_player);
 CREATE INDEX games_updated ON games (updated_at DESC, id);
+CREATE INDEX games_deadline ON games (deadline);
 
 CREATE TABLE game_seats (
     game_id   BLOB NOT NULL,

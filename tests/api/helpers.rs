@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 use worp::configuration::Settings;
 use worp::service::{SystemClock, Worp};
+
 use worp::store::Store;
 
 /// Which database a test runs on.
@@ -22,6 +23,8 @@ pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub worp: Arc<Worp>,
+    /// The database URL (or SQLite path) the app runs on.
+    pub database: String,
     _dir: Option<TempDir>,
 }
 
@@ -62,6 +65,45 @@ async fn fresh_postgres() -> String {
 }
 
 pub async fn spawn_app(backend: Backend) -> TestApp {
+    spawn_app_with(backend, Arc::new(SystemClock)).await
+}
+
+/// A clock the test moves by hand.
+#[derive(Debug)]
+pub struct ManualClock(pub std::sync::Mutex<chrono::DateTime<chrono::Utc>>);
+
+impl ManualClock {
+    pub fn new() -> Arc<ManualClock> {
+        Arc::new(ManualClock(std::sync::Mutex::new(chrono::Utc::now())))
+    }
+    pub fn advance(&self, by: chrono::Duration) {
+        let mut t = self.0.lock().expect("clock");
+        *t += by;
+    }
+}
+
+impl worp::service::Clock for ManualClock {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        *self.0.lock().expect("clock")
+    }
+}
+
+/// A fresh database URL for `backend` (and the directory to remove afterwards).
+pub async fn fresh_database(backend: Backend) -> (String, Option<TempDir>) {
+    match backend {
+        Backend::Postgres => (fresh_postgres().await, None),
+        Backend::Sqlite => {
+            let dir = std::env::temp_dir().join(format!("worp-test-{}", Uuid::new_v4().simple()));
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            (
+                dir.join("worp.sqlite").display().to_string(),
+                Some(TempDir(dir)),
+            )
+        }
+    }
+}
+
+pub async fn spawn_app_with(backend: Backend, clock: Arc<dyn worp::service::Clock>) -> TestApp {
     let (url, dir) = match backend {
         Backend::Postgres => (fresh_postgres().await, None),
         Backend::Sqlite => {
@@ -74,7 +116,9 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
         }
     };
     let store = Store::connect(&url, 8).await.expect("connect and migrate");
-    let worp = Arc::new(Worp::new(store, 1000, Arc::new(SystemClock)));
+    let mut worp = Worp::new(store, 1000, clock);
+    worp.keepalive = std::time::Duration::from_millis(500);
+    let worp = Arc::new(worp);
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let settings = Settings {
@@ -86,13 +130,22 @@ pub async fn spawn_app(backend: Backend) -> TestApp {
         body_limit: 16 * 1024,
         cache_states: 1000,
         db_connections: 8,
+        sweep_interval: std::time::Duration::from_secs(3600),
+        sse_keepalive: std::time::Duration::from_millis(500),
+        webhooks: worp::webhooks::WebhookSettings {
+            base_backoff: std::time::Duration::from_millis(200),
+            poll: std::time::Duration::from_millis(100),
+            timeout: std::time::Duration::from_secs(5),
+        },
     };
+    worp::startup::spawn_background(worp.clone(), &settings);
     let server = worp::startup::run(listener, worp.clone(), &settings).expect("server");
     tokio::spawn(server);
     TestApp {
         address: format!("http://127.0.0.1:{port}"),
         client: reqwest::Client::new(),
         worp,
+        database: settings.database_url.clone().unwrap_or_default(),
         _dir: dir,
     }
 }

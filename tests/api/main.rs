@@ -3,6 +3,7 @@
 mod helpers;
 
 mod audit;
+mod correspondence;
 mod errors;
 mod openapi;
 mod play;

@@ -33,9 +33,13 @@ async fn racing_moves_on_one_game_append_exactly_once() {
             let token = mover.token.clone();
             let mv = moves[i % moves.len()].clone();
             tasks.push(tokio::spawn(async move {
+                // Every client saw the same version: exactly one may act on it. (Without
+                // If-Match a request that arrives after the winner's may be a legal move
+                // of the new position, and is rightly played.)
                 client
                     .post(url)
                     .bearer_auth(token)
+                    .header("If-Match", format!("\"{version}\""))
                     .json(&json!({"move": mv}))
                     .send()
                     .await
@@ -52,7 +56,7 @@ async fn racing_moves_on_one_game_append_exactly_once() {
             "{backend:?}: {statuses:?}"
         );
         assert!(
-            statuses.iter().all(|s| *s == 200 || *s == 409),
+            statuses.iter().all(|s| [200, 409, 412].contains(s)),
             "{backend:?}: {statuses:?}"
         );
         // The log has no gap and no duplicate; exactly one move was recorded after `version`.

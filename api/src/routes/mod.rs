@@ -2,7 +2,9 @@
 
 pub mod games;
 pub mod health;
+pub mod me;
 pub mod players;
+pub mod streams;
 pub mod variants;
 #[path = "web.rs"]
 pub mod web_client;
@@ -23,6 +25,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::resign)
         .service(games::list_events)
         .service(games::state_at)
+        .service(me::inbox)
+        .service(me::create_webhook)
+        .service(me::list_webhooks)
+        .service(me::delete_webhook)
+        .service(me::deliveries)
+        .service(streams::game_stream)
+        .service(streams::player_stream)
         .service(games::export_game)
         .service(games::audit_game);
 }

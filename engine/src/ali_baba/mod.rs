@@ -265,6 +265,17 @@ impl Game for AliBaba {
         Ok(())
     }
 
+    /// Planks travelled by the seat's three figures.
+    fn progress(&self, seat: Seat) -> i32 {
+        match self.figures.get(seat.index()) {
+            Some(Some(f)) => [f.robber, f.lady, f.officer]
+                .iter()
+                .map(|p| i32::from(p.0))
+                .sum(),
+            _ => 0,
+        }
+    }
+
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
         if matches!(self.stage, Stage::Finished { .. }) {
             return Err(EngineError::Finished);

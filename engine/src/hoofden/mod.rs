@@ -308,6 +308,20 @@ impl Game for Hoofden {
         Ok(())
     }
 
+    /// Material: each pawn counts by its head (blue 10 … yellow 40), plus one per row
+    /// advanced towards the opponent.
+    fn progress(&self, seat: Seat) -> i32 {
+        self.board
+            .squares_of(seat)
+            .filter_map(|sq| self.board.get(sq).map(|p| (sq, p)))
+            .map(|(sq, p)| {
+                let rank = i32::from(sq.rank());
+                let advanced = if seat == Seat(0) { rank } else { 9 - rank };
+                (p.head as i32 + 1) * 10 + advanced
+            })
+            .sum()
+    }
+
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
         if seat != BLUE && seat != RED {
             return Err(EngineError::NoSuchSeat { seat: seat.0 });

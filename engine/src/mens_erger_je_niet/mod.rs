@@ -468,6 +468,21 @@ impl Game for MensErgerJeNiet {
         Ok(())
     }
 
+    /// Fields travelled by the pawns of the seat's colours (a home circle counts as the
+    /// fields before it).
+    fn progress(&self, seat: Seat) -> i32 {
+        self.colours
+            .iter()
+            .filter(|c| c.owner == Some(seat))
+            .flat_map(|c| c.pawns.iter())
+            .map(|p| match p {
+                Place::Waiting => 0,
+                Place::Track { step, .. } => i32::from(*step) + 1,
+                Place::Home { circle } => 60 + i32::from(circle.number()),
+            })
+            .sum()
+    }
+
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
         if matches!(self.stage, Stage::Finished { .. }) {
             return Err(EngineError::Finished);

@@ -1,0 +1,58 @@
+//! Seats played by the computer. A bot's move goes through the same event path as a
+//! person's: it is chosen when the game awaits the bot's seat and recorded as a
+//! `move_played` event.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use worp_engine::{AnyGame, Seat};
+
+/// The kinds of bot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BotKind {
+    /// Picks any legal move, each equally likely.
+    Random,
+    /// Prefers the move that gains most on the opponents (captures, hits, progress),
+    /// by the game's own measure of progress; ties are broken at random.
+    Greedy,
+}
+
+/// The index of the legal move a bot of `kind` plays for `seat`; `entropy` is random
+/// bits the caller supplies. `None` when there is no legal move.
+pub fn choose(
+    kind: BotKind,
+    game: &dyn AnyGame,
+    seat: Seat,
+    seats: usize,
+    entropy: u64,
+) -> Option<usize> {
+    let moves = game.legal_moves();
+    if moves.is_empty() {
+        return None;
+    }
+    let pick = |n: usize| ((entropy >> 11) % n as u64) as usize;
+    match kind {
+        BotKind::Random => Some(pick(moves.len())),
+        BotKind::Greedy => {
+            let scores: Vec<i64> = moves
+                .iter()
+                .map(|mv| {
+                    let mut after = game.clone_box();
+                    if after.apply_move(mv).is_err() {
+                        return i64::MIN;
+                    }
+                    let mine = i64::from(after.progress(seat));
+                    let best_other = (0..seats)
+                        .filter(|s| *s != seat.index())
+                        .map(|s| i64::from(after.progress(Seat(s as u8))))
+                        .max()
+                        .unwrap_or(0);
+                    mine * 4 - best_other * 3
+                })
+                .collect();
+            let best = scores.iter().copied().max()?;
+            let top: Vec<usize> = (0..moves.len()).filter(|i| scores[*i] == best).collect();
+            top.get(pick(top.len())).copied()
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The caller's own resources: inbox and webhooks.
+
+use actix_web::http::header;
+use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::problem::{ApiError, Problem};
+use crate::routes::games::GamePage;
+use crate::service::{GameSummary, Worp};
+use crate::store::{Delivery, GameFilter, Webhook};
+
+/// Paging of the inbox.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct InboxQuery {
+    /// Only the games where it is the caller's turn.
+    pub my_turn: Option<bool>,
+    /// At most this many games (1 to 200, default 50).
+    pub limit: Option<i64>,
+    /// Skip this many games.
+    pub offset: Option<i64>,
+}
+
+/// The caller's games, newest change first, with whose turn it is, the deadline and the
+/// time of the last move. Answers 304 to `If-None-Match` with the ETag of an unchanged
+/// inbox, so polling costs almost nothing.
+#[utoipa::path(
+    tag = "players",
+    params(InboxQuery, ("If-None-Match" = Option<String>, Header, description = "The ETag of the inbox you have")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's games", body = GamePage, headers(("ETag" = String, description = "Changes when the inbox changes"))),
+        (status = 304, description = "Unchanged"),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/me/games")]
+pub async fn inbox(
+    worp: web::Data<Worp>,
+    req: HttpRequest,
+    caller: Caller,
+    q: web::Query<InboxQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let limit = q.limit.unwrap_or(50);
+    let offset = q.offset.unwrap_or(0);
+    if !(1..=200).contains(&limit) || offset < 0 {
+        return Err(ApiError::BadRequest(
+            "limit must be 1 to 200 and offset 0 or more".into(),
+        ));
+    }
+    let my_turn = q.my_turn.unwrap_or(false);
+    let mut rows = worp
+        .list(&GameFilter {
+            player: (!my_turn).then_some(caller.0.id),
+            to_move_player: my_turn.then_some(caller.0.id),
+            status: None,
+            limit: limit + 1,
+            offset,
+        })
+        .await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let page = GamePage {
+        games: rows
+            .into_iter()
+            .filter_map(|v| serde_json::from_value::<GameSummary>(v).ok())
+            .collect(),
+        next_offset: more.then_some(offset + limit),
+    };
+    let body = serde_json::to_vec(&page).unwrap_or_default();
+    let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
+    let unchanged = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim().trim_start_matches("W/") == etag)
+        });
+    if unchanged {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .content_type("application/json")
+        .body(body))
+}
+
+/// `POST /v1/players/me/webhooks`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://bot.example/worp-hook"}))]
+pub struct NewWebhook {
+    /// An `http` or `https` URL (at most 2,048 characters) that accepts JSON POSTs.
+    pub url: String,
+}
+
+/// A webhook as listed.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct WebhookView {
+    pub id: Uuid,
+    pub url: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A new webhook with its signing secret, shown only now.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct CreatedWebhook {
+    pub id: Uuid,
+    pub url: String,
+    /// Verify each delivery: `Worp-Signature: t=<unix>,v1=<hex>` where hex is
+    /// HMAC-SHA256(secret, "<unix>.<raw body>"); reject old timestamps.
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Registers a URL to be told (a signed JSON POST) when it becomes the caller's turn in
+/// a game or a game of theirs ends. Deliveries are retried with backoff.
+#[utoipa::path(
+    tag = "players",
+    request_body = NewWebhook,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Registered; the secret is shown only now", body = CreatedWebhook),
+        (status = 400, description = "Malformed body or URL", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/players/me/webhooks")]
+pub async fn create_webhook(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    body: web::Json<NewWebhook>,
+) -> Result<HttpResponse, ApiError> {
+    let url = body.url.trim();
+    let parsed = reqwest::Url::parse(url).map_err(|e| ApiError::BadRequest(format!("url: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https")
+        || parsed.host_str().is_none()
+        || url.len() > 2048
+    {
+        return Err(ApiError::BadRequest(
+            "url must be an http or https URL with a host, at most 2,048 characters".into(),
+        ));
+    }
+    let hooks = worp.store.webhooks(caller.0.id).await?;
+    if hooks.len() >= 10 {
+        return Err(ApiError::BadRequest(
+            "at most 10 webhooks per player".into(),
+        ));
+    }
+    let secret = crate::dice::new_server_seed()
+        .map_err(|e| ApiError::Internal(format!("no randomness available: {e}")))?;
+    let w = Webhook {
+        id: Uuid::new_v4(),
+        player_id: caller.0.id,
+        url: url.to_owned(),
+        secret: format!("whsec_{}", hex::encode(secret)),
+        created_at: Utc::now(),
+    };
+    worp.store.create_webhook(&w).await?;
+    Ok(HttpResponse::Created().json(CreatedWebhook {
+        id: w.id,
+        url: w.url,
+        secret: w.secret,
+        created_at: w.created_at,
+    }))
+}
+
+/// The caller's webhooks.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller's webhooks", body = Vec<WebhookView>),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/me/webhooks")]
+pub async fn list_webhooks(
+    worp: web::Data<Worp>,
+    caller: Caller,
+) -> Result<HttpResponse, ApiError> {
+    let hooks = worp.store.webhooks(caller.0.id).await?;
+    Ok(HttpResponse::Ok().json(
+        hooks
+            .into_iter()
+            .map(|w| WebhookView {
+                id: w.id,
+                url: w.url,
+                created_at: w.created_at,
+            })
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// Removes one of the caller's webhooks.
+#[utoipa::path(
+    tag = "players",
+    params(("id" = Uuid, Path, description = "The webhook")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such webhook of yours", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/v1/players/me/webhooks/{id}")]
+pub async fn delete_webhook(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    if worp
+        .store
+        .delete_webhook(caller.0.id, id.into_inner())
+        .await?
+    {
+        Ok(HttpResponse::NoContent().finish())
+    } else {
+        Err(ApiError::NotFound("no such webhook of yours".into()))
+    }
+}
+
+/// The delivery log of one of the caller's webhooks, newest first: every notice, its
+/// status, attempts, the receiver's last answer and the next attempt.
+#[utoipa::path(
+    tag = "players",
+    params(("id" = Uuid, Path, description = "The webhook")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The newest 100 deliveries", body = Vec<Delivery>),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such webhook of yours", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/me/webhooks/{id}/deliveries")]
+pub async fn deliveries(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    if !worp
+        .store
+        .webhooks(caller.0.id)
+        .await?
+        .iter()
+        .any(|w| w.id == id)
+    {
+        return Err(ApiError::NotFound("no such webhook of yours".into()));
+    }
+    Ok(HttpResponse::Ok().json(worp.store.deliveries(id, 100).await?))
+}

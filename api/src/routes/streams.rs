@@ -1,0 +1,199 @@
+//! Live streams (Server-Sent Events).
+
+use std::sync::Arc;
+
+use actix_web::http::header;
+use actix_web::{get, web, HttpRequest, HttpResponse};
+use bytes::Bytes;
+use futures_util::stream;
+use serde::Deserialize;
+use tokio::sync::broadcast;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::auth::Caller;
+use crate::events::StoredEvent;
+use crate::live::Change;
+use crate::problem::{ApiError, Problem};
+use crate::service::Worp;
+
+fn sse_response<S>(s: S) -> HttpResponse
+where
+    S: futures_util::Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
+{
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(s)
+}
+
+fn event_message(e: &StoredEvent) -> Bytes {
+    let data = serde_json::to_string(e).unwrap_or_default();
+    Bytes::from(format!(
+        "id: {}\nevent: {}\ndata: {data}\n\n",
+        e.seq, e.kind
+    ))
+}
+
+/// Where to resume a game stream.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    /// Send the events after this sequence number first (as `Last-Event-ID` does);
+    /// default: only events from now on.
+    pub after: Option<i64>,
+}
+
+struct GameStream {
+    worp: Arc<Worp>,
+    id: Uuid,
+    after: i64,
+    changes: broadcast::Receiver<Change>,
+    pending: std::collections::VecDeque<Bytes>,
+}
+
+/// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
+/// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
+/// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
+#[utoipa::path(
+    tag = "live",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this sequence number"),
+        StreamQuery,
+    ),
+    responses(
+        (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String,
+         example = "id: 12\nevent: move_played\ndata: {\"game_id\":\"…\",\"seq\":12,\"type\":\"move_played\",…}\n\n"),
+        (status = 400, description = "Malformed Last-Event-ID or query", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/stream")]
+pub async fn game_stream(
+    worp: web::Data<Worp>,
+    req: HttpRequest,
+    id: web::Path<Uuid>,
+    q: web::Query<StreamQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let worp = worp.into_inner();
+    // Subscribe before reading, so no change between the two is missed.
+    let changes = worp.live.subscribe();
+    let table = worp.load(id).await?;
+    let last_event_id = match req.headers().get("last-event-id") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .and_then(|s| s.trim().parse::<i64>().ok())
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| {
+                    ApiError::BadRequest("Last-Event-ID must be a sequence number".into())
+                })?,
+        ),
+    };
+    let after = last_event_id.or(q.after).unwrap_or(table.version);
+    let state = GameStream {
+        worp,
+        id,
+        after,
+        changes,
+        pending: std::collections::VecDeque::from([Bytes::from_static(b": worp game stream\n\n")]),
+    };
+    let s = stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(b) = st.pending.pop_front() {
+                return Some((Ok(b), st));
+            }
+            match st.worp.store.events(st.id, st.after, 500).await {
+                Ok(events) if !events.is_empty() => {
+                    for e in &events {
+                        st.pending.push_back(event_message(e));
+                    }
+                    st.after = events.last().map_or(st.after, |e| e.seq);
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!("stream of game {}: {e}", st.id);
+                    return None;
+                }
+            }
+            // Wait for this game to change, or keep the connection alive.
+            let deadline = tokio::time::Instant::now() + st.worp.keepalive;
+            loop {
+                match tokio::time::timeout_at(deadline, st.changes.recv()).await {
+                    Ok(Ok(c)) if c.game_id == st.id => break,
+                    Ok(Ok(_)) => continue,
+                    Ok(Err(broadcast::error::RecvError::Lagged(_))) => break,
+                    Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                    Err(_) => {
+                        st.pending
+                            .push_back(Bytes::from_static(b": keep-alive\n\n"));
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    Ok(sse_response(s))
+}
+
+struct PlayerStream {
+    worp: Arc<Worp>,
+    player: Uuid,
+    changes: broadcast::Receiver<Change>,
+    pending: std::collections::VecDeque<Bytes>,
+}
+
+/// Server-Sent Events for the caller across all games: `your_turn` when a game awaits
+/// the caller's move, `game_finished` when a game of theirs ends (`data` as in webhook
+/// notices). While idle, a comment keeps the connection alive.
+#[utoipa::path(
+    tag = "live",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String,
+         example = "event: your_turn\ndata: {\"type\":\"your_turn\",\"game_id\":\"…\",\"version\":9,\"seat\":1,…}\n\n"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/me/stream")]
+pub async fn player_stream(worp: web::Data<Worp>, caller: Caller) -> HttpResponse {
+    let worp = worp.into_inner();
+    let state = PlayerStream {
+        changes: worp.live.subscribe(),
+        worp,
+        player: caller.0.id,
+        pending: std::collections::VecDeque::from([Bytes::from_static(
+            b": worp player stream\n\n",
+        )]),
+    };
+    let s = stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(b) = st.pending.pop_front() {
+                return Some((Ok(b), st));
+            }
+            match tokio::time::timeout(st.worp.keepalive, st.changes.recv()).await {
+                Ok(Ok(c)) => {
+                    for n in c.notices.iter().filter(|n| n.player_id == st.player) {
+                        let data = serde_json::to_string(&n.payload).unwrap_or_default();
+                        st.pending.push_back(Bytes::from(format!(
+                            "id: {}:{}\nevent: {}\ndata: {data}\n\n",
+                            n.game_id, n.version, n.kind
+                        )));
+                    }
+                }
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+                Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                Err(_) => st
+                    .pending
+                    .push_back(Bytes::from_static(b": keep-alive\n\n")),
+            }
+        }
+    });
+    sse_response(s)
+}

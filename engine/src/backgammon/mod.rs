@@ -1,0 +1,444 @@
+//! Backgammon (RULES.md §2): two players, White (seat 0) and Black (seat 1).
+//!
+//! The game opens with one die per player (White first, ties roll again); the higher
+//! roller plays the two numbers shown. Afterwards every turn is a roll of two dice and
+//! one full move ([`Move`]): every checker step the roll is used for. A roll no move can
+//! use passes the turn inside [`Game::apply_dice`].
+
+pub mod analyze;
+mod movegen;
+mod moves;
+mod point;
+mod position;
+pub mod position_id;
+mod side;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize, Serializer};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::{Awaiting, Die, Ending, EngineError, Game, GameResult, Seat};
+
+pub use moves::{Move, Step, Steps};
+pub use point::{Destination, Origin, Point};
+pub use position::{OutcomeCounter, Position, Tally, CHECKERS};
+pub use side::Side;
+
+use movegen::MoveGen;
+
+/// The die of backgammon: an ordinary d6.
+pub const DIE: Die = Die::D6;
+
+/// The creation options. There are none yet: the doubling cube (RULES.md §2, default
+/// off) is for later.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackgammonOptions {}
+
+/// Where the game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Each player rolls one die, White first; the higher roller starts.
+    OpeningRoll,
+    /// The player to move rolls two dice.
+    Roll,
+    /// The player to move plays the roll.
+    Move,
+    /// The game is over.
+    Finished,
+}
+
+/// The one-die rolls of the opening (the current round; a tie starts a new one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OpeningRoll {
+    /// White's die, once rolled.
+    pub white: Option<u8>,
+    /// Black's die, once rolled.
+    pub black: Option<u8>,
+}
+
+/// A game of backgammon. This value is the state; see [`BackgammonState`] for its JSON.
+#[derive(Debug, Clone)]
+pub struct Backgammon {
+    options: BackgammonOptions,
+    position: Position,
+    to_move: Side,
+    phase: Phase,
+    opening: OpeningRoll,
+    /// The last dice rolled (for the first move: White's and Black's opening dice).
+    dice: Option<[u8; 2]>,
+    result: Option<GameResult>,
+    retired: Option<Side>,
+    movegen: MoveGen,
+}
+
+/// The state of a game as JSON: the position in the oracle corpus layout, whose turn,
+/// the last dice, the phase and the result.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BackgammonState {
+    /// Point 1..24 (index 0..23): positive = White checkers, negative = Black checkers.
+    #[schema(value_type = Vec<i8>, min_items = 24, max_items = 24)]
+    pub board: [i8; 24],
+    /// Checkers on the bar.
+    pub bar: Tally,
+    /// Checkers borne off.
+    pub off: Tally,
+    /// The colour to roll or move (during the opening: the next to roll its one die).
+    pub to_move: Side,
+    /// What the game waits for.
+    pub phase: Phase,
+    /// The opening roll so far (each player's one die).
+    pub opening_roll: OpeningRoll,
+    /// The last dice rolled: two values (for the first move, White's and Black's opening
+    /// dice), or empty before any.
+    pub dice: Vec<u8>,
+    /// The GNU Backgammon Position ID, from the side of the player to move.
+    pub position_id: String,
+    /// The colour that retired (resigned or ran out of time), if any.
+    pub retired: Option<Side>,
+    /// How the game ended, once it has.
+    pub result: Option<GameResult>,
+    /// The creation options.
+    pub options: BackgammonOptions,
+}
+
+impl Backgammon {
+    /// The position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The colour to roll or move.
+    pub fn to_move(&self) -> Side {
+        self.to_move
+    }
+
+    /// The phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The last dice rolled.
+    pub fn dice(&self) -> Option<[u8; 2]> {
+        self.dice
+    }
+
+    /// The result, once the game is over.
+    pub fn result(&self) -> Option<&GameResult> {
+        self.result.as_ref()
+    }
+
+    /// A game in `position` with `to_move` about to roll (for tests and analysis).
+    pub fn from_position(position: Position, to_move: Side) -> Result<Backgammon, EngineError> {
+        position.check().map_err(EngineError::options)?;
+        let mut game = Backgammon::start();
+        game.position = position;
+        game.to_move = to_move;
+        game.phase = Phase::Roll;
+        Ok(game)
+    }
+
+    /// The state as shown in JSON.
+    pub fn state(&self) -> BackgammonState {
+        BackgammonState {
+            board: self.position.board,
+            bar: self.position.bar,
+            off: self.position.off,
+            to_move: self.to_move,
+            phase: self.phase,
+            opening_roll: self.opening,
+            dice: self.dice.map(|d| d.to_vec()).unwrap_or_default(),
+            position_id: position_id::position_id(&self.position, self.to_move),
+            retired: self.retired,
+            result: self.result.clone(),
+            options: self.options.clone(),
+        }
+    }
+
+    fn start() -> Backgammon {
+        Backgammon {
+            options: BackgammonOptions::default(),
+            position: Position::START,
+            to_move: Side::White,
+            phase: Phase::OpeningRoll,
+            opening: OpeningRoll::default(),
+            dice: None,
+            result: None,
+            retired: None,
+            movegen: MoveGen::default(),
+        }
+    }
+
+    /// Starts the turn of `self.to_move` with `dice`: lists the legal moves, or passes
+    /// the turn when the roll cannot be used.
+    fn begin_turn(&mut self, dice: [u8; 2]) {
+        self.dice = Some(dice);
+        let side = self.to_move;
+        if self.movegen.generate(&self.position, side, dice).is_empty() {
+            self.to_move = side.opponent();
+            self.phase = Phase::Roll;
+        } else {
+            self.phase = Phase::Move;
+        }
+    }
+
+    /// Why `mv` is not among the legal moves.
+    fn why_illegal(&self, mv: &Move) -> String {
+        let used = self.movegen.leaves().first().map_or(0, |l| l.dice_used());
+        let dice = self.dice.unwrap_or_default();
+        if mv.steps().len() != used {
+            return format!(
+                "the roll {}-{} must be played with {used} checker step(s), not {}",
+                dice[0],
+                dice[1],
+                mv.steps().len()
+            );
+        }
+        let mut wanted = mv.steps().to_vec();
+        wanted.sort_unstable();
+        for leaf in self.movegen.leaves() {
+            let listed = leaf.as_move(self.to_move);
+            let mut steps = listed.steps().to_vec();
+            steps.sort_unstable();
+            if steps == wanted {
+                return format!(
+                    "the legal move with these steps lists them in the order {}",
+                    serde_json::to_string(&listed).unwrap_or_default()
+                );
+            }
+        }
+        format!(
+            "no legal way to play the roll {}-{} is these steps (there are {} legal moves)",
+            dice[0],
+            dice[1],
+            self.movegen.leaves().len()
+        )
+    }
+
+    fn finish(&mut self, result: GameResult) {
+        self.result = Some(result);
+        self.phase = Phase::Finished;
+        self.movegen.clear();
+    }
+}
+
+impl Serialize for Backgammon {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.state().serialize(s)
+    }
+}
+
+impl PartialSchema for Backgammon {
+    fn schema() -> RefOr<Schema> {
+        BackgammonState::schema()
+    }
+}
+
+impl ToSchema for Backgammon {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Backgammon")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        <BackgammonState as ToSchema>::schemas(schemas);
+    }
+}
+
+impl Game for Backgammon {
+    type Options = BackgammonOptions;
+    type Move = Move;
+
+    const VARIANT: &'static str = "backgammon";
+    const TITLE: &'static str = "Backgammon";
+    const MIN_SEATS: u8 = 2;
+    const MAX_SEATS: u8 = 2;
+
+    fn new(options: &BackgammonOptions, seats: u8) -> Result<Self, EngineError> {
+        if seats != 2 {
+            return Err(EngineError::SeatCount {
+                min: 2,
+                max: 2,
+                got: usize::from(seats),
+            });
+        }
+        let mut game = Backgammon::start();
+        game.options = options.clone();
+        Ok(game)
+    }
+
+    fn options(&self) -> &BackgammonOptions {
+        &self.options
+    }
+
+    fn awaiting(&self) -> Awaiting {
+        match self.phase {
+            Phase::OpeningRoll => Awaiting::Dice {
+                seat: if self.opening.white.is_none() {
+                    Seat(0)
+                } else {
+                    Seat(1)
+                },
+                die: DIE,
+                count: 1,
+            },
+            Phase::Roll => Awaiting::Dice {
+                seat: self.to_move.seat(),
+                die: DIE,
+                count: 2,
+            },
+            Phase::Move => Awaiting::Move {
+                seat: self.to_move.seat(),
+            },
+            Phase::Finished => match &self.result {
+                Some(result) => Awaiting::Finished {
+                    result: result.clone(),
+                },
+                None => Awaiting::Finished {
+                    result: GameResult::draw(),
+                },
+            },
+        }
+    }
+
+    fn legal_moves(&self) -> Vec<Move> {
+        if self.phase == Phase::Move {
+            let side = self.to_move;
+            self.movegen
+                .leaves()
+                .iter()
+                .map(|l| l.as_move(side))
+                .collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
+        match self.phase {
+            Phase::Finished => Err(EngineError::Finished),
+            Phase::Move => Err(EngineError::NotAwaitingDice),
+            Phase::OpeningRoll => {
+                DIE.check(1, values)?;
+                let v = values.first().copied().unwrap_or(0);
+                match self.opening.white {
+                    None => {
+                        self.opening.white = Some(v);
+                        self.to_move = Side::Black;
+                    }
+                    Some(white) => {
+                        self.opening.black = Some(v);
+                        if white == v {
+                            // A tie: both roll again, White first.
+                            self.dice = Some([white, v]);
+                            self.opening = OpeningRoll::default();
+                            self.to_move = Side::White;
+                        } else {
+                            self.to_move = if white > v { Side::White } else { Side::Black };
+                            self.begin_turn([white, v]);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Phase::Roll => {
+                DIE.check(2, values)?;
+                self.begin_turn([values[0], values[1]]);
+                Ok(())
+            }
+        }
+    }
+
+    fn apply_move(&mut self, mv: &Move) -> Result<(), EngineError> {
+        match self.phase {
+            Phase::Finished => return Err(EngineError::Finished),
+            Phase::Move => {}
+            _ => return Err(EngineError::NotAwaitingMove),
+        }
+        let side = self.to_move;
+        let mut slots = [(0u8, 0u8); 4];
+        for (slot, step) in slots.iter_mut().zip(mv.steps()) {
+            let from = match step.from {
+                Origin::Bar => 25,
+                Origin::Point(p) => p.distance(side),
+            };
+            let to = match step.to {
+                Destination::Off => 0,
+                Destination::Point(p) => p.distance(side),
+            };
+            *slot = (from, to);
+        }
+        let slots = slots.get(..mv.steps().len()).unwrap_or(&[]);
+        if !self.movegen.leaves().iter().any(|l| l.has_steps(slots)) {
+            return Err(EngineError::illegal(self.why_illegal(mv)));
+        }
+        self.position.play(side, mv);
+        self.movegen.clear();
+        if self.position.off.get(side) == CHECKERS {
+            let loser = side.opponent();
+            let (ending, points) = if self.position.off.get(loser) > 0 {
+                (Ending::Won, 1)
+            } else if self.position.in_home_or_bar(loser, side) {
+                (Ending::Backgammon, 3)
+            } else {
+                (Ending::Gammon, 2)
+            };
+            self.finish(GameResult {
+                winner: Some(side.seat()),
+                ending,
+                points,
+            });
+        } else {
+            self.to_move = side.opponent();
+            self.phase = Phase::Roll;
+        }
+        Ok(())
+    }
+
+    /// Pips travelled by the side's checkers (a checker borne off counts 25, one on the
+    /// bar 0): 167 less the pip count, at the start.
+    fn progress(&self, seat: Seat) -> i32 {
+        let p = &self.position;
+        let white = seat == Seat(0);
+        let on_board: i32 = p
+            .board
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let point = i as i32 + 1;
+                match (white, n) {
+                    (true, n) if n > 0 => i32::from(n) * point,
+                    (false, n) if n < 0 => i32::from(-n) * (25 - point),
+                    _ => 0,
+                }
+            })
+            .sum();
+        let off = if white { p.off.white } else { p.off.black };
+        on_board + 25 * i32::from(off)
+    }
+
+    fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
+        let side = Side::of_seat(seat).ok_or(EngineError::NoSuchSeat { seat: seat.0 })?;
+        if self.retired == Some(side) {
+            return Err(EngineError::NoSuchSeat { seat: seat.0 });
+        }
+        if self.phase == Phase::Finished {
+            return Err(EngineError::Finished);
+        }
+        // Its checkers leave the board (those borne off stay counted as borne off).
+        for v in self.position.board.iter_mut() {
+            if v.signum() == side.sign() {
+                *v = 0;
+            }
+        }
+        *self.position.bar.get_mut(side) = 0;
+        self.retired = Some(side);
+        self.to_move = side.opponent();
+        self.finish(GameResult::last_seat_standing(side.opponent().seat()));
+        Ok(())
+    }
+}

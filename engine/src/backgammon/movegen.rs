@@ -1,0 +1,436 @@
+//! The full-move generator: every distinct position a roll can lead to.
+//!
+//! It works on the board as the side to move sees it: slot `d` (1..=24) is the point `d`
+//! pips from bearing off, slot 0 holds the checkers borne off and slot 25 the bar. The
+//! search copies a small fixed-size board per step (no allocation) and keys each result
+//! by a `u128`: four bits of own checkers per slot (26 slots, 104 bits) and one bit per
+//! point where an opposing blot was hit (24 bits). Own checkers and hit blots determine
+//! the whole resulting position, so equal keys mean equal positions.
+
+use super::moves::{FILLER, STEP_TABLE};
+use super::{Move, Position, Side, Steps};
+
+/// Slot of the checkers borne off.
+const OFF: usize = 0;
+/// Slot of the bar.
+const BAR: usize = 25;
+/// The first bit of the hit mask in a key (slot `t` hit sets bit `HIT_BASE + t`).
+const HIT_BASE: usize = 103;
+
+/// The board from the side to move's view.
+#[derive(Clone, Copy)]
+struct Board {
+    /// Own checkers per slot (0 off, 1..=24 points, 25 bar).
+    own: [u8; 26],
+    /// Bit `t` set when a single opposing checker (a blot) stands on slot `t`.
+    blots: u32,
+    /// Bit `s` set when `own[s] > 0`, for s in 1..=25.
+    occupied: u32,
+    /// Own checkers outside the home board (slots 7..=25).
+    outside: u8,
+}
+
+impl Board {
+    /// The board of `side` in `pos`, the key of `pos`, and the slots the opponent holds
+    /// with two or more checkers.
+    fn new(pos: &Position, side: Side) -> (Board, u128, u32) {
+        let mut b = Board {
+            own: [0; 26],
+            blots: 0,
+            occupied: 0,
+            outside: 0,
+        };
+        let mut blocked = 0u32;
+        let flip = i16::from(side.sign());
+        for (i, &v) in pos.board.iter().enumerate() {
+            let slot = slot_of_index(side, i);
+            let v = i16::from(v) * flip;
+            if let Some(o) = b.own.get_mut(slot) {
+                *o = v.max(0) as u8;
+            }
+            blocked |= u32::from(v <= -2) << slot;
+            b.blots |= u32::from(v == -1) << slot;
+        }
+        b.own[BAR] = pos.bar.get(side);
+        b.own[OFF] = pos.off.get(side);
+        let (mut low, mut high) = (0u64, 0u64);
+        for (s, &n) in b.own.iter().take(16).enumerate() {
+            low |= u64::from(n & 15) << (4 * s);
+        }
+        for (s, &n) in b.own.iter().skip(16).enumerate() {
+            high |= u64::from(n & 15) << (4 * s);
+        }
+        for (s, &n) in b.own.iter().enumerate().skip(1) {
+            b.occupied |= u32::from(n > 0) << s;
+        }
+        let key = u128::from(low) | (u128::from(high) << 64);
+        b.outside = b.own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
+        (b, key, blocked)
+    }
+
+    /// Moves a checker from `s` by `d` pips; returns the destination slot.
+    #[inline(always)]
+    fn play(&mut self, s: usize, d: usize, key: &mut u128) -> usize {
+        let t = s.saturating_sub(d);
+        self.own[s] = self.own[s].wrapping_sub(1);
+        if self.own[s] == 0 {
+            self.occupied &= !(1 << s);
+        }
+        self.own[t] = self.own[t].wrapping_add(1);
+        *key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
+        self.occupied |= (1 << t) & !1;
+        if self.blots & (1 << t) != 0 {
+            self.blots &= !(1 << t);
+            *key |= 1 << (HIT_BASE + t);
+        }
+        if s >= 7 && t < 7 {
+            self.outside = self.outside.wrapping_sub(1);
+        }
+        t
+    }
+
+    /// The slots from which a checker may move `d` pips, as a bit set; `open` is the set of
+    /// slots from which `d` pips land on a point not held by the opponent
+    /// ([`open_slots`]).
+    #[inline(always)]
+    fn legal(&self, d: usize, open: u32) -> u32 {
+        let mut m = self.sources() & open;
+        if self.outside == 0 && self.occupied != 0 {
+            // Bearing off: the exact number, or a larger one from the rearmost point.
+            m |= self.occupied & (1 << d);
+            let rearmost = 31 - self.occupied.leading_zeros() as usize;
+            if rearmost < d {
+                m |= 1 << rearmost;
+            }
+        }
+        m
+    }
+
+    /// The destination and the key after moving a checker from `s` by `d` pips, without
+    /// changing the board.
+    #[inline(always)]
+    fn key_after(&self, s: usize, d: usize, key: u128) -> (usize, u128) {
+        let t = s.saturating_sub(d);
+        let mut key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
+        if self.blots & (1 << t) != 0 {
+            key |= 1 << (HIT_BASE + t);
+        }
+        (t, key)
+    }
+
+    /// The slots a checker may start from, as a bit set: only the bar while checkers
+    /// are on it.
+    #[inline(always)]
+    fn sources(&self) -> u32 {
+        if self.occupied & (1 << BAR) != 0 {
+            1 << BAR
+        } else {
+            self.occupied
+        }
+    }
+}
+
+/// For each number `d` (index 1..=6), the slots `s > d` (up to the bar) from which a
+/// step of `d` lands on a point the opponent does not hold (`blocked`). Hits never close
+/// a point, so this holds for the whole move.
+fn open_slots(blocked: u32) -> [u32; 7] {
+    let mut open = [0u32; 7];
+    for (d, o) in open.iter_mut().enumerate().skip(1) {
+        let above = ((1u32 << 26) - 1) & !((2u32 << d) - 1);
+        *o = above & !(blocked << d);
+    }
+    open
+}
+
+/// The slot (distance from bearing off) of board index `i` for `side`.
+fn slot_of_index(side: Side, i: usize) -> usize {
+    match side {
+        Side::White => 24usize.saturating_sub(i),
+        Side::Black => i + 1,
+    }
+}
+
+/// One way to play the roll, with the key of its result.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leaf {
+    /// The key of the resulting position (see the module doc).
+    pub key: u128,
+    /// The steps as (from slot, to slot).
+    steps: [(u8, u8); 4],
+    /// How many steps.
+    len: u8,
+}
+
+impl Leaf {
+    /// Whether these are exactly the steps (from slot, to slot) of this way.
+    pub fn has_steps(&self, steps: &[(u8, u8)]) -> bool {
+        self.steps.get(..usize::from(self.len)) == Some(steps)
+    }
+
+    /// How many numbers of the roll it uses.
+    pub fn dice_used(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// The steps as a [`Move`] of `side`.
+    pub fn as_move(&self, side: Side) -> Move {
+        let table = &STEP_TABLE[side as usize];
+        let mut items = [FILLER; 4];
+        for (item, &(s, t)) in items
+            .iter_mut()
+            .zip(&self.steps)
+            .take(usize::from(self.len))
+        {
+            *item = table[usize::from(s).min(25)][usize::from(t).min(25)];
+        }
+        Move {
+            steps: Steps::from_array(items, self.len),
+        }
+    }
+}
+
+/// The generator, with its reusable buffers: the ways found so far (one per result) and
+/// an open-addressing set of their keys, cleared in O(1) by bumping a stamp.
+#[derive(Clone)]
+pub(crate) struct MoveGen {
+    leaves: Vec<Leaf>,
+    /// `stamp << 32 | index into leaves`; an entry with another stamp is empty.
+    table: Vec<u64>,
+    stamp: u32,
+    /// The rank of the kept ways (see [`MoveGen::push`]).
+    best: u8,
+    /// The larger number of a non-double roll (0 for doubles).
+    larger: u8,
+    /// [`open_slots`] of the position being searched.
+    open: [u32; 7],
+}
+
+impl std::fmt::Debug for MoveGen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MoveGen")
+            .field("ways", &self.leaves.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for MoveGen {
+    fn default() -> Self {
+        MoveGen {
+            leaves: Vec::new(),
+            table: vec![0; 512],
+            stamp: 0,
+            best: 0,
+            larger: 0,
+            open: [0; 7],
+        }
+    }
+}
+
+impl MoveGen {
+    /// Every distinct result of playing `dice` (each 1..=6) for `side` in `pos`, one
+    /// [`Leaf`] per result, in the order the search finds them (larger number first,
+    /// rearmost checker first); empty when the roll cannot be used.
+    pub fn generate(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> &[Leaf] {
+        self.reset();
+        self.best = 0;
+        let [a, b] = dice;
+        if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
+            return &self.leaves;
+        }
+        let (board, key, blocked) = Board::new(pos, side);
+        self.open = open_slots(blocked);
+        if a == b {
+            self.larger = 0;
+            let mut steps = [(0u8, 0u8); 4];
+            self.doubles(&board, key, usize::from(a), 0, BAR, &mut steps);
+        } else {
+            let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+            self.larger = hi;
+            self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
+            self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
+        }
+        &self.leaves
+    }
+
+    /// The ways found by the last [`MoveGen::generate`].
+    pub fn leaves(&self) -> &[Leaf] {
+        &self.leaves
+    }
+
+    /// Forgets the ways found.
+    pub fn clear(&mut self) {
+        self.leaves.clear();
+    }
+
+    /// Forgets every way found so far.
+    fn reset(&mut self) {
+        self.leaves.clear();
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.table.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Records a way to play the roll, unless a way to the same result is known or the
+    /// rules prefer other ways: more numbers played rank higher, and when only one number
+    /// of a non-double can be played, the larger ranks higher.
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8) {
+        let rank = 2 * len + u8::from(len == 1 && die == self.larger);
+        if rank < self.best {
+            return;
+        }
+        if rank > self.best {
+            self.best = rank;
+            self.reset();
+        }
+        let mask = self.table.len() - 1;
+        let mut h = hash(key) & mask;
+        let stamp = u64::from(self.stamp) << 32;
+        loop {
+            let e = self.table[h];
+            if e >> 32 != stamp >> 32 {
+                break;
+            }
+            if self
+                .leaves
+                .get(e as u32 as usize)
+                .is_some_and(|l| l.key == key)
+            {
+                return;
+            }
+            h = (h + 1) & mask;
+        }
+        self.table[h] = stamp | self.leaves.len() as u64;
+        self.leaves.push(Leaf { key, steps, len });
+        if self.leaves.len() * 2 > self.table.len() {
+            self.grow();
+        }
+    }
+
+    /// Doubles the key set and re-enters the known keys.
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table = vec![0; size];
+        let mask = size - 1;
+        let stamp = u64::from(self.stamp) << 32;
+        for (i, leaf) in self.leaves.iter().enumerate() {
+            let mut h = hash(leaf.key) & mask;
+            while self.table[h] >> 32 == stamp >> 32 {
+                h = (h + 1) & mask;
+            }
+            self.table[h] = stamp | i as u64;
+        }
+    }
+
+    /// The ways to play `d1` then `d2`. In the second pass (`d1` the smaller number) a
+    /// plain step of `d1` followed by a plain step of `d2` by another checker is skipped:
+    /// the first pass already played the same two steps the other way round, which is
+    /// legal too (no bar, no bearing off involved; hits only open points).
+    fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize, second_pass: bool) {
+        let open1 = self.open.get(d1).copied().unwrap_or(0);
+        let open2 = self.open.get(d2).copied().unwrap_or(0);
+        let mut first = board.legal(d1, open1);
+        while first != 0 {
+            let s1 = 31 - first.leading_zeros() as usize;
+            first &= !(1 << s1);
+            let mut b1 = *board;
+            let mut k1 = key;
+            let t1 = b1.play(s1, d1, &mut k1);
+            let mut second = b1.legal(d2, open2);
+            if second == 0 {
+                self.push(
+                    k1,
+                    [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
+                    1,
+                    d1 as u8,
+                );
+                continue;
+            }
+            if second_pass && s1 != BAR && s1 > d1 {
+                // Only the same checker going on, or a checker bearing off.
+                second &= (1 << t1) | ((2u32 << d2) - 1);
+            }
+            while second != 0 {
+                let s2 = 31 - second.leading_zeros() as usize;
+                second &= !(1 << s2);
+                let (t2, k2) = b1.key_after(s2, d2, k1);
+                let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
+                self.push(k2, steps, 2, d1 as u8);
+            }
+        }
+    }
+
+    /// Doubles: four steps of `d`, taken from non-increasing slots (every result is
+    /// reachable in that order), so that the same steps are not tried in every order.
+    fn doubles(
+        &mut self,
+        board: &Board,
+        key: u128,
+        d: usize,
+        depth: usize,
+        highest: usize,
+        steps: &mut [(u8, u8); 4],
+    ) {
+        let open = self.open.get(d).copied().unwrap_or(0);
+        let mut sources = board.legal(d, open) & ((2u32 << highest) - 1);
+        let any = sources != 0;
+        while sources != 0 {
+            let s = 31 - sources.leading_zeros() as usize;
+            sources &= !(1 << s);
+            if depth + 1 == 4 {
+                let (t, k) = board.key_after(s, d, key);
+                if let Some(slot) = steps.get_mut(depth) {
+                    *slot = (s as u8, t as u8);
+                }
+                self.push(k, *steps, 4, d as u8);
+            } else {
+                let mut b = *board;
+                let mut k = key;
+                let t = b.play(s, d, &mut k);
+                if let Some(slot) = steps.get_mut(depth) {
+                    *slot = (s as u8, t as u8);
+                }
+                self.doubles(&b, k, d, depth + 1, s, steps);
+            }
+        }
+        if !any && depth > 0 {
+            self.push(key, *steps, depth as u8, d as u8);
+        }
+    }
+}
+
+/// Spreads a key over the table.
+#[inline(always)]
+fn hash(key: u128) -> usize {
+    let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
+    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
+}
+
+impl Position {
+    /// The position after the move of `side` whose result has `key`.
+    pub(crate) fn after_key(&self, side: Side, key: u128) -> Position {
+        let mut pos = *self;
+        let sign = side.sign();
+        let nibble = |slot: usize| ((key >> (4 * slot)) & 15) as u8;
+        let mut hits = 0u8;
+        for (i, v) in pos.board.iter_mut().enumerate() {
+            let slot = slot_of_index(side, i);
+            let own = nibble(slot);
+            let hit = (key >> (HIT_BASE + slot)) & 1 == 1;
+            if hit {
+                hits += 1;
+            }
+            if own > 0 {
+                *v = sign * own as i8;
+            } else if hit || v.signum() == sign {
+                *v = 0;
+            }
+        }
+        *pos.bar.get_mut(side) = nibble(BAR);
+        *pos.off.get_mut(side) = nibble(OFF);
+        let opp = pos.bar.get_mut(side.opponent());
+        *opp = opp.wrapping_add(hits);
+        pos
+    }
+}
