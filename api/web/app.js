@@ -290,6 +290,9 @@ async function newGameView() {
   const seatCount = h('select', { id: 'seat-count', name: 'seats' });
   const seatsBox = h('div', { id: 'seats' });
   const optsBox = h('div', { id: 'options' });
+  const clock = h('select', { id: 'days-per-move', name: 'days_per_move' },
+    h('option', { value: '' }, 'No clock'),
+    ...[1, 2, 3, 5, 7, 10, 14].map((d) => h('option', { value: d }, `${d} day${d > 1 ? 's' : ''} per move`)));
   const err = h('p', { class: 'error', role: 'alert' });
   let fields = [];
   const seatChoice = (i) => h('div', { class: 'field' }, h('label', { for: `seat-${i}` }, `Seat ${i}`),
@@ -331,7 +334,9 @@ async function newGameView() {
         if (s.value === 'open') return null;
         return { bot: s.value.slice(4) };
       });
-      const g = await api('POST', '/v1/games', { body: { variant: variantSel.value, options, seats } });
+      const body = { variant: variantSel.value, options, seats };
+      if (clock.value) body.days_per_move = Number(clock.value);
+      const g = await api('POST', '/v1/games', { body });
       location.hash = `#/game/${g.id}`;
     } catch (e) { err.textContent = e.message; }
   } },
@@ -339,6 +344,8 @@ async function newGameView() {
   h('label', { for: 'variant' }, 'Game'), variantSel,
   h('label', { for: 'seat-count' }, 'Players'), seatCount,
   seatsBox,
+  h('label', { for: 'days-per-move' }, 'Clock'), clock,
+  h('p', { class: 'help' }, 'A seat that runs out of time retires.'),
   h('h2', {}, 'Options'), optsBox,
   h('p', {}, h('button', { type: 'submit', id: 'create-game' }, 'Create game')), err);
   main.append(form);
