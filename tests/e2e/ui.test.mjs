@@ -52,7 +52,7 @@ test('the inbox lists games awaiting my move, with their deadline', async () => 
   await page.goto(`${BASE}/#/`);
   const row = page.locator(`#inbox a[data-game="${id}"]`);
   await row.waitFor();
-  const li = page.locator('#inbox li', { has: row });
+  const li = page.locator('#inbox li', { has: page.locator(`a[data-game="${id}"]`) });
   await li.locator('.deadline').waitFor();
   assert.match(await li.textContent(), /your turn/);
   await dave.page.goto(`${BASE}/#/`);
