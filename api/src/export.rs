@@ -66,6 +66,24 @@ impl Export {
     }
 }
 
+/// The game's inputs as a replay record's steps (what `worp replay` takes).
+pub fn record_steps(
+    events: &[StoredEvent],
+) -> Result<Vec<worp_engine::replay::Step>, serde_json::Error> {
+    use crate::events::Event;
+    use worp_engine::replay::Step;
+    let mut steps = Vec::new();
+    for e in events {
+        match e.event()? {
+            Event::DiceRolled { values, .. } => steps.push(Step::Dice(values)),
+            Event::MovePlayed { mv, .. } => steps.push(Step::Move(mv)),
+            Event::SeatRetired { seat, .. } => steps.push(Step::Retire(worp_engine::Seat(seat))),
+            Event::GameCreated { .. } | Event::SeatTaken { .. } | Event::GameFinished { .. } => {}
+        }
+    }
+    Ok(steps)
+}
+
 /// A full audit of an export: the log itself (chain, sequence, rolls, moves) and that the
 /// bundle's header says what the log says.
 pub fn audit_export(x: &Export) -> Result<AuditReport, AuditError> {

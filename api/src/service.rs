@@ -243,14 +243,15 @@ pub fn token_hash(token: &str) -> Vec<u8> {
 }
 
 /// New events for one table, chained and applied as they are made.
-struct Batch<'a> {
+struct Batch {
     table: Table,
     events: Vec<StoredEvent>,
     now: DateTime<Utc>,
-    seed: Option<&'a [u8]>,
+    /// The secret server seed: dice and bots draw from it.
+    seed: Vec<u8>,
 }
 
-impl<'a> Batch<'a> {
+impl Batch {
     fn push(&mut self, event: Event) -> Result<(), ApiError> {
         let stored = StoredEvent::new(
             self.table.id,
@@ -275,9 +276,7 @@ impl<'a> Batch<'a> {
         loop {
             match self.table.game.awaiting() {
                 Awaiting::Dice { seat, die, count } => {
-                    let seed = self
-                        .seed
-                        .ok_or_else(|| ApiError::Internal("the dice seed is missing".into()))?;
+                    let seed = &self.seed;
                     let seeds = self.table.client_seeds();
                     let index = self.table.dice_rolled;
                     let values = (0..u64::from(count))
@@ -294,9 +293,7 @@ impl<'a> Batch<'a> {
                     let Some(kind) = self.table.seats.get(seat.index()).and_then(|s| s.bot) else {
                         return Ok(());
                     };
-                    let seed = self
-                        .seed
-                        .ok_or_else(|| ApiError::Internal("the dice seed is missing".into()))?;
+                    let seed = &self.seed;
                     let entropy = dice::bot_entropy(seed, self.table.version);
                     let seats = self.table.seats.len();
                     let i = bots::choose(kind, self.table.game.as_ref(), seat, seats, entropy)
@@ -311,9 +308,7 @@ impl<'a> Batch<'a> {
                     self.push(Event::MovePlayed { seat: seat.0, mv })?;
                 }
                 Awaiting::Finished { result } if self.table.result.is_none() => {
-                    let seed = self
-                        .seed
-                        .ok_or_else(|| ApiError::Internal("the dice seed is missing".into()))?;
+                    let seed = &self.seed;
                     self.push(Event::GameFinished {
                         result,
                         server_seed: hex::encode(seed),
@@ -487,17 +482,25 @@ impl Worp {
         Ok(table)
     }
 
-    async fn secret(&self, id: Uuid) -> Result<Vec<u8>, ApiError> {
-        self.store
-            .secret(id)
+    /// A batch of new events for `table`, with its secret seed.
+    async fn batch(&self, table: &Table, now: DateTime<Utc>) -> Result<Batch, ApiError> {
+        let seed = self
+            .store
+            .secret(table.id)
             .await?
-            .ok_or_else(|| ApiError::Internal(format!("game {id} has no dice seed")))
+            .ok_or_else(|| ApiError::Internal(format!("game {} has no dice seed", table.id)))?;
+        Ok(Batch {
+            table: table.clone(),
+            events: Vec::new(),
+            now,
+            seed,
+        })
     }
 
     async fn commit(
         &self,
         before: Option<&Table>,
-        batch: Batch<'_>,
+        batch: Batch,
         expected_version: i64,
         secret: Option<&[u8]>,
         idempotency: Option<(Uuid, &str)>,
@@ -624,7 +627,7 @@ impl Worp {
             table,
             events: vec![first],
             now,
-            seed: Some(&seed),
+            seed: seed.to_vec(),
         };
         batch.advance()?;
         self.commit(None, batch, 0, Some(&seed), None).await
@@ -648,13 +651,7 @@ impl Worp {
             return Err(ApiError::Conflict(format!("seat {seat} is already taken")));
         }
         let expected = table.version;
-        let seed = self.secret(id).await?;
-        let mut batch = Batch {
-            table: (*table).clone(),
-            events: Vec::new(),
-            now: self.now(),
-            seed: Some(&seed),
-        };
+        let mut batch = self.batch(&table, self.now()).await?;
         batch.push(Event::SeatTaken {
             seat,
             player_id: player.id,
@@ -686,13 +683,7 @@ impl Worp {
         let expected = table.version;
         let mut probe = table.game.clone();
         probe.apply_move(&mv)?;
-        let seed = self.secret(id).await?;
-        let mut batch = Batch {
-            table: (*table).clone(),
-            events: Vec::new(),
-            now: self.now(),
-            seed: Some(&seed),
-        };
+        let mut batch = self.batch(&table, self.now()).await?;
         batch.push(Event::MovePlayed { seat: seat.0, mv })?;
         batch.advance()?;
         self.commit(
@@ -769,13 +760,7 @@ impl Worp {
             }
         };
         let expected = table.version;
-        let seed = self.secret(id).await?;
-        let mut batch = Batch {
-            table: (*table).clone(),
-            events: Vec::new(),
-            now: self.now(),
-            seed: Some(&seed),
-        };
+        let mut batch = self.batch(&table, self.now()).await?;
         batch.push(Event::SeatRetired {
             seat: seat.0,
             reason: RetireReason::Resigned,
@@ -797,13 +782,7 @@ impl Worp {
             return Ok(false);
         }
         let expected = table.version;
-        let seed = self.secret(id).await?;
-        let mut batch = Batch {
-            table: (*table).clone(),
-            events: Vec::new(),
-            now,
-            seed: Some(&seed),
-        };
+        let mut batch = self.batch(&table, now).await?;
         batch.push(Event::SeatRetired {
             seat: seat.0,
             reason: RetireReason::TimedOut,

@@ -216,6 +216,14 @@ macro_rules! sql_store {
                 .transpose()
             }
 
+            pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
+                let row = sqlx::query("SELECT name FROM players WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(row.map(|r| r.try_get("name")).transpose()?)
+            }
+
             pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
                 let row = sqlx::query("SELECT 1 FROM players WHERE id = $1")
                     .bind(id)
@@ -633,6 +641,9 @@ impl Store {
     }
     pub async fn player_by_token_hash(&self, hash: &[u8]) -> Result<Option<Player>, StoreError> {
         dispatch!(self, s => s.player_by_token_hash(hash).await)
+    }
+    pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
+        dispatch!(self, s => s.player_name(id).await)
     }
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         dispatch!(self, s => s.player_exists(id).await)

@@ -1,6 +1,6 @@
 //! Exports audit clean, and every kind of tampering is caught (offline and by `worp audit`).
 
-use serde_json::{json, Value};
+use serde_json::json;
 use worp::export::{audit_export, Export};
 use worp_engine::playout::SplitMix64;
 
@@ -8,15 +8,7 @@ use crate::helpers::{spawn_app, Backend, TestApp};
 use crate::play::two_seat_variant;
 
 async fn finished_export(app: &TestApp) -> Export {
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mut rng = SplitMix64(5);
     let mut game = game;
@@ -176,15 +168,7 @@ async fn every_kind_of_tampering_is_caught() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ongoing_game_exports_everything_but_the_seed() {
     let app = spawn_app(Backend::Sqlite).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (_, _, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id");
     let x: Export = serde_json::from_value(app.get_json(&format!("/v1/games/{id}/export")).await)
         .expect("export");

@@ -157,15 +157,8 @@ async fn a_seat_that_runs_out_of_time_retires() {
         let to_move = game["to_move"].as_u64().expect("to move");
         let mover = if to_move == 0 { &a } else { &b };
         let inbox: Value = app
-            .client
-            .get(app.url("/v1/players/me/games?my_turn=true"))
-            .bearer_auth(&mover.token)
-            .send()
-            .await
-            .expect("r")
-            .json()
-            .await
-            .expect("json");
+            .get_json_as("/v1/players/me/games?my_turn=true", mover)
+            .await;
         assert_eq!(inbox["games"][0]["deadline"], game["deadline"]);
         clock.advance(chrono::Duration::days(2) - chrono::Duration::seconds(1));
         assert_eq!(
@@ -223,15 +216,7 @@ async fn a_seat_that_runs_out_of_time_retires() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_inbox_answers_304_until_something_changes() {
     let app = spawn_app(Backend::Sqlite).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mover = if game["to_move"] == 0 { &a } else { &b };
     let get = |etag: Option<String>| {
@@ -300,15 +285,7 @@ async fn read_sse(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_streams_carry_new_events_resume_and_keep_alive() {
     let app = spawn_app(Backend::Sqlite).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id").to_owned();
     let version = game["version"].as_i64().expect("version");
     let mover = if game["to_move"] == 0 {
@@ -546,16 +523,7 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         assert_eq!(resp.status(), 201);
         let hook: Value = resp.json().await.expect("json");
         let secret = hook["secret"].as_str().expect("secret").to_owned();
-        let listed: Value = app
-            .client
-            .get(app.url("/v1/players/me/webhooks"))
-            .bearer_auth(&b.token)
-            .send()
-            .await
-            .expect("r")
-            .json()
-            .await
-            .expect("json");
+        let listed: Value = app.get_json_as("/v1/players/me/webhooks", &b).await;
         assert!(
             listed[0].get("secret").is_none(),
             "the secret is shown only once"
@@ -590,15 +558,8 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         let until = tokio::time::Instant::now() + Duration::from_secs(20);
         let log = loop {
             let log: Value = app
-                .client
-                .get(app.url(&format!("/v1/players/me/webhooks/{hook_id}/deliveries")))
-                .bearer_auth(&b.token)
-                .send()
-                .await
-                .expect("r")
-                .json()
-                .await
-                .expect("json");
+                .get_json_as(&format!("/v1/players/me/webhooks/{hook_id}/deliveries"), &b)
+                .await;
             let done = log
                 .as_array()
                 .is_some_and(|l| !l.is_empty() && l.iter().all(|d| d["status"] == "delivered"));

@@ -303,15 +303,7 @@ async fn bad_requests_get_problems_and_store_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn etag_and_if_none_match_answer_304_when_unchanged() {
     let app = spawn_app(Backend::Sqlite).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (_, _, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id");
     let resp = app.get(&format!("/v1/games/{id}")).await;
     let etag = resp

@@ -199,6 +199,28 @@ impl TestApp {
             .expect("request")
     }
 
+    /// GET as `who`, expecting 200 and JSON.
+    pub async fn get_json_as(&self, path: &str, who: &TestPlayer) -> Value {
+        let resp = self
+            .client
+            .get(self.url(path))
+            .bearer_auth(&who.token)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status(), 200, "GET {path}");
+        resp.json().await.expect("json")
+    }
+
+    /// Two new players and an active game of `variant` between them (a in seat 0).
+    pub async fn two_player_game(&self, variant: &str) -> (TestPlayer, TestPlayer, Value) {
+        let (a, b) = (self.player("a").await, self.player("b").await);
+        let game = self
+            .create(&a, variant, Value::Null, vec![Some(a.id), Some(b.id)])
+            .await;
+        (a, b, game)
+    }
+
     pub async fn get_json(&self, path: &str) -> Value {
         let resp = self.get(path).await;
         assert_eq!(resp.status(), 200, "GET {path}");

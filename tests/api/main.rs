@@ -5,6 +5,7 @@ mod helpers;
 mod audit;
 mod correspondence;
 mod errors;
+mod interchange;
 mod openapi;
 mod play;
 mod races;

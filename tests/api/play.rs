@@ -91,24 +91,21 @@ async fn check_log(app: &TestApp, id: &str, served: &Value) {
 /// `worp replay` on the game's record (built from its events) ends in the served state.
 fn replay_offline(events: &[StoredEvent], served: &Value) {
     use worp::events::Event;
-    let mut steps = Vec::new();
-    let mut record = json!(null);
-    for e in events {
-        match e.event().expect("event") {
-            Event::GameCreated {
-                variant,
-                options,
-                seats,
-                ..
-            } => {
-                record = json!({"variant": variant, "options": options, "seats": seats.len()});
-            }
-            Event::DiceRolled { values, .. } => steps.push(json!({"dice": values})),
-            Event::MovePlayed { mv, .. } => steps.push(json!({"move": mv})),
-            Event::SeatRetired { seat, .. } => steps.push(json!({"retire": seat})),
-            Event::SeatTaken { .. } | Event::GameFinished { .. } => {}
-        }
-    }
+    let Ok(Event::GameCreated {
+        variant,
+        options,
+        seats,
+        ..
+    }) = events[0].event()
+    else {
+        panic!("the first event creates the game");
+    };
+    let steps: Vec<Value> = worp::export::record_steps(events)
+        .expect("steps")
+        .iter()
+        .map(|s| serde_json::to_value(s).expect("json"))
+        .collect();
+    let mut record = json!({"variant": variant, "options": options, "seats": seats.len()});
     let count = steps.len();
     record["steps"] = Value::Array(steps);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_worp"))
@@ -277,15 +274,7 @@ pub fn two_seat_variant() -> &'static str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn state_at_shows_the_game_after_each_event_and_matches_the_cache() {
     let app = spawn_app(Backend::Sqlite).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mut rng = SplitMix64(99);
     let end = play_to_end(&app, &id, &[a, b], &[0, 1], &mut rng).await;

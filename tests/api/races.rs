@@ -9,15 +9,7 @@ use crate::play::two_seat_variant;
 async fn racing_moves_on_one_game_append_exactly_once() {
     for backend in BACKENDS {
         let app = spawn_app(backend).await;
-        let (a, b) = (app.player("a").await, app.player("b").await);
-        let game = app
-            .create(
-                &a,
-                two_seat_variant(),
-                Value::Null,
-                vec![Some(a.id), Some(b.id)],
-            )
-            .await;
+        let (a, b, game) = app.two_player_game(two_seat_variant()).await;
         let id = game["id"].as_str().expect("id").to_owned();
         let version = game["version"].as_i64().expect("version");
         let mover = if game["to_move"] == 0 {
@@ -76,15 +68,7 @@ async fn racing_moves_on_one_game_append_exactly_once() {
 async fn a_retry_with_the_same_idempotency_key_appends_nothing() {
     for backend in BACKENDS {
         let app = spawn_app(backend).await;
-        let (a, b) = (app.player("a").await, app.player("b").await);
-        let game = app
-            .create(
-                &a,
-                two_seat_variant(),
-                Value::Null,
-                vec![Some(a.id), Some(b.id)],
-            )
-            .await;
+        let (a, b, game) = app.two_player_game(two_seat_variant()).await;
         let id = game["id"].as_str().expect("id").to_owned();
         let mover = if game["to_move"] == 0 {
             a.clone()

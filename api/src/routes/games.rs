@@ -452,7 +452,8 @@ pub async fn state_at(
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ExportQuery {
-    /// `json` (default): the self-contained, checkable bundle.
+    /// `json` (default): the self-contained, checkable bundle; `record`: the game record
+    /// `worp replay` reads; `mat`: a Jellyfish / GNU Backgammon match file (backgammon only).
     pub format: Option<ExportFormat>,
 }
 
@@ -462,6 +463,10 @@ pub struct ExportQuery {
 pub enum ExportFormat {
     /// The Worp bundle (`worp-export/1`).
     Json,
+    /// A Jellyfish `.mat` match file, as GNU Backgammon imports (backgammon only).
+    Mat,
+    /// The game record `worp replay` reads: variant, options, seats and every input.
+    Record,
 }
 
 /// A self-contained bundle of the game: variant, options, seats, rules version, every
@@ -471,8 +476,8 @@ pub enum ExportFormat {
     tag = "audit",
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(
-        (status = 200, description = "The bundle", body = crate::export::Export),
-        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The bundle (format=json), the replay record (format=record), or a text/plain match file (format=mat)", body = crate::export::Export),
+        (status = 400, description = "Malformed parameters, or format=mat for a game that is not backgammon", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -482,9 +487,51 @@ pub async fn export_game(
     id: web::Path<Uuid>,
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let _ = q.format;
-    let (export, _) = worp.export(id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(export))
+    let (export, table) = worp.export(id.into_inner()).await?;
+    match q.format {
+        None | Some(ExportFormat::Json) => return Ok(HttpResponse::Ok().json(export)),
+        Some(ExportFormat::Record) => {
+            let steps = crate::export::record_steps(&export.events)
+                .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
+            return Ok(HttpResponse::Ok().json(worp_engine::replay::Record {
+                variant: export.variant,
+                options: export.options,
+                seats: export.seats.len() as u8,
+                steps,
+            }));
+        }
+        Some(ExportFormat::Mat) => {}
+    }
+    if table.variant != "backgammon" {
+        return Err(ApiError::BadRequest(format!(
+            "format=mat is for backgammon games; this is {}",
+            table.variant
+        )));
+    }
+    let mut names = Vec::new();
+    for (seat, s) in table.seats.iter().enumerate() {
+        let name = match (s.player_id, s.bot) {
+            (Some(p), _) => worp.store.player_name(p).await?.unwrap_or_default(),
+            (None, Some(bot)) => format!("{bot:?}_bot"),
+            (None, None) => format!("seat_{seat}"),
+        };
+        names.push(name);
+    }
+    let steps = crate::export::record_steps(&export.events)
+        .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
+    let header = worp_engine::backgammon::mat::MatHeader {
+        white: names.first().cloned().unwrap_or_default(),
+        black: names.get(1).cloned().unwrap_or_default(),
+        date: Some(table.created_at.format("%Y.%m.%d").to_string()),
+    };
+    let text = worp_engine::backgammon::mat::match_file(&steps, &header)?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"worp-{}.mat\"", table.id),
+        ))
+        .body(text))
 }
 
 /// Runs the offline audit on the server's copy of the game: the hash chain, the

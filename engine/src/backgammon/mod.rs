@@ -6,6 +6,7 @@
 //! use passes the turn inside [`Game::apply_dice`].
 
 pub mod analyze;
+pub mod mat;
 mod movegen;
 mod moves;
 mod point;
