@@ -30,7 +30,9 @@ async function invite(gameId) {
   await alice.page.waitForSelector('main[data-status="active"]', { timeout: 10000 });
 }
 
-async function game(variant, options, shot, { shotAt = 12, keyboard = false } = {}) {
+const HIDE = '.toast { display: none !important; }';
+
+async function game(variant, options, shot, { shotAt = 12, keyboard = false, phone = null } = {}) {
   const id = await createGame(alice, variant, options);
   await invite(id);
   let shotTaken = false;
@@ -39,11 +41,12 @@ async function game(variant, options, shot, { shotAt = 12, keyboard = false } = 
     onMove: async (n) => {
       if (!shotTaken && n >= shotAt) {
         shotTaken = true;
-        await alice.page.locator('#board svg').screenshot({ path: shotPath(shot) });
+        await alice.page.locator('#board').screenshot({ path: shotPath(shot), style: HIDE });
+        if (phone) await bob.page.screenshot({ path: shotPath(phone), style: HIDE });
       }
     },
   });
-  if (!shotTaken) await alice.page.locator('#board svg').screenshot({ path: shotPath(shot) });
+  if (!shotTaken) await alice.page.locator('#board').screenshot({ path: shotPath(shot), style: HIDE });
   assert.match(text, /Game over/);
   // Both pages see the end; the API agrees.
   await bob.page.waitForSelector('main[data-status="finished"]', { timeout: 10000 });
@@ -75,6 +78,10 @@ test('Ludo with one pawn each', { skip: missing('ludo') }, async () => {
   await game('ludo', { pawns: 1 }, 'ludo', { shotAt: 6 });
 });
 
+test('Ludo with the plain die, one pawn each', { skip: missing('ludo') }, async () => {
+  await game('ludo', { pawns: 1, die: 'plain' }, 'ludo_plain', { shotAt: 10 });
+});
+
 test('Backgammon', { skip: missing('backgammon') }, async () => {
-  await game('backgammon', {}, 'backgammon', { shotAt: 16 });
+  await game('backgammon', {}, 'backgammon', { shotAt: 16, phone: 'phone' });
 });
