@@ -414,9 +414,9 @@ async function gameView(id) {
   const title = h('h1', { id: 'game-title' }, 'Game');
   const extra = h('div', { id: 'extra', class: 'legend' });
   main.append(title, h('div', { class: 'game' },
-    h('div', {}, boardWrap, selInfo),
+    h('div', {}, status, boardWrap, selInfo),
     h('aside', { 'aria-label': 'Game details' },
-      h('div', { class: 'card' }, status, dice, extra),
+      h('div', { class: 'card' }, dice, extra),
       h('div', { class: 'card' }, h('h2', {}, 'Seats'), seatsList),
       h('div', { class: 'card replay' }, h('h2', {}, 'Replay'),
         slider, h('div', { class: 'row' }, prevBtn, replayLabel, nextBtn), h('p', {}, liveBtn)),

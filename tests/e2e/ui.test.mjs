@@ -2,7 +2,7 @@
 // replay slider, the live stream, and keyboard use.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, player, createGame, playToEnd } from './lib.mjs';
+import { BASE, launch, player, createGame, playToEnd } from './lib.mjs';
 
 let carol;
 let dave;
@@ -108,4 +108,23 @@ test('a move shows up live on the other player\'s page, and pieces work from the
   assert.equal(g.to_move, 1);
   assert.deepEqual(carol.errors, []);
   assert.deepEqual(dave.errors, []);
+});
+
+test('a newcomer opening an invite link names a player first, then sits down', async () => {
+  const id = await createGame(carol, 'ali_baba', { planks: 3 });
+  const link = await carol.page.inputValue('#invite-1');
+  const context = await launch({ width: 390, height: 844 });
+  try {
+    const page = context.pages()[0] || await context.newPage();
+    await page.goto(link);
+    await page.fill('#acct-name', 'erin');
+    await page.click('#create-account');
+    await page.waitForURL(new RegExp(`#/game/${id}$`));
+    await page.waitForSelector('main[data-status="active"]');
+    assert.match(await page.textContent('#seat-list'), /Seat 1 \(Blue\): you/);
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+    assert.ok(token.length > 10, 'the token is kept in localStorage');
+  } finally {
+    await context.close();
+  }
 });
