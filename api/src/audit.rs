@@ -20,7 +20,6 @@ pub struct AuditReport {
     /// Whether the server seed was revealed (the game is finished).
     pub seed_revealed: bool,
     /// The result the log ends with, if the game is over.
-    #[schema(value_type = Option<Object>)]
     pub result: Option<worp_engine::GameResult>,
 }
 

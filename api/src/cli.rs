@@ -46,6 +46,8 @@ pub enum Command {
     Rebuild,
     /// Print the OpenAPI document.
     Openapi,
+    /// Print every game with its options and JSON Schemas (as `GET /v1/variants`).
+    Variants,
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +68,14 @@ pub fn main() -> i32 {
             game: AnalyzeGame::Backgammon,
         } => analyze_backgammon(),
         Command::Audit { file } => audit(&file),
+        Command::Variants => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&crate::routes::variants::variant_infos())
+                    .unwrap_or_default()
+            );
+            0
+        }
         Command::Openapi => {
             print!("{}", crate::openapi::openapi_json());
             0

@@ -35,7 +35,6 @@ pub struct Export {
     pub server_seed: Option<String>,
     /// `waiting`, `active` or `finished`.
     pub status: String,
-    #[schema(value_type = Option<Object>)]
     pub result: Option<GameResult>,
     /// The hash of the newest event.
     pub head_hash: String,

@@ -25,6 +25,7 @@ use crate::routes;
         routes::games::resign,
         routes::games::list_events,
         routes::games::state_at,
+        routes::me::me,
         routes::me::inbox,
         routes::me::create_webhook,
         routes::me::list_webhooks,
@@ -41,6 +42,8 @@ use crate::routes;
         worp_engine::GameResult,
         worp_engine::Ending,
         worp_engine::Die,
+        routes::games::StatusFilter,
+        routes::games::ExportFormat,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -85,7 +85,6 @@ pub struct GameView {
     /// Days each seat has per move; absent: no clock.
     pub days_per_move: Option<u32>,
     /// What the engine waits for next.
-    #[schema(value_type = Object)]
     pub awaiting: Awaiting,
     /// The engine's state; its schema is the variant's `state_schema`.
     pub state: Value,
@@ -94,7 +93,6 @@ pub struct GameView {
     /// The legal moves of the seat to move; send one back exactly as listed.
     pub legal_moves: Vec<Value>,
     /// How the game ended, when finished.
-    #[schema(value_type = Option<Object>)]
     pub result: Option<GameResult>,
     /// Hex SHA-256 of the secret server seed.
     pub dice_commitment: String,
@@ -162,7 +160,6 @@ pub struct GameSummary {
     pub to_move_player: Option<Uuid>,
     /// When the seat to move runs out of time (games with a clock).
     pub deadline: Option<DateTime<Utc>>,
-    #[schema(value_type = Option<Object>)]
     pub result: Option<GameResult>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::Deserialize;
 use worp_engine::backgammon::{Backgammon, BackgammonOptions, OutcomeCounter, Position, Side};
-use worp_engine::playout::{play_out, SplitMix64};
+use worp_engine::playout::{play_random, SplitMix64};
 use worp_engine::Game;
 
 #[derive(Deserialize)]
@@ -72,17 +72,9 @@ fn random_games(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(5));
     group.bench_function("random_game", |b| {
         let mut rng = SplitMix64(1);
-        let mut pick = SplitMix64(2);
         b.iter(|| {
             let mut g = Backgammon::new(&BackgammonOptions::default(), 2).expect("a game");
-            play_out(
-                &mut g,
-                |die| rng.roll(die),
-                |_, moves| pick.below(moves.len()),
-                100_000,
-                None,
-            )
-            .expect("a finished game");
+            play_random(&mut g, &mut rng, 100_000).expect("a finished game");
             g
         })
     });

@@ -195,6 +195,21 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     /// Applies one of the legal moves.
     fn apply_move(&mut self, mv: &Self::Move) -> Result<(), EngineError>;
 
+    /// How many legal moves there are: `legal_moves().len()`, which a game may know
+    /// without building the moves.
+    fn legal_move_count(&self) -> usize {
+        self.legal_moves().len()
+    }
+
+    /// Applies the legal move at `index` of `legal_moves()` (for players that choose by
+    /// position in the list: bots, play-outs). A game may do it without building the list.
+    fn apply_legal_move(&mut self, index: usize) -> Result<(), EngineError> {
+        let mv = self.legal_moves().into_iter().nth(index).ok_or_else(|| {
+            EngineError::illegal(format!("there is no legal move number {index}"))
+        })?;
+        self.apply_move(&mv)
+    }
+
     /// Takes `seat` out of the game (it resigned or ran out of time): its pieces leave
     /// the board and it is skipped from then on. When one seat is left it wins with
     /// [`Ending::OpponentsRetired`]; in a two-seat game that happens at once.

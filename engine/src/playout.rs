@@ -78,6 +78,44 @@ pub fn play_out<G: Game>(
     })
 }
 
+/// Plays `game` on with random dice and uniformly random legal moves drawn from `rng`,
+/// until it is finished or `max_inputs` inputs were applied. Moves are chosen by their
+/// index in the legal list, so games that know their moves without building them are
+/// not slowed down by it.
+pub fn play_random<G: Game>(
+    game: &mut G,
+    rng: &mut SplitMix64,
+    max_inputs: usize,
+) -> Result<Stop, EngineError> {
+    let mut values = [0u8; 8];
+    for _ in 0..max_inputs {
+        match game.awaiting() {
+            Awaiting::Finished { .. } => return Ok(Stop::Finished),
+            Awaiting::Dice { die, count, .. } => {
+                let n = usize::from(count).min(values.len());
+                for v in values.iter_mut().take(n) {
+                    *v = rng.roll(&die);
+                }
+                game.apply_dice(&values[..n])?;
+            }
+            Awaiting::Move { .. } => {
+                let n = game.legal_move_count();
+                if n == 0 {
+                    return Err(EngineError::illegal(
+                        "the game awaits a move but has no legal move",
+                    ));
+                }
+                let i = rng.below(n);
+                game.apply_legal_move(i)?;
+            }
+        }
+    }
+    Ok(match game.awaiting() {
+        Awaiting::Finished { .. } => Stop::Finished,
+        _ => Stop::Limit,
+    })
+}
+
 /// A small deterministic pseudo-random source (SplitMix64) for tests, benchmarks and
 /// bots that need reproducible choices. The engine itself never uses it.
 #[derive(Debug, Clone)]

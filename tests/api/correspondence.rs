@@ -243,6 +243,9 @@ async fn the_inbox_answers_304_until_something_changes() {
     let mut rng = SplitMix64(3);
     move_for(&app, &id, mover, &game, &mut rng).await;
     assert_eq!(get(Some(etag)).await.expect("r").status(), 200);
+    let me = app.get_json_as("/v1/players/me", &a).await;
+    assert_eq!(me["id"], a.id.to_string());
+    assert_eq!(me["name"], "a");
     let unauthorised = app.get("/v1/players/me/games").await;
     assert_eq!(unauthorised.status(), 401);
 }

@@ -16,6 +16,38 @@ async fn committed_openapi_json_is_current() {
     );
 }
 
+#[test]
+fn every_reference_in_the_spec_resolves() {
+    fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x) {
+                        ("$ref", serde_json::Value::String(r)) => out.push(r.clone()),
+                        _ => refs(x, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let spec: serde_json::Value =
+        serde_json::from_str(&worp::openapi::openapi_json()).expect("json");
+    let mut all = Vec::new();
+    refs(&spec, &mut all);
+    assert!(!all.is_empty());
+    for r in all {
+        let name = r
+            .strip_prefix("#/components/schemas/")
+            .expect("a component reference");
+        assert!(
+            spec["components"]["schemas"][name].is_object(),
+            "{r} does not resolve"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_server_serves_its_spec_docs_and_health() {
     let app = spawn_app(Backend::Sqlite).await;

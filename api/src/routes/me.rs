@@ -14,6 +14,30 @@ use crate::routes::games::GamePage;
 use crate::service::{GameSummary, Worp};
 use crate::store::{Delivery, GameFilter, Webhook};
 
+/// The caller.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct Me {
+    pub id: Uuid,
+    pub name: String,
+}
+
+/// Who the bearer token belongs to.
+#[utoipa::path(
+    tag = "players",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller", body = Me),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/me")]
+pub async fn me(caller: Caller) -> HttpResponse {
+    HttpResponse::Ok().json(Me {
+        id: caller.0.id,
+        name: caller.0.name,
+    })
+}
+
 /// Paging of the inbox.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

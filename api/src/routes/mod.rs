@@ -25,6 +25,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::resign)
         .service(games::list_events)
         .service(games::state_at)
+        .service(me::me)
         .service(me::inbox)
         .service(me::create_webhook)
         .service(me::list_webhooks)

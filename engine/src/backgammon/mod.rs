@@ -109,6 +109,30 @@ pub struct BackgammonState {
 }
 
 impl Backgammon {
+    /// Plays a move already known to be legal for `side`, and ends the turn (or the game).
+    fn play_checked(&mut self, side: Side, mv: &Move) {
+        self.position.play(side, mv);
+        self.movegen.clear();
+        if self.position.off.get(side) == CHECKERS {
+            let loser = side.opponent();
+            let (ending, points) = if self.position.off.get(loser) > 0 {
+                (Ending::Won, 1)
+            } else if self.position.in_home_or_bar(loser, side) {
+                (Ending::Backgammon, 3)
+            } else {
+                (Ending::Gammon, 2)
+            };
+            self.finish(GameResult {
+                winner: Some(side.seat()),
+                ending,
+                points,
+            });
+        } else {
+            self.to_move = side.opponent();
+            self.phase = Phase::Roll;
+        }
+    }
+
     /// The position.
     pub fn position(&self) -> &Position {
         &self.position
@@ -377,26 +401,34 @@ impl Game for Backgammon {
         if !self.movegen.leaves().iter().any(|l| l.has_steps(slots)) {
             return Err(EngineError::illegal(self.why_illegal(mv)));
         }
-        self.position.play(side, mv);
-        self.movegen.clear();
-        if self.position.off.get(side) == CHECKERS {
-            let loser = side.opponent();
-            let (ending, points) = if self.position.off.get(loser) > 0 {
-                (Ending::Won, 1)
-            } else if self.position.in_home_or_bar(loser, side) {
-                (Ending::Backgammon, 3)
-            } else {
-                (Ending::Gammon, 2)
-            };
-            self.finish(GameResult {
-                winner: Some(side.seat()),
-                ending,
-                points,
-            });
+        self.play_checked(side, mv);
+        Ok(())
+    }
+
+    fn legal_move_count(&self) -> usize {
+        if self.phase == Phase::Move {
+            self.movegen.leaves().len()
         } else {
-            self.to_move = side.opponent();
-            self.phase = Phase::Roll;
+            0
         }
+    }
+
+    fn apply_legal_move(&mut self, index: usize) -> Result<(), EngineError> {
+        match self.phase {
+            Phase::Finished => return Err(EngineError::Finished),
+            Phase::Move => {}
+            _ => return Err(EngineError::NotAwaitingMove),
+        }
+        let side = self.to_move;
+        let mv = self
+            .movegen
+            .leaves()
+            .get(index)
+            .map(|l| l.as_move(side))
+            .ok_or_else(|| {
+                EngineError::illegal(format!("there is no legal move number {index}"))
+            })?;
+        self.play_checked(side, &mv);
         Ok(())
     }
 
