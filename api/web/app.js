@@ -140,7 +140,6 @@ window.addEventListener('hashchange', route);
 function accountForm(after) {
   const name = h('input', { id: 'acct-name', name: 'name', required: true, maxlength: 64, autocomplete: 'nickname' });
   const token = h('input', { id: 'acct-token', name: 'token', autocomplete: 'off' });
-  const tokId = h('input', { id: 'acct-id', name: 'id', autocomplete: 'off' });
   const err = h('p', { class: 'error', role: 'alert' });
   const form = h('form', { class: 'card', id: 'account-form', onsubmit: async (ev) => {
     ev.preventDefault();
@@ -156,14 +155,21 @@ function accountForm(after) {
   h('p', { class: 'help' }, 'Pick a name. The server gives you a secret token, kept in this browser only.'),
   h('label', { for: 'acct-name' }, 'Name'), name, ' ',
   h('p', {}, h('button', { type: 'submit', id: 'create-account' }, 'Create player')), err);
+  const restoreErr = h('p', { class: 'error', role: 'alert' });
   const restore = h('details', { class: 'card' }, h('summary', {}, 'I already have a token'),
-    h('label', { for: 'acct-id' }, 'Player id'), tokId,
     h('label', { for: 'acct-token' }, 'Token'), token,
-    h('p', {}, h('button', { type: 'button', class: 'secondary', onclick: () => {
-      if (!token.value.trim() || !tokId.value.trim()) return;
-      setAccount({ id: tokId.value.trim(), name: 'player', token: token.value.trim() });
-      after();
-    } }, 'Use this token')));
+    h('p', {}, h('button', { type: 'button', class: 'secondary', id: 'use-token', onclick: async () => {
+      restoreErr.textContent = '';
+      const t = token.value.trim();
+      if (!t) return;
+      try {
+        const r = await fetch('/v1/players/me', { headers: { authorization: `Bearer ${t}`, accept: 'application/json' } });
+        if (!r.ok) throw new Error(r.status === 401 ? 'Unknown token.' : `${r.status} ${r.statusText}`);
+        const p = await r.json();
+        setAccount({ id: p.id, name: p.name, token: t });
+        after();
+      } catch (e) { restoreErr.textContent = e.message; }
+    } }, 'Use this token')), restoreErr);
   return h('div', {}, form, restore);
 }
 
@@ -194,7 +200,10 @@ async function homeView() {
     h('section', { class: 'card', 'aria-labelledby': 'inbox-h' }, h('h1', { id: 'inbox-h' }, 'Your turn'), inbox),
     h('p', {}, h('a', { class: 'button', href: '#/new' }, 'New game')),
     h('section', { class: 'card', 'aria-labelledby': 'mine-h' }, h('h2', { id: 'mine-h' }, 'Your games'), mine),
-    h('section', { class: 'card', 'aria-labelledby': 'open-h' }, h('h2', { id: 'open-h' }, 'Games waiting for players'), open));
+    h('section', { class: 'card', 'aria-labelledby': 'open-h' }, h('h2', { id: 'open-h' }, 'Games waiting for players'), open),
+    h('details', { class: 'card' }, h('summary', {}, 'Your token (to sign in from another browser)'),
+      h('p', { class: 'help' }, 'Keep it secret: whoever has it plays as you.'),
+      h('input', { readonly: true, value: me.token, 'aria-label': 'Your token', class: 'mono', style: 'width:100%', onfocus: (e) => e.target.select() })));
   const load = async () => {
     try {
       const [a, b, c] = await Promise.all([

@@ -124,6 +124,19 @@ test('a newcomer opening an invite link names a player first, then sits down', a
     assert.match(await page.textContent('#seat-list'), /Seat 1 \(Blue\): you/);
     const token = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
     assert.ok(token.length > 10, 'the token is kept in localStorage');
+    // The same player signs in from another browser with that token.
+    const other = await launch();
+    try {
+      const p2 = other.pages()[0] || await other.newPage();
+      await p2.goto(`${BASE}/`);
+      await p2.click('summary');
+      await p2.fill('#acct-token', token);
+      await p2.click('#use-token');
+      await p2.waitForSelector('#inbox');
+      assert.match(await p2.textContent('#who'), /erin/);
+    } finally {
+      await other.close();
+    }
   } finally {
     await context.close();
   }
