@@ -1,6 +1,7 @@
 // Worp's reference web client. Plain ES module, no framework; it uses only the public
 // v1 API (the same calls any third-party client makes).
 import { dieFace } from './boards/common.js';
+import { matchMoves, choices, decide } from './match.js';
 
 const BOARDS = {
   backgammon: () => import('./boards/backgammon.js'),
@@ -381,30 +382,6 @@ async function joinView(id, seat) {
 
 // ---------------------------------------------------------------- the game
 
-/** Finds a chain of hops in `rest` from `from` to `to`: indexes, or null. */
-function chain(rest, from, to, used = new Set()) {
-  for (let i = 0; i < rest.length; i++) {
-    if (used.has(i) || rest[i].from !== from) continue;
-    if (rest[i].to === to) return [i];
-    used.add(i);
-    const more = chain(rest, rest[i].to, to, used);
-    used.delete(i);
-    if (more) return [i, ...more];
-  }
-  return null;
-}
-/** Every place reachable from `from` by chains of hops in `rest`. */
-function reach(rest, from, used = new Set(), out = new Set()) {
-  for (let i = 0; i < rest.length; i++) {
-    if (used.has(i) || rest[i].from !== from) continue;
-    out.add(rest[i].to);
-    used.add(i);
-    reach(rest, rest[i].to, used, out);
-    used.delete(i);
-  }
-  return out;
-}
-
 async function gameView(id) {
   const me = account();
   const st = { id, game: null, info: null, board: null, hops: [], source: null, replay: null, replayGame: null,
@@ -491,19 +468,7 @@ async function gameView(id) {
   }
 
   function candidates(g) {
-    const all = g.legal_moves.map((m) => ({ move: m, rest: st.board.hops(g, m) }));
-    const out = [];
-    for (const c of all) {
-      let rest = c.rest.slice();
-      let ok = true;
-      for (const hop of st.hops) {
-        const idx = chain(rest, hop.from, hop.to);
-        if (!idx) { ok = false; break; }
-        rest = rest.filter((_, i) => !idx.includes(i));
-      }
-      if (ok) out.push({ move: c.move, rest });
-    }
-    return out;
+    return matchMoves(g.legal_moves.map((m) => ({ move: m, hops: st.board.hops(g, m) })), st.hops);
   }
 
   function render() {
@@ -536,11 +501,10 @@ async function gameView(id) {
     selInfo.replaceChildren();
     if (!interactive || !svg.querySelectorAll) return;
 
-    let sources = new Set();
-    for (const c of cands) for (const hp of c.rest) sources.add(hp.from);
+    const ch = choices(cands, st.source);
+    let { sources } = ch;
     if (st.board.canStart) sources = new Set([...sources].filter((k) => st.board.canStart(display, k)));
-    const targets = new Set();
-    if (st.source) for (const c of cands) for (const t of reach(c.rest, st.source)) targets.add(t);
+    const { targets } = ch;
     const byKey = (attr, key) => [...svg.querySelectorAll(`[${attr}]`)].filter((e) => e.getAttribute(attr) === key);
     const describe = (k) => (st.board.describeKey ? st.board.describeKey(display, k) : k);
     const activate = (e, key, kind) => {
@@ -609,17 +573,16 @@ async function gameView(id) {
   function pickTarget(t, cands) {
     st.hops.push({ from: st.source, to: t });
     st.source = null;
-    const left = candidates(st.game);
-    const done = left.filter((c) => c.rest.length === 0);
-    if (left.length === 1 && done.length === 1) { play(done[0].move); return; }
-    if (done.length && done.length === left.length) {
-      st.chooser = done;
+    const d = decide(candidates(st.game));
+    if (d.kind === 'play') { play(d.move); return; }
+    if (d.kind === 'choose') {
+      st.chooser = d.moves.map((move) => ({ move }));
       render();
       const b = selInfo.querySelector('#chooser button');
       if (b) b.focus();
       return;
     }
-    if (!left.length) { st.hops = []; toast('That is not a legal move.'); }
+    if (d.kind === 'none') { st.hops = []; toast('That is not a legal move.'); }
     render();
     focusFirst();
     void cands;

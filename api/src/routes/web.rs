@@ -29,6 +29,11 @@ const ASSETS: &[Asset] = &[
         body: include_bytes!("../../web/app.js"),
     },
     Asset {
+        name: "match.js",
+        content_type: JS,
+        body: include_bytes!("../../web/match.js"),
+    },
+    Asset {
         name: "style.css",
         content_type: "text/css; charset=utf-8",
         body: include_bytes!("../../web/style.css"),
