@@ -26,7 +26,7 @@ export async function launch(viewport = { width: 1200, height: 900 }) {
 }
 
 /** A fresh player in its own browser context (so its own localStorage), signed up on the page. */
-export async function player(name, viewport) {
+export async function player(name, viewport, { noStream = false } = {}) {
   const context = await launch(viewport);
   const page = context.pages()[0] || await context.newPage();
   const errors = [];
@@ -35,7 +35,10 @@ export async function player(name, viewport) {
     if (m.type() === 'error' && !/stream|404|Failed to load resource/.test(m.text())) errors.push(m.text());
   });
   await page.goto(`${BASE}/`);
-  await page.evaluate((ms) => localStorage.setItem('worp.pollMs', String(ms)), 250);
+  await page.evaluate(([ms, poll]) => {
+    localStorage.setItem('worp.pollMs', String(ms));
+    if (poll) localStorage.setItem('worp.noStream', '1');
+  }, [250, noStream]);
   await page.fill('#acct-name', name);
   await page.click('#create-account');
   await page.waitForSelector('#inbox');

@@ -69,6 +69,17 @@ export default {
     spot(0, 2, BANK - 6, '#6d8b3a', 'Start');
     spot(s.far_bank, w - BANK + 4, BANK - 6, '#6d8b3a', 'Goal');
     for (let p = 1; p <= planks; p++) spot(p, BANK + (p - 1) * W + 3, W - 6, '#a0743c', String(p));
+    // wood grain and the bridge's ropes
+    for (let p = 1; p <= planks; p++) {
+      for (const f of [0.3, 0.55, 0.8]) {
+        const x = BANK + (p - 1) * W + 3 + f * (W - 6);
+        svg.append(el('line', { x1: x, y1: 30, x2: x, y2: h - 16, stroke: '#7a5428', 'stroke-width': 1.5, 'pointer-events': 'none' }));
+      }
+    }
+    for (const y of [22, h - 8]) {
+      svg.append(el('line', { x1: BANK - 8, y1: y, x2: w - BANK + 8, y2: y, stroke: '#e8d7a8', 'stroke-width': 3, 'pointer-events': 'none' }));
+      for (const x of [BANK - 8, w - BANK + 8]) svg.append(el('circle', { cx: x, cy: y, r: 5, fill: '#5b3a1e', 'pointer-events': 'none' }));
+    }
     s.figures.forEach((figs, seat) => {
       if (!figs) return;
       const byPos = {};
