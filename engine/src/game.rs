@@ -155,6 +155,19 @@ pub enum Ending {
     OpponentsRetired,
 }
 
+/// Checks that game `G` can be played by `seats` seats.
+pub fn check_seat_count<G: Game>(seats: u8) -> Result<(), EngineError> {
+    if (G::MIN_SEATS..=G::MAX_SEATS).contains(&seats) {
+        Ok(())
+    } else {
+        Err(EngineError::SeatCount {
+            min: G::MIN_SEATS,
+            max: G::MAX_SEATS,
+            got: usize::from(seats),
+        })
+    }
+}
+
 /// A dice board game as a deterministic state machine.
 ///
 /// The value itself is the game's state; its `Serialize` form is what the API shows.

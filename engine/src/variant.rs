@@ -151,13 +151,7 @@ impl Variant {
 }
 
 fn create<G: Game>(options: &Value, seats: u8) -> Result<Box<dyn AnyGame>, EngineError> {
-    if !(G::MIN_SEATS..=G::MAX_SEATS).contains(&seats) {
-        return Err(EngineError::SeatCount {
-            min: G::MIN_SEATS,
-            max: G::MAX_SEATS,
-            got: usize::from(seats),
-        });
-    }
+    crate::game::check_seat_count::<G>(seats)?;
     let options: G::Options = match options {
         Value::Null => G::Options::default(),
         v => G::Options::deserialize(v).map_err(|e| EngineError::options(e.to_string()))?,

@@ -161,13 +161,7 @@ impl Game for AliBaba {
 
     fn new(options: &AliBabaOptions, seats: u8) -> Result<Self, EngineError> {
         let bridge = options.bridge()?;
-        if !(Self::MIN_SEATS..=Self::MAX_SEATS).contains(&seats) {
-            return Err(EngineError::SeatCount {
-                min: Self::MIN_SEATS,
-                max: Self::MAX_SEATS,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         Ok(AliBaba {
             options: options.clone(),
             far_bank: bridge.far_bank(),

@@ -284,13 +284,7 @@ impl Game for Backgammon {
     const MAX_SEATS: u8 = 2;
 
     fn new(options: &BackgammonOptions, seats: u8) -> Result<Self, EngineError> {
-        if seats != 2 {
-            return Err(EngineError::SeatCount {
-                min: 2,
-                max: 2,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         let mut game = Backgammon::start();
         game.options = options.clone();
         Ok(game)

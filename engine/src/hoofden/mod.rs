@@ -181,13 +181,7 @@ impl Game for Hoofden {
     const MAX_SEATS: u8 = 2;
 
     fn new(options: &HoofdenOptions, seats: u8) -> Result<Self, EngineError> {
-        if seats != 2 {
-            return Err(EngineError::SeatCount {
-                min: 2,
-                max: 2,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         let board = Board::start();
         let mut moves = Vec::with_capacity(64);
         moves::generate(&board, BLUE, options, &mut moves);

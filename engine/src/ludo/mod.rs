@@ -219,13 +219,7 @@ impl Game for Ludo {
     const MAX_SEATS: u8 = 4;
 
     fn new(options: &LudoOptions, seats: u8) -> Result<Self, EngineError> {
-        if !(Self::MIN_SEATS..=Self::MAX_SEATS).contains(&seats) {
-            return Err(EngineError::SeatCount {
-                min: Self::MIN_SEATS,
-                max: Self::MAX_SEATS,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         let colours = options.validate(seats)?;
         let players = colours
             .iter()

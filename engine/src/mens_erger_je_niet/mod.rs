@@ -282,13 +282,7 @@ impl Game for MensErgerJeNiet {
     const MAX_SEATS: u8 = 6;
 
     fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
-        if !(Self::MIN_SEATS..=Self::MAX_SEATS).contains(&seats) {
-            return Err(EngineError::SeatCount {
-                min: Self::MIN_SEATS,
-                max: Self::MAX_SEATS,
-                got: usize::from(seats),
-            });
-        }
+        crate::game::check_seat_count::<Self>(seats)?;
         let setup = options.setup(seats)?;
         let mut colours: Vec<ColourState> = (0..setup.side.colours())
             .map(|c| ColourState {
