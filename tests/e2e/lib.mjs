@@ -110,13 +110,19 @@ export async function playTurn(page, { keyboard = false } = {}) {
 export async function playToEnd(players, { maxMoves = 5000, keyboard = false, onMove } = {}) {
   let moves = 0;
   let idle = 0;
+  let stuck = 0;
   while (moves < maxMoves) {
     let acted = false;
     for (const p of players) {
       const status = await p.page.getAttribute('main', 'data-status');
       if (status === 'finished') return p.page.textContent('#status');
       if ((await p.page.getAttribute('main', 'data-my-turn')) === 'true') {
-        await playTurn(p.page, { keyboard });
+        if (!(await playTurn(p.page, { keyboard }))) {
+          stuck += 1;
+          if (stuck > 20) throw new Error(`${p.name} has the move but nothing to click`);
+          continue;
+        }
+        stuck = 0;
         moves += 1;
         acted = true;
         if (onMove) await onMove(moves, p);
