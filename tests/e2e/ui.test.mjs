@@ -64,12 +64,12 @@ test('the inbox lists games awaiting my move, with their deadline', async () => 
   assert.match(await page.textContent('#extra'), /Deadline/);
 });
 
-test('a game against a bot, then the replay slider walks back through it', async () => {
+test('a game against a bot, played with the keyboard only, then the replay slider walks back through it', async () => {
   const { page } = carol;
   const id = await createGame(carol, 'ali_baba', { planks: 2 }, ['me', 'bot:greedy']);
   await page.waitForSelector('main[data-status="active"]');
   assert.match(await page.textContent('#seat-list'), /bot \(greedy\)/);
-  await playToEnd([carol]);
+  await playToEnd([carol], { keyboard: true });
   const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
   assert.equal(g.status, 'finished');
   // Replay: event 1 is the creation, with every figure on the near bank.
