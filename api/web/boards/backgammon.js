@@ -1,6 +1,6 @@
 // Backgammon: 24 points in four quadrants, the bar in the middle, borne-off checkers in
 // the tray on the right. White (seat 0) moves 1 -> 24 (home bottom right), Black
-// (seat 1) moves 24 -> 1 (home top right).
+// (seat 1) moves 24 -> 1 (home top right; Black's player sees it the other way up).
 import { el, root, overlays, label } from './common.js';
 
 const SIDE = ['white', 'black'];
@@ -78,8 +78,10 @@ export default {
     }
     return { ...g, state: s };
   },
-  draw(g) {
+  draw(g, ctx = { me: [] }) {
     const s = g.state;
+    // Black's player sees the board upside down, so that his home board is bottom right.
+    const flip = ctx.me.includes(1) && !ctx.me.includes(0);
     const svg = root(0, 0, WIDTH, HEIGHT, 'Backgammon board');
     svg.append(el('rect', { x: 0, y: 0, width: WIDTH, height: HEIGHT, fill: '#5a3b1c', rx: 10 }));
     svg.append(el('rect', { x: LEFT, y: TOP, width: 12 * D + BAR, height: BOTTOM - TOP, fill: '#1f5e3d' }));
@@ -89,7 +91,7 @@ export default {
     for (let p = 1; p <= 24; p++) {
       const i = column(p);
       const x = colX(i);
-      const top = p <= 12;
+      const top = flip ? p > 12 : p <= 12;
       const tipY = top ? mid - 28 : mid + 28;
       const baseY = top ? TOP : BOTTOM;
       const n = s.board[p - 1];
@@ -115,7 +117,7 @@ export default {
     // the bar: Black's checkers in the upper half, White's in the lower half
     for (const side of SIDE) {
       const n = s.bar[side] || 0;
-      const upper = side === 'black';
+      const upper = (side === 'black') !== flip;
       const gg = el('g', { 'data-piece': `bar-${side}`, class: 'bar' });
       gg.append(el('title', {}, `Bar: ${n} ${side}`));
       gg.append(el('rect', { x: BAR_X, y: upper ? TOP : mid, width: BAR, height: mid - TOP, fill: 'transparent' }));
@@ -131,7 +133,7 @@ export default {
     // the tray: Black bears off at the top, White at the bottom
     for (const side of SIDE) {
       const n = s.off[side] || 0;
-      const upper = side === 'black';
+      const upper = (side === 'black') !== flip;
       const gg = el('g', { 'data-target': `off-${side}`, class: 'off' });
       gg.append(el('title', {}, `Borne off: ${n} ${side}`));
       gg.append(el('rect', { x: TRAY_X, y: upper ? TOP : mid, width: TRAY, height: mid - TOP, fill: 'transparent' }));
