@@ -6,11 +6,14 @@ pub mod me;
 pub mod players;
 pub mod streams;
 pub mod variants;
+#[path = "web.rs"]
+pub mod web_client;
 
 use actix_web::web;
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.configure(web_client::configure);
     cfg.service(health::healthz)
         .service(players::create_player)
         .service(variants::list_variants)

@@ -1,0 +1,143 @@
+// Helpers for the end-to-end tests: a headless Chromium (Debian's, never a downloaded
+// one), players in separate browser contexts, and a loop that plays a game to its end
+// by clicking pieces and targets on the board.
+import { chromium } from 'playwright-core';
+import { mkdtempSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BASE = process.env.WORP_URL || 'http://127.0.0.1:8080';
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SHOTS = path.join(ROOT, 'docs', 'screenshots');
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** A Chromium with a fresh profile (its own --user-data-dir): one browser context. */
+export async function launch(viewport = { width: 1200, height: 900 }) {
+  const userDataDir = mkdtempSync(path.join(tmpdir(), 'worp-e2e-chromium-'));
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ARGS,
+    viewport,
+  });
+}
+
+/** A fresh player in its own browser context (so its own localStorage), signed up on the page. */
+export async function player(name, viewport, { noStream = false } = {}) {
+  const context = await launch(viewport);
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/stream|404|Failed to load resource/.test(m.text())) errors.push(m.text());
+  });
+  await page.goto(`${BASE}/`);
+  await page.evaluate(([ms, poll]) => {
+    localStorage.setItem('worp.pollMs', String(ms));
+    if (poll) localStorage.setItem('worp.noStream', '1');
+  }, [250, noStream]);
+  await page.fill('#acct-name', name);
+  await page.click('#create-account');
+  await page.waitForSelector('#inbox');
+  const acct = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')));
+  return { page, context, name, id: acct.id, errors, close: () => context.close() };
+}
+
+/** Creates a game through the form; returns its id. */
+export async function createGame(p, variant, options = {}, seats = ['me', 'open']) {
+  const { page } = p;
+  await page.goto(`${BASE}/#/new`);
+  await page.selectOption('#variant', variant);
+  await page.selectOption('#seat-count', String(seats.length));
+  for (let i = 0; i < seats.length; i++) await page.selectOption(`#seat-${i}`, seats[i]);
+  for (const [k, v] of Object.entries(options)) {
+    const input = page.locator(`#opt-${k}`);
+    const tag = await input.evaluate((e) => `${e.tagName}:${e.type}`);
+    if (tag === 'SELECT:select-one') await input.selectOption(JSON.stringify(v));
+    else if (tag.endsWith(':checkbox')) await input.setChecked(!!v);
+    else await input.fill(typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v));
+  }
+  await page.click('#create-game');
+  await page.waitForURL(/#\/game\//);
+  return page.url().split('#/game/')[1];
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function pick(locator) {
+  const n = await locator.count();
+  return n ? locator.nth(Math.floor(Math.random() * n)) : null;
+}
+
+async function press(page, target, keyboard) {
+  if (keyboard) {
+    await target.focus();
+    await page.keyboard.press(Math.random() < 0.5 ? 'Enter' : 'Space');
+  } else {
+    try {
+      await target.click({ timeout: 1500 });
+    } catch {
+      await target.click({ force: true, timeout: 1500 });
+    }
+  }
+}
+
+/** Plays one turn on `page` by clicking: pieces, then targets, then a chooser if one shows. */
+export async function playTurn(page, { keyboard = false } = {}) {
+  const start = await page.getAttribute('main', 'data-version');
+  for (let i = 0; i < 40; i++) {
+    if ((await page.getAttribute('main', 'data-version')) !== start) return true;
+    if ((await page.getAttribute('main', 'data-my-turn')) !== 'true') return true;
+    if (await page.locator('#board[data-busy]').count()) { await sleep(20); continue; }
+    const choice = await pick(page.locator('#chooser button'));
+    if (choice) { await press(page, choice, keyboard); continue; }
+    const target = await pick(page.locator('#board svg .target[tabindex]'));
+    if (target) { await press(page, target, keyboard); continue; }
+    const piece = await pick(page.locator('#board svg .movable[tabindex]'));
+    if (piece) { await press(page, piece, keyboard); continue; }
+    await sleep(50);
+  }
+  return false;
+}
+
+/**
+ * Plays the game open in every page to its end: whichever page shows "your move" plays.
+ * Calls `onMove(n)` after each move (for screenshots). Returns the finished status text.
+ */
+export async function playToEnd(players, { maxMoves = 5000, keyboard = false, onMove } = {}) {
+  let moves = 0;
+  let idle = 0;
+  let stuck = 0;
+  while (moves < maxMoves) {
+    let acted = false;
+    for (const p of players) {
+      const status = await p.page.getAttribute('main', 'data-status');
+      if (status === 'finished') return p.page.textContent('#status');
+      if ((await p.page.getAttribute('main', 'data-my-turn')) === 'true') {
+        if (!(await playTurn(p.page, { keyboard }))) {
+          stuck += 1;
+          if (stuck > 20) throw new Error(`${p.name} has the move but nothing to click`);
+          continue;
+        }
+        stuck = 0;
+        moves += 1;
+        acted = true;
+        if (onMove) await onMove(moves, p);
+      }
+    }
+    if (!acted) {
+      idle += 1;
+      if (idle > 400) throw new Error('nobody could move for 40 s');
+      await sleep(100);
+    } else idle = 0;
+  }
+  throw new Error(`no finish after ${maxMoves} moves`);
+}
+
+export function shotPath(name) {
+  mkdirSync(SHOTS, { recursive: true });
+  return path.join(SHOTS, `${name}.png`);
+}

@@ -1,0 +1,80 @@
+// Clicks to moves, without a browser: the board modules' hops and the matcher of
+// api/web/match.js on real legal-move lists.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { matchMoves, choices, decide } from '../../api/web/match.js';
+import backgammon from '../../api/web/boards/backgammon.js';
+import hoofden from '../../api/web/boards/hoofden.js';
+import ludo from '../../api/web/boards/ludo.js';
+import mejn from '../../api/web/boards/mens_erger_je_niet.js';
+import aliBaba from '../../api/web/boards/ali_baba.js';
+
+const start = [2, 0, 0, 0, 0, -5, 0, -3, 0, 0, 0, 5, -5, 0, 0, 0, 3, 0, 5, 0, 0, 0, 0, -2];
+const bg = (board, to_move, legal) => ({
+  variant: 'backgammon', to_move: to_move === 'white' ? 0 : 1, legal_moves: legal,
+  state: { board, bar: { white: 0, black: 0 }, off: { white: 0, black: 0 }, to_move, dice: [1, 5] },
+});
+const steps = (...pairs) => ({ steps: pairs.map(([from, to]) => ({ from, to })) });
+const run = (board, g, clicks) => matchMoves(g.legal_moves.map((m) => ({ move: m, hops: board.hops(g, m) })), clicks);
+
+test('backgammon: one checker can be clicked straight to where both numbers take it', () => {
+  // Black 5-1 from the start (a real list from the server).
+  const g = bg(start, 'black', [
+    steps([13, 8], [24, 23]), steps([13, 8], [8, 7]), steps([13, 8], [6, 5]), steps([8, 3], [24, 23]),
+    steps([8, 3], [8, 7]), steps([8, 3], [6, 5]), steps([8, 3], [3, 2]), steps([24, 23], [23, 18]),
+  ]);
+  const first = choices(run(backgammon, g, []), 'p13');
+  assert.deepEqual([...first.targets].sort(), ['p7', 'p8']);
+  const m = run(backgammon, g, [{ from: 'p13', to: 'p7' }]);
+  assert.deepEqual(decide(m), { kind: 'play', move: steps([13, 8], [8, 7]) });
+  // Step by step: 24 -> 23, then the next checker.
+  let after = run(backgammon, g, [{ from: 'p24', to: 'p23' }]);
+  assert.equal(decide(after).kind, 'more');
+  assert.deepEqual([...choices(after).sources].sort(), ['p13', 'p23', 'p8']);
+  after = run(backgammon, g, [{ from: 'p24', to: 'p23' }, { from: 'p8', to: 'p3' }]);
+  assert.deepEqual(decide(after), { kind: 'play', move: steps([8, 3], [24, 23]) });
+  // The tentative board shows the first checker moved; an empty point cannot start a step.
+  const t = backgammon.tentative(g, [{ from: 'p24', to: 'p23' }]);
+  assert.equal(t.state.board[22], -1);
+  assert.equal(t.state.board[23], -1);
+  assert.equal(backgammon.canStart(t, 'p23'), true);
+  assert.equal(backgammon.canStart(g, 'p23'), false);
+});
+
+test('backgammon: two moves with the same clicks but a different path get a chooser; bar and off', () => {
+  // White on 1 with a 5-1; a black blot on 2: 1 -> 2 (hit) -> 7 or 1 -> 6 -> 7.
+  const board = start.slice();
+  board[1] = -1;
+  board[5] = 0;
+  const g = bg(board, 'white', [steps([1, 2], [2, 7]), steps([1, 6], [6, 7]), steps(['bar', 5], [19, 'off'])]);
+  const m = run(backgammon, g, [{ from: 'p1', to: 'p7' }]);
+  const d = decide(m);
+  assert.equal(d.kind, 'choose');
+  assert.equal(d.moves.length, 2);
+  const bar = run(backgammon, g, [{ from: 'bar-white', to: 'p5' }, { from: 'p19', to: 'off-white' }]);
+  assert.deepEqual(decide(bar), { kind: 'play', move: steps(['bar', 5], [19, 'off']) });
+});
+
+test('the other games: one click on the piece, one on its target', () => {
+  const h = { state: { board: {} }, legal_moves: [{ from: 'c3', to: 'd4' }, { from: 'c3', to: 'b4' }] };
+  const c = choices(run(hoofden, h, []), 'c3');
+  assert.deepEqual([...c.sources], ['c3']);
+  assert.deepEqual([...c.targets].sort(), ['b4', 'd4']);
+  assert.deepEqual(decide(run(hoofden, h, [{ from: 'c3', to: 'b4' }])), { kind: 'play', move: { from: 'c3', to: 'b4' } });
+
+  const l = { to_move: 1, state: { turn: { phase: 'move', seat: 1, roll: 3 }, seats: [
+    { colour: 0, pawns: [{ at: 'yard' }] },
+    { colour: 2, pawns: [{ at: 'yard' }, { at: 'track', field: 45, track_field: 19 }, { at: 'track', field: 50, track_field: 24 }] },
+  ] }, legal_moves: [{ action: 'enter', pawn: 0 }, { action: 'move', pawn: 1, to: 47 }, { action: 'home', pawn: 2 }] };
+  assert.deepEqual(ludo.hops(l, l.legal_moves[0]), [{ from: 's1:Y', to: 'T26' }]);
+  assert.deepEqual(ludo.hops(l, l.legal_moves[1]), [{ from: 's1:T19', to: 'T21' }]);
+  assert.deepEqual(ludo.hops(l, l.legal_moves[2]), [{ from: 's1:T24', to: 'H2' }]);
+  const plain = { ...l, legal_moves: [{ action: 'move', pawn: 2, to: 53 }] };
+  assert.deepEqual(ludo.hops(plain, plain.legal_moves[0]), [{ from: 's1:T24', to: 'C2-53' }]);
+
+  const mv = { colour: 2, pawn: 1, to: { at: 'home', circle: 'b' } };
+  assert.deepEqual(mejn.hops({}, mv), [{ from: 'c2p1', to: 'h2b' }]);
+  assert.deepEqual(mejn.hops({}, { colour: 0, pawn: 3, to: { at: 'track', field: 0, step: 0 } }), [{ from: 'c0p3', to: 'f0' }]);
+
+  assert.deepEqual(aliBaba.hops({ to_move: 1 }, { figure: 'lady', from: 0, to: 2 }), [{ from: 's1-lady', to: 'pos2' }]);
+});

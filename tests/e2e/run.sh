@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# End-to-end tests of the web client: builds worp, serves it on a temporary SQLite file
+# and a free port, and plays every game through the page in headless Chromium.
+#   tests/e2e/run.sh              # all tests
+#   tests/e2e/run.sh --test-name-pattern=Ludo
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+cd "$HERE"
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "installing Debian's chromium" >&2
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if [ ! -d node_modules/playwright-core ]; then
+  # playwright-core only: it never downloads a browser.
+  npm ci --no-audit --no-fund --ignore-scripts
+fi
+
+(cd "$ROOT" && cargo build -q -p worp)
+
+TMP="$(mktemp -d)"
+PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+WORP_SQLITE_PATH="$TMP/e2e.sqlite" WORP_BIND=127.0.0.1 PORT="$PORT" RUST_LOG=warn \
+  "$ROOT/target/debug/worp" serve >"$TMP/server.log" 2>&1 &
+SERVER=$!
+cleanup() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+for _ in $(seq 1 100); do
+  curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+
+WORP_URL="http://127.0.0.1:$PORT" node --test --test-concurrency=1 "$@" ./*.test.mjs

@@ -1,0 +1,143 @@
+// The rest of the client: static files, the inbox with deadlines, playing a bot, the
+// replay slider, the live stream, and keyboard use.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, launch, player, createGame, playToEnd } from './lib.mjs';
+
+let carol;
+let dave;
+
+before(async () => {
+  carol = await player('carol');
+  dave = await player('dave', { width: 360, height: 740 });
+});
+
+after(async () => {
+  await carol?.close();
+  await dave?.close();
+});
+
+test('the page and its files are served with types and cache headers, outside the API document', async () => {
+  const page = await fetch(`${BASE}/`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type'), /^text\/html/);
+  assert.ok(page.headers.get('cache-control'));
+  const html = await page.text();
+  assert.doesNotMatch(html, /https?:\/\//, 'no external resources');
+  for (const [file, type] of [['app.js', /^text\/javascript/], ['style.css', /^text\/css/], ['boards/ludo.js', /^text\/javascript/]]) {
+    const r = await fetch(`${BASE}/web/${file}`);
+    assert.equal(r.status, 200, file);
+    assert.match(r.headers.get('content-type'), type);
+    assert.match(r.headers.get('cache-control'), /max-age/);
+    const again = await fetch(`${BASE}/web/${file}`, { headers: { 'if-none-match': r.headers.get('etag') } });
+    assert.equal(again.status, 304);
+  }
+  assert.equal((await fetch(`${BASE}/web/nope.js`)).status, 404);
+  const doc = await (await fetch(`${BASE}/openapi.json`)).json();
+  assert.ok(!Object.keys(doc.paths).some((p) => p === '/' || p.startsWith('/web')));
+});
+
+test('the inbox lists games awaiting my move, with their deadline', async () => {
+  const { page } = carol;
+  await page.goto(`${BASE}/#/new`);
+  await page.selectOption('#variant', 'hoofden');
+  await page.selectOption('#seat-1', 'open');
+  await page.selectOption('#days-per-move', '3');
+  await page.click('#create-game');
+  await page.waitForURL(/#\/game\//);
+  const id = page.url().split('#/game/')[1];
+  await dave.page.goto(await page.inputValue('#invite-1'));
+  await dave.page.waitForSelector('main[data-status="active"]');
+  // Blue (seat 0, carol) moves first.
+  await page.goto(`${BASE}/#/`);
+  const row = page.locator(`#inbox a[data-game="${id}"]`);
+  await row.waitFor();
+  const li = page.locator('#inbox li', { has: page.locator(`a[data-game="${id}"]`) });
+  await li.locator('.deadline').waitFor();
+  assert.match(await li.textContent(), /your turn/);
+  await dave.page.goto(`${BASE}/#/`);
+  await dave.page.waitForSelector('#inbox');
+  assert.equal(await dave.page.locator(`#inbox a[data-game="${id}"]`).count(), 0);
+  // From the inbox into the game; the deadline shows there too.
+  await row.click();
+  await page.waitForSelector('main[data-my-turn="true"]');
+  assert.match(await page.textContent('#extra'), /Deadline/);
+});
+
+test('a game against a bot, played with the keyboard only, then the replay slider walks back through it', async () => {
+  const { page } = carol;
+  const id = await createGame(carol, 'ali_baba', { planks: 2 }, ['me', 'bot:greedy']);
+  await page.waitForSelector('main[data-status="active"]');
+  assert.match(await page.textContent('#seat-list'), /bot \(greedy\)/);
+  await playToEnd([carol], { keyboard: true });
+  const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
+  assert.equal(g.status, 'finished');
+  // Replay: event 1 is the creation, with every figure on the near bank.
+  const slider = page.locator('#replay');
+  assert.equal(await slider.getAttribute('max'), String(g.version));
+  await slider.fill('1');
+  await page.waitForFunction(() => /after event 1 of/.test(document.querySelector('#status').textContent));
+  const onStart = await page.locator('#board svg .figure').count();
+  assert.equal(onStart, 6);
+  await page.click('[aria-label="Next event"]');
+  await page.waitForFunction(() => /after event 2 of/.test(document.querySelector('#status').textContent));
+  await page.click('#replay-live');
+  await page.waitForFunction(() => /Game over/.test(document.querySelector('#status').textContent));
+});
+
+test('a move shows up live on the other player\'s page, and pieces work from the keyboard', async () => {
+  const id = await createGame(carol, 'hoofden', {});
+  await dave.page.goto(await carol.page.inputValue('#invite-1'));
+  await dave.page.waitForSelector('main[data-status="active"]');
+  await carol.page.waitForSelector('main[data-my-turn="true"]');
+  const before = Number(await dave.page.getAttribute('main', 'data-version'));
+  // Tab to a movable pawn, Enter selects it, Enter on a target square plays.
+  const page = carol.page;
+  let guard = 0;
+  while (!(await page.evaluate(() => document.activeElement?.classList?.contains('movable')))) {
+    await page.keyboard.press('Tab');
+    if (++guard > 200) throw new Error('no movable piece reachable with Tab');
+  }
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#board .target[tabindex]');
+  assert.ok(await page.evaluate(() => document.activeElement?.classList?.contains('target')), 'focus moves to a target');
+  await page.keyboard.press('Enter');
+  await dave.page.waitForFunction((v) => Number(document.querySelector('main').dataset.version) > v, before, { timeout: 5000 });
+  await dave.page.waitForSelector('main[data-my-turn="true"]');
+  const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
+  assert.equal(g.to_move, 1);
+  assert.deepEqual(carol.errors, []);
+  assert.deepEqual(dave.errors, []);
+});
+
+test('a newcomer opening an invite link names a player first, then sits down', async () => {
+  const id = await createGame(carol, 'ali_baba', { planks: 3 });
+  const link = await carol.page.inputValue('#invite-1');
+  const context = await launch({ width: 390, height: 844 });
+  try {
+    const page = context.pages()[0] || await context.newPage();
+    await page.goto(link);
+    await page.fill('#acct-name', 'erin');
+    await page.click('#create-account');
+    await page.waitForURL(new RegExp(`#/game/${id}$`));
+    await page.waitForSelector('main[data-status="active"]');
+    assert.match(await page.textContent('#seat-list'), /Seat 1 \(Blue\): you/);
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+    assert.ok(token.length > 10, 'the token is kept in localStorage');
+    // The same player signs in from another browser with that token.
+    const other = await launch();
+    try {
+      const p2 = other.pages()[0] || await other.newPage();
+      await p2.goto(`${BASE}/`);
+      await p2.click('summary');
+      await p2.fill('#acct-token', token);
+      await p2.click('#use-token');
+      await p2.waitForSelector('#inbox');
+      assert.match(await p2.textContent('#who'), /erin/);
+    } finally {
+      await other.close();
+    }
+  } finally {
+    await context.close();
+  }
+});
