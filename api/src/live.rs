@@ -2,7 +2,7 @@
 //! PostgreSQL) every other `worp serve` process through `LISTEN/NOTIFY`.
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
 
 use crate::store::{PlayerNotice, Store};
@@ -22,11 +22,17 @@ pub struct Change {
     pub notices: Vec<PlayerNotice>,
 }
 
+/// How many announcements may wait for the announcer before new ones are dropped.
+const OUTBOX: usize = 10_000;
+
 /// The in-process hub of changes.
 #[derive(Debug)]
 pub struct Live {
     pub origin: Uuid,
     tx: broadcast::Sender<Change>,
+    /// Announcements for other processes, sent in batches by [`announce`].
+    outbound: mpsc::Sender<String>,
+    outbound_rx: std::sync::Mutex<Option<mpsc::Receiver<String>>>,
 }
 
 impl Default for Live {
@@ -38,9 +44,12 @@ impl Default for Live {
 impl Live {
     pub fn new() -> Live {
         let (tx, _) = broadcast::channel(4096);
+        let (outbound, outbound_rx) = mpsc::channel(OUTBOX);
         Live {
             origin: Uuid::new_v4(),
             tx,
+            outbound,
+            outbound_rx: std::sync::Mutex::new(Some(outbound_rx)),
         }
     }
 
@@ -54,7 +63,8 @@ impl Live {
         let _ = self.tx.send(change);
     }
 
-    /// Tells this process's listeners and the other processes.
+    /// Tells this process's listeners now, and queues the change for the other
+    /// processes (sent in batches off the request path by [`announce`]).
     pub async fn publish(&self, store: &Store, change: Change) {
         let payload = serde_json::to_string(&change).unwrap_or_default();
         // NOTIFY payloads must stay under 8,000 bytes: drop the notices if they do not fit
@@ -69,8 +79,37 @@ impl Live {
             .unwrap_or_default()
         };
         self.publish_local(change);
-        if let Err(e) = store.announce(&payload).await {
-            tracing::warn!("could not announce a change to other processes: {e}");
+        if matches!(store, Store::Postgres(_)) && self.outbound.try_send(payload).is_err() {
+            tracing::warn!(
+                "the announcement queue is full: another process's streams may miss a change"
+            );
+        }
+    }
+}
+
+/// Sends queued announcements to the other processes (PostgreSQL `NOTIFY`), many per
+/// statement: a NOTIFY serialises commits, so one per move would cap the move rate.
+/// Runs until the process ends; does nothing on SQLite.
+pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) {
+    let rx = live.live.outbound_rx.lock().ok().and_then(|mut r| r.take());
+    let (Store::Postgres(_), Some(mut rx)) = (&store, rx) else {
+        return;
+    };
+    let mut batch = Vec::with_capacity(256);
+    while let Some(first) = rx.recv().await {
+        batch.clear();
+        batch.push(first);
+        while batch.len() < 256 {
+            match rx.try_recv() {
+                Ok(p) => batch.push(p),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = store.announce(&batch).await {
+            tracing::warn!(
+                "could not announce {} changes to other processes: {e}",
+                batch.len()
+            );
         }
     }
 }

@@ -730,12 +730,13 @@ impl Store {
         dispatch!(self, s => s.record_attempt(a).await)
     }
 
-    /// Tells other server processes on the same PostgreSQL that a game changed
-    /// (`LISTEN worp_events`). On SQLite there is only one process; nothing to do.
-    pub async fn announce(&self, payload: &str) -> Result<(), StoreError> {
+    /// Tells other server processes on the same PostgreSQL that games changed
+    /// (`LISTEN worp_events`), one notification per payload, in one statement. On SQLite
+    /// there is only one process; nothing to do.
+    pub async fn announce(&self, payloads: &[String]) -> Result<(), StoreError> {
         if let Store::Postgres(s) = self {
-            sqlx::query("SELECT pg_notify('worp_events', $1)")
-                .bind(payload)
+            sqlx::query("SELECT pg_notify('worp_events', p) FROM unnest($1::text[]) AS p")
+                .bind(payloads)
                 .execute(&s.pool)
                 .await?;
         }
