@@ -257,9 +257,15 @@ impl Batch {
             self.now,
             &self.table.head_hash,
         );
-        self.table.apply(&stored).map_err(|e| {
-            ApiError::Internal(format!("an event the server made does not apply: {e}"))
-        })?;
+        self.table
+            .apply_event(&stored, event)
+            .map_err(|e| match e {
+                // A player's move the rules refuse (the batch is dropped: nothing is stored).
+                crate::table::ReplayError::Engine { error, .. } => ApiError::from(error),
+                other => {
+                    ApiError::Internal(format!("an event the server made does not apply: {other}"))
+                }
+            })?;
         self.events.push(stored);
         Ok(())
     }
@@ -424,27 +430,32 @@ impl Worp {
 
     /// The newest state of a game.
     pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, ApiError> {
-        let mut table = self.cache.newest(id).map(|t| (*t).clone());
+        let cached = self.cache.newest(id);
+        let after = cached.as_ref().map_or(0, |t| t.version);
+        let mut events = self.store.events(id, after, 1000).await?;
+        if events.is_empty() {
+            // Nothing new since the cached state (the common case): no copy, no replay.
+            return cached.ok_or_else(|| ApiError::NotFound(format!("no game {id}")));
+        }
+        let mut table = match cached {
+            Some(t) => (*t).clone(),
+            None => Table::from_events(&events[..1]).map_err(corrupt)?,
+        };
+        let mut skip = usize::from(after == 0);
         loop {
-            let after = table.as_ref().map_or(0, |t| t.version);
-            let events = self.store.events(id, after, 1000).await?;
+            for e in &events[skip..] {
+                table.apply(e).map_err(corrupt)?;
+            }
+            if events.len() < 1000 {
+                break;
+            }
+            events = self.store.events(id, table.version, 1000).await?;
+            skip = 0;
             if events.is_empty() {
                 break;
             }
-            let more = events.len() == 1000;
-            match &mut table {
-                Some(t) => {
-                    for e in &events {
-                        t.apply(e).map_err(corrupt)?;
-                    }
-                }
-                None => table = Some(Table::from_events(&events).map_err(corrupt)?),
-            }
-            if !more {
-                break;
-            }
         }
-        let table = Arc::new(table.ok_or_else(|| ApiError::NotFound(format!("no game {id}")))?);
+        let table = Arc::new(table);
         self.cache.put(table.clone());
         Ok(table)
     }
@@ -695,8 +706,6 @@ impl Worp {
         }
         let seat = self.seat_to_act(&table, player)?;
         let expected = table.version;
-        let mut probe = table.game.clone();
-        probe.apply_move(&mv)?;
         let mut batch = self.batch(&table, self.now()).await?;
         batch.push(Event::MovePlayed { seat: seat.0, mv })?;
         batch.advance()?;

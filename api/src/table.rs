@@ -17,6 +17,12 @@ use crate::events::{Event, StoredEvent};
 pub enum ReplayError {
     #[error("event {seq}: {reason}")]
     Invalid { seq: i64, reason: String },
+    /// The engine refused the event's dice or move.
+    #[error("event {seq}: {error}")]
+    Engine {
+        seq: i64,
+        error: worp_engine::EngineError,
+    },
 }
 
 fn invalid(seq: i64, reason: impl Into<String>) -> ReplayError {
@@ -179,6 +185,12 @@ impl Table {
 
     /// Applies the next event of the log.
     pub fn apply(&mut self, e: &StoredEvent) -> Result<(), ReplayError> {
+        let event = e.event().map_err(|err| invalid(e.seq, err.to_string()))?;
+        self.apply_event(e, event)
+    }
+
+    /// Applies the next event of the log, already decoded (`event` is `e.event()`).
+    pub fn apply_event(&mut self, e: &StoredEvent, event: Event) -> Result<(), ReplayError> {
         let seq = e.seq;
         if e.game_id != self.id || seq != self.version + 1 {
             return Err(invalid(
@@ -186,8 +198,7 @@ impl Table {
                 format!("expected sequence {}", self.version + 1),
             ));
         }
-        let event = e.event().map_err(|err| invalid(seq, err.to_string()))?;
-        let engine = |err: worp_engine::EngineError| invalid(seq, err.to_string());
+        let engine = |error: worp_engine::EngineError| ReplayError::Engine { seq, error };
         match event {
             Event::GameCreated { .. } => return Err(invalid(seq, "a second game_created")),
             Event::SeatTaken {
