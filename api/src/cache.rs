@@ -1,8 +1,10 @@
 //! A bounded in-memory cache of game states by (game, sequence number).
 //!
-//! A request that finds the game's newest cached state only reads the events recorded
-//! after it, instead of replaying the whole game. The cache never decides anything: the
-//! log is read on every request, so a state written by another process is seen.
+//! A read that finds the game's newest cached state only reads the events recorded after
+//! it, instead of replaying the whole game, so a state written by another process is
+//! seen. A move is judged on the newest cached state without reading the log first; the
+//! cache still decides nothing: the append's version check refuses a move judged on a
+//! state another process has moved past, and the move is then judged on the log's.
 //!
 //! It also keeps what never changes once stored, to save a query per request: players by
 //! token hash (players are never changed or deleted) and the dice secret of each game.

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod bots;
 pub mod cache;
 pub mod cli;
+pub mod commit;
 pub mod configuration;
 pub mod dice;
 pub mod events;

@@ -7,6 +7,7 @@
 //! seq)` and comes back as [`StoreError::Conflict`].
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -15,8 +16,10 @@ use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::types::Json;
 use sqlx::Row;
+use tokio::sync::Notify;
 use uuid::Uuid;
 
+use crate::commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 use crate::events::StoredEvent;
 
 /// What the store could not do.
@@ -130,18 +133,19 @@ pub struct SavedResponse {
 }
 
 /// One atomic change of a game.
-pub struct Append<'a> {
+#[derive(Debug, Clone)]
+pub struct Append {
     pub game_id: Uuid,
     /// The last sequence number the caller saw (0 for a new game).
     pub expected_version: i64,
-    pub events: &'a [StoredEvent],
-    pub row: &'a GameRow,
+    pub events: Vec<StoredEvent>,
+    pub row: GameRow,
     /// The secret server seed, stored with a new game.
-    pub secret: Option<&'a [u8]>,
+    pub secret: Option<Vec<u8>>,
     /// The answer to keep for `(player, key)`.
-    pub idempotency: Option<(Uuid, &'a str, &'a SavedResponse)>,
+    pub idempotency: Option<(Uuid, String, SavedResponse)>,
     /// Notices for players' webhooks (the outbox).
-    pub notices: &'a [PlayerNotice],
+    pub notices: Vec<PlayerNotice>,
 }
 
 /// Which games to list.
@@ -176,14 +180,23 @@ where
     })
 }
 
+/// The store on PostgreSQL: appends go through the group commit.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pub pool: sqlx::PgPool,
+    group: GroupCommit,
+    outbox: Arc<Notify>,
+}
+
+/// The store on an SQLite file.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pub pool: sqlx::SqlitePool,
+    outbox: Arc<Notify>,
+}
+
 macro_rules! sql_store {
     ($Store:ident, $Db:ty) => {
-        /// The store on one backend.
-        #[derive(Debug, Clone)]
-        pub struct $Store {
-            pub pool: sqlx::Pool<$Db>,
-        }
-
         impl $Store {
             pub async fn ping(&self) -> Result<(), StoreError> {
                 sqlx::query("SELECT 1").execute(&self.pool).await?;
@@ -232,8 +245,11 @@ macro_rules! sql_store {
                 Ok(row.is_some())
             }
 
-            pub async fn append(&self, a: Append<'_>) -> Result<Vec<StoredEvent>, StoreError> {
-                let mut tx = self.pool.begin().await?;
+            /// Appends one change in its own transaction; also gives the number of webhook
+            /// deliveries it wrote to the outbox.
+            pub async fn append_alone(pool: &sqlx::Pool<$Db>, a: &Append) -> Result<(Vec<StoredEvent>, u64), StoreError> {
+                let mut deliveries = 0;
+                let mut tx = pool.begin().await?;
                 let mut stored = Vec::with_capacity(a.events.len());
                 for (i, e) in a.events.iter().enumerate() {
                     // The first event is inserted only if the log ends exactly where the
@@ -279,7 +295,7 @@ macro_rules! sql_store {
                         return Err(StoreError::Conflict);
                     }
                 }
-                if let Some(seed) = a.secret {
+                if let Some(seed) = &a.secret {
                     sqlx::query("INSERT INTO game_secrets (game_id, server_seed) VALUES ($1, $2)")
                         .bind(a.game_id)
                         .bind(seed)
@@ -292,8 +308,8 @@ macro_rules! sql_store {
                     .events
                     .iter()
                     .any(|e| e.kind == "game_created" || e.kind == "seat_taken");
-                Self::write_row(&mut tx, a.row, seats_changed).await?;
-                for n in a.notices {
+                Self::write_row(&mut tx, &a.row, seats_changed).await?;
+                for n in &a.notices {
                     let hooks = sqlx::query("SELECT id FROM webhooks WHERE player_id = $1")
                         .bind(n.player_id)
                         .fetch_all(&mut *tx)
@@ -315,13 +331,14 @@ macro_rules! sql_store {
                         .bind(a.row.updated_at)
                         .execute(&mut *tx)
                         .await?;
+                        deliveries += 1;
                     }
                 }
-                if let Some((player, key, resp)) = a.idempotency {
+                if let Some((player, key, resp)) = &a.idempotency {
                     sqlx::query(
                         "INSERT INTO idempotency (player_id, key, status, body, created_at) VALUES ($1, $2, $3, $4, $5)",
                     )
-                    .bind(player)
+                    .bind(*player)
                     .bind(key)
                     .bind(i32::from(resp.status))
                     .bind(Json(&resp.body))
@@ -331,7 +348,7 @@ macro_rules! sql_store {
                     .map_err(conflict_or)?;
                 }
                 tx.commit().await.map_err(conflict_or)?;
-                Ok(stored)
+                Ok((stored, deliveries))
             }
 
             async fn write_row(
@@ -616,11 +633,20 @@ impl Store {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
+                // No round trip to test a connection before each use: a broken one fails
+                // its query, is closed, and the next is opened afresh (503 meanwhile).
+                .test_before_acquire(false)
                 .acquire_timeout(Duration::from_secs(5))
                 .connect(url)
                 .await?;
             sqlx::migrate!("../migrations/postgres").run(&pool).await?;
-            Store::Postgres(PgStore { pool })
+            let outbox = Arc::new(Notify::new());
+            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS, outbox.clone());
+            Store::Postgres(PgStore {
+                pool,
+                group,
+                outbox,
+            })
         } else {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
             if let Some(dir) = std::path::Path::new(path).parent() {
@@ -641,7 +667,10 @@ impl Store {
                 .connect_with(opts)
                 .await?;
             sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-            Store::Sqlite(SqliteStore { pool })
+            Store::Sqlite(SqliteStore {
+                pool,
+                outbox: Arc::new(Notify::new()),
+            })
         };
         Ok(store)
     }
@@ -669,8 +698,28 @@ impl Store {
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         dispatch!(self, s => s.player_exists(id).await)
     }
-    pub async fn append(&self, a: Append<'_>) -> Result<Vec<StoredEvent>, StoreError> {
-        dispatch!(self, s => s.append(a).await)
+    /// Appends one change of a game atomically: all of it or nothing. On PostgreSQL the
+    /// changes that arrive together share one statement and one commit.
+    pub async fn append(&self, a: Append) -> Result<Vec<StoredEvent>, StoreError> {
+        match self {
+            Store::Postgres(s) => s.group.append(a).await,
+            Store::Sqlite(s) => {
+                let (events, deliveries) = SqliteStore::append_alone(&s.pool, &a).await?;
+                if deliveries > 0 {
+                    s.outbox.notify_one();
+                }
+                Ok(events)
+            }
+        }
+    }
+
+    /// Signalled whenever an append wrote webhook deliveries to the outbox (the delivery
+    /// worker waits on it between polls).
+    pub fn outbox_written(&self) -> Arc<Notify> {
+        match self {
+            Store::Postgres(s) => s.outbox.clone(),
+            Store::Sqlite(s) => s.outbox.clone(),
+        }
     }
     pub async fn events(
         &self,

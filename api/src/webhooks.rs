@@ -143,11 +143,13 @@ pub async fn run(worp: Arc<Worp>, settings: WebhookSettings) {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_default();
-    let mut changes = worp.live.subscribe();
+    let written = worp.store.outbox_written();
     loop {
         deliver_due(&worp, &client, &settings).await;
-        // Wake on a local change (a new delivery may be due now) or after the poll interval.
-        let _ = tokio::time::timeout(settings.poll, changes.recv()).await;
+        // Wake when this process wrote deliveries (one may be due now), or after the poll
+        // interval (retries, deliveries written by other processes). Waking on every
+        // change instead cost a query per move.
+        let _ = tokio::time::timeout(settings.poll, written.notified()).await;
     }
 }
 

@@ -19,6 +19,8 @@ pub trait AnyGame: Debug + Send + Sync {
     fn awaiting(&self) -> Awaiting;
     /// The legal moves, as JSON, in the engine's order.
     fn legal_moves(&self) -> Vec<Value>;
+    /// The same moves as one JSON array, written directly (no intermediate values).
+    fn legal_moves_json(&self) -> String;
     /// See [`Game::apply_dice`].
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError>;
     /// Reads a move from JSON and applies it (see [`Game::apply_move`]).
@@ -29,6 +31,8 @@ pub trait AnyGame: Debug + Send + Sync {
     fn progress(&self, seat: Seat) -> i32;
     /// The state as JSON.
     fn state(&self) -> Value;
+    /// The same state as JSON text, written directly (no intermediate values).
+    fn state_json(&self) -> String;
     /// The options the game was created with, defaults filled in.
     fn options(&self) -> Value;
     /// A boxed copy.
@@ -54,6 +58,9 @@ impl<G: Game> AnyGame for G {
             .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
             .collect()
     }
+    fn legal_moves_json(&self) -> String {
+        serde_json::to_string(&Game::legal_moves(self)).unwrap_or_else(|_| "[]".into())
+    }
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
         Game::apply_dice(self, values)
     }
@@ -71,6 +78,9 @@ impl<G: Game> AnyGame for G {
     }
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+    fn state_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "null".into())
     }
     fn options(&self) -> Value {
         serde_json::to_value(Game::options(self)).unwrap_or(Value::Null)

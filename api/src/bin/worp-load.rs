@@ -30,6 +30,10 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
+// The load generator shares the machine with the server it measures: keep it light.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "worp-load",
@@ -137,7 +141,7 @@ async fn new_game(
     variant: &str,
     options: &Value,
     players: &[Player],
-) -> Result<Value, String> {
+) -> Result<Seen, String> {
     let seats: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
     let resp = http
         .post(format!("{url}/v1/games"))
@@ -147,11 +151,25 @@ async fn new_game(
         .await
         .map_err(|e| format!("create game: {e}"))?;
     let status = resp.status();
-    let body: Value = resp.json().await.map_err(|e| e.to_string())?;
+    let body = resp.bytes().await.map_err(|e| e.to_string())?;
     if status != 201 {
-        return Err(format!("create game: HTTP {status}: {body}"));
+        return Err(format!(
+            "create game: HTTP {status}: {}",
+            String::from_utf8_lossy(&body)
+        ));
     }
-    Ok(body)
+    serde_json::from_slice(&body).map_err(|e| format!("create game: {e}"))
+}
+
+/// The parts of a game view a client needs to move: like a real client, the tool reads
+/// only those (the state and the rest are skipped while parsing, not built).
+#[derive(Debug, serde::Deserialize)]
+struct Seen {
+    id: Uuid,
+    status: String,
+    version: i64,
+    to_move: Option<u64>,
+    legal_moves: Vec<Box<serde_json::value::RawValue>>,
 }
 
 /// What every client plays.
@@ -184,40 +202,40 @@ async fn client(
     let mut game = new_game(&http, url, variant, options, &players).await?;
     stats.games_created += 1;
     while !stop.load(Ordering::Relaxed) {
-        if game["status"] != "active" {
-            if game["status"] == "finished" {
+        if game.status != "active" {
+            if game.status == "finished" {
                 stats.games_finished += 1;
             }
             game = new_game(&http, url, variant, options, &players).await?;
             stats.games_created += 1;
             continue;
         }
-        let id = game["id"].as_str().unwrap_or_default().to_owned();
-        let (Some(seat), Some(moves)) = (game["to_move"].as_u64(), game["legal_moves"].as_array())
-        else {
-            stats.error("active game without a seat to move or legal moves".into());
+        let id = game.id;
+        let Some(seat) = game.to_move else {
+            stats.error("active game without a seat to move".into());
             game = new_game(&http, url, variant, options, &players).await?;
             continue;
         };
-        let Some(mv) = moves.choose(&mut rand::rng()).cloned() else {
+        let Some(mv) = game.legal_moves.choose(&mut rand::rng()) else {
             stats.error("no legal moves".into());
             game = new_game(&http, url, variant, options, &players).await?;
             continue;
         };
+        let body = format!("{{\"move\":{}}}", mv.get());
         let token = &players[seat as usize % players.len()].token;
-        let version = game["version"].as_i64().unwrap_or(0);
         let started = Instant::now();
         let resp = http
             .post(format!("{url}/v1/games/{id}/moves"))
             .bearer_auth(token)
-            .header("If-Match", format!("\"{version}\""))
-            .json(&json!({ "move": mv }))
+            .header("If-Match", format!("\"{}\"", game.version))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
             .send()
             .await;
         let (status, body) = match resp {
             Ok(r) => {
                 let status = r.status().as_u16();
-                (status, r.json::<Value>().await.ok())
+                (status, r.bytes().await.ok())
             }
             Err(e) => {
                 stats.error(format!("transport: {}", e.without_url()));
@@ -226,11 +244,12 @@ async fn client(
         };
         let micros = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
         stats.all_latencies.push(micros);
-        match (status, body) {
-            (200, Some(b)) => {
+        let seen = body.and_then(|b| serde_json::from_slice::<Seen>(&b).ok());
+        match (status, seen) {
+            (200, Some(g)) => {
                 stats.latencies.push(micros);
                 acked.fetch_add(1, Ordering::Relaxed);
-                game = b;
+                game = g;
             }
             (s, _) => {
                 if s != 0 {
@@ -239,7 +258,8 @@ async fn client(
                 // Find out where the game is and go on.
                 match http.get(format!("{url}/v1/games/{id}")).send().await {
                     Ok(r) if r.status() == 200 => {
-                        game = r.json().await.map_err(|e| e.to_string())?;
+                        let b = r.bytes().await.map_err(|e| e.to_string())?;
+                        game = serde_json::from_slice(&b).map_err(|e| e.to_string())?;
                     }
                     _ => tokio::time::sleep(Duration::from_millis(100)).await,
                 }
@@ -577,11 +597,11 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
                     .append(Append {
                         game_id: id,
                         expected_version: 0,
-                        events: &stored,
-                        row: &row,
-                        secret: Some(&seed),
+                        events: stored,
+                        row,
+                        secret: Some(seed.to_vec()),
                         idempotency: None,
-                        notices: &[],
+                        notices: Vec::new(),
                     })
                     .await
                     .map_err(|e| e.to_string())?;

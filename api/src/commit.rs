@@ -1,0 +1,437 @@
+//! Group commit on PostgreSQL: the changes that arrive while the previous write is in
+//! flight are appended together, in one statement and one durable commit.
+//!
+//! A move on its own would cost a transaction of five to seven statements (the version
+//! check, each event, the games row, the webhook outbox, the commit), each a round trip
+//! and a parse on the database. Here each of `GROUP_COMMIT_WRITERS` writer tasks takes
+//! every change waiting in the queue (up to [`MAX_BATCH`]) and sends them as one
+//! statement of data-modifying CTEs over `unnest`ed arrays: the same rows, the same
+//! checks, a single commit. The statement is atomic, so a batch is all or nothing:
+//!
+//! - Every change names the last sequence number its caller saw. If the log of any game
+//!   in the batch has moved past it (another process appended), the statement inserts
+//!   nothing at all (every insert is guarded by the `stale` CTE).
+//! - Two changes to the same sequence number (a race inside the batch, or with another
+//!   process) violate `UNIQUE (game_id, seq)` and the statement fails as a whole.
+//!
+//! In both cases, and whenever the database reports any error for the batch, its changes
+//! are appended again one by one, each in its own transaction (`append_alone`), so each
+//! gets its own answer: the loser of a race its [`StoreError::Conflict`], the others
+//! their events. Errors that leave the outcome unknown (the connection broke) are
+//! reported to every change of the batch, as a single append would report them.
+//!
+//! A change is acknowledged only after its commit returned: fsync and
+//! `synchronous_commit` apply exactly as before.
+
+use std::sync::Arc;
+
+use sqlx::{PgPool, Row};
+use tokio::sync::{mpsc, oneshot, Mutex, Notify};
+use uuid::Uuid;
+
+use crate::events::StoredEvent;
+use crate::store::{Append, GameRow, PgStore, PlayerNotice, SavedResponse, StoreError};
+
+/// Writer tasks: while one waits for its commit, the next gathers the changes that
+/// arrived meanwhile.
+pub const GROUP_COMMIT_WRITERS: usize = 2;
+/// The most changes one statement carries.
+pub const MAX_BATCH: usize = 256;
+
+/// Whether the seats read model changes (a new game, a seat taken).
+fn seats_changed(a: &Append) -> bool {
+    a.events
+        .iter()
+        .any(|e| e.kind == "game_created" || e.kind == "seat_taken")
+}
+
+type Answer = Result<Vec<StoredEvent>, StoreError>;
+
+struct Job {
+    append: Append,
+    reply: oneshot::Sender<Answer>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("game_id", &self.append.game_id)
+            .finish()
+    }
+}
+
+/// The queue in front of the writer tasks.
+#[derive(Debug, Clone)]
+pub struct GroupCommit {
+    pool: PgPool,
+    queue: mpsc::UnboundedSender<Job>,
+    outbox: Arc<Notify>,
+}
+
+impl GroupCommit {
+    /// Starts `writers` writer tasks on the current Tokio runtime. They stop when the
+    /// last `GroupCommit` (the last clone of the store) is dropped.
+    /// `outbox` is signalled whenever webhook deliveries were written.
+    pub fn start(pool: PgPool, writers: usize, outbox: Arc<Notify>) -> GroupCommit {
+        let (queue, rx) = mpsc::unbounded_channel();
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..writers.max(1) {
+            tokio::spawn(writer(pool.clone(), rx.clone(), outbox.clone()));
+        }
+        GroupCommit {
+            pool,
+            queue,
+            outbox,
+        }
+    }
+
+    async fn alone(pool: &PgPool, a: &Append, outbox: &Notify) -> Answer {
+        let (events, deliveries) = PgStore::append_alone(pool, a).await?;
+        if deliveries > 0 {
+            outbox.notify_one();
+        }
+        Ok(events)
+    }
+
+    /// Appends one change (see the module's documentation).
+    pub async fn append(&self, a: Append) -> Answer {
+        if a.events.is_empty() {
+            // Only a version check: nothing to batch.
+            return Self::alone(&self.pool, &a, &self.outbox).await;
+        }
+        let (reply, answer) = oneshot::channel();
+        let job = Job { append: a, reply };
+        if let Err(mpsc::error::SendError(job)) = self.queue.send(job) {
+            // The writers are gone (their runtime ended): append here.
+            return Self::alone(&self.pool, &job.append, &self.outbox).await;
+        }
+        answer.await.unwrap_or_else(|_| {
+            // The writer was stopped in the middle of this change: whether it was
+            // committed is unknown, as when a connection breaks.
+            Err(StoreError::Database(sqlx::Error::WorkerCrashed))
+        })
+    }
+}
+
+async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Job>>>, outbox: Arc<Notify>) {
+    let mut jobs = Vec::with_capacity(MAX_BATCH);
+    loop {
+        {
+            let mut rx = rx.lock().await;
+            if rx.recv_many(&mut jobs, MAX_BATCH).await == 0 {
+                return;
+            }
+        }
+        let (n, started) = (jobs.len(), std::time::Instant::now());
+        write(&pool, std::mem::take(&mut jobs), &outbox).await;
+        tracing::debug!(
+            changes = n,
+            micros = started.elapsed().as_micros() as u64,
+            "group commit"
+        );
+        jobs.reserve(MAX_BATCH);
+    }
+}
+
+/// Appends `jobs` and answers each of them.
+async fn write(pool: &PgPool, jobs: Vec<Job>, outbox: &Notify) {
+    match append_together(pool, &jobs).await {
+        Ok(Some((positions, deliveries))) => {
+            if deliveries > 0 {
+                outbox.notify_one();
+            }
+            for (job, at) in jobs.into_iter().zip(positions) {
+                let mut events = job.append.events;
+                for (e, position) in events.iter_mut().zip(at) {
+                    e.position = position;
+                }
+                let _ = job.reply.send(Ok(events));
+            }
+        }
+        // A game had moved on, or the database refused the statement (nothing of it
+        // was committed): each change on its own, for its own answer.
+        Ok(None) | Err(sqlx::Error::Database(_)) => {
+            for job in jobs {
+                let answer = GroupCommit::alone(pool, &job.append, outbox).await;
+                let _ = job.reply.send(answer);
+            }
+        }
+        Err(e) => {
+            tracing::warn!("group commit of {} changes failed: {e}", jobs.len());
+            for job in jobs {
+                let _ = job.reply.send(Err(StoreError::Database(same_error(&e))));
+            }
+        }
+    }
+}
+
+/// A copy of a connection-level error, for every change of a failed batch.
+fn same_error(e: &sqlx::Error) -> sqlx::Error {
+    match e {
+        sqlx::Error::Io(io) => sqlx::Error::Io(std::io::Error::new(io.kind(), io.to_string())),
+        sqlx::Error::PoolTimedOut => sqlx::Error::PoolTimedOut,
+        sqlx::Error::PoolClosed => sqlx::Error::PoolClosed,
+        sqlx::Error::WorkerCrashed => sqlx::Error::WorkerCrashed,
+        other => sqlx::Error::Protocol(other.to_string()),
+    }
+}
+
+const APPEND_TOGETHER: &str = "\
+WITH heads AS (
+    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
+), stale AS (
+    SELECT 1 FROM heads h
+    WHERE COALESCE((SELECT max(e.seq) FROM events e WHERE e.game_id = h.game_id), 0) <> h.expected
+    LIMIT 1
+), ins AS (
+    INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash)
+    SELECT x.game_id, x.seq, x.kind, x.payload::jsonb, x.rules_version, x.recorded_at, x.hash
+    FROM unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::int4[], $8::timestamptz[], $9::text[])
+        WITH ORDINALITY AS x(game_id, seq, kind, payload, rules_version, recorded_at, hash, n)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+    ORDER BY x.n
+    RETURNING game_id, seq, position
+), game_rows AS (
+    INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
+    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::jsonb,
+        r.created_at, r.updated_at, r.deadline
+    FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
+        $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
+        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+    ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
+        to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
+        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline
+), seat_rows AS (
+    INSERT INTO game_seats (game_id, seat, player_id)
+    SELECT s.game_id, s.seat, s.player_id FROM unnest($20::uuid[], $21::int4[], $22::uuid[]) AS s(game_id, seat, player_id)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+    ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id
+), secrets AS (
+    INSERT INTO game_secrets (game_id, server_seed)
+    SELECT k.game_id, k.server_seed FROM unnest($23::uuid[], $24::bytea[]) AS k(game_id, server_seed)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+), outbox AS (
+    INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload,
+        status, attempts, next_attempt_at, created_at)
+    SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
+        'pending', 0, n.at, n.at
+    FROM unnest($25::uuid[], $26::uuid[], $27::int8[], $28::text[], $29::text[], $30::timestamptz[])
+        AS n(player_id, game_id, version, kind, payload, at)
+    JOIN webhooks w ON w.player_id = n.player_id
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+    RETURNING 1
+), answers AS (
+    INSERT INTO idempotency (player_id, key, status, body, created_at)
+    SELECT a.player_id, a.key, a.status, a.body::jsonb, a.at
+    FROM unnest($31::uuid[], $32::text[], $33::int4[], $34::text[], $35::timestamptz[])
+        AS a(player_id, key, status, body, at)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+)
+SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins";
+
+/// Appends every change of `jobs` in one statement: the positions of their events and
+/// the number of webhook deliveries written. `Ok(None)`: a game had moved on and
+/// nothing was written.
+async fn append_together(
+    pool: &PgPool,
+    jobs: &[Job],
+) -> Result<Option<(Vec<Vec<i64>>, i64)>, sqlx::Error> {
+    let mut heads = (Vec::new(), Vec::new());
+    let mut ev = EventColumns::default();
+    let mut rows = RowColumns::default();
+    let mut seats = (Vec::new(), Vec::new(), Vec::new());
+    let mut secrets = (Vec::new(), Vec::new());
+    let mut notices = NoticeColumns::default();
+    let mut answers = AnswerColumns::default();
+    for job in jobs {
+        let a = &job.append;
+        heads.0.push(a.game_id);
+        heads.1.push(a.expected_version);
+        for e in &a.events {
+            ev.push(e);
+        }
+        rows.push(&a.row);
+        if seats_changed(a) {
+            for (seat, player) in a.row.seats.iter().enumerate() {
+                seats.0.push(a.game_id);
+                seats.1.push(seat as i32);
+                seats.2.push(*player);
+            }
+        }
+        if let Some(seed) = &a.secret {
+            secrets.0.push(a.game_id);
+            secrets.1.push(seed.clone());
+        }
+        for n in &a.notices {
+            notices.push(n, a.row.updated_at);
+        }
+        if let Some((player, key, resp)) = &a.idempotency {
+            answers.push(*player, key, resp, a.row.updated_at);
+        }
+    }
+    let total = ev.game_id.len();
+    let returned = sqlx::query(APPEND_TOGETHER)
+        .bind(heads.0)
+        .bind(heads.1)
+        .bind(ev.game_id)
+        .bind(ev.seq)
+        .bind(ev.kind)
+        .bind(ev.payload)
+        .bind(ev.rules_version)
+        .bind(ev.recorded_at)
+        .bind(ev.hash)
+        .bind(rows.id)
+        .bind(rows.variant)
+        .bind(rows.status)
+        .bind(rows.version)
+        .bind(rows.to_move_seat)
+        .bind(rows.to_move_player)
+        .bind(rows.summary)
+        .bind(rows.created_at)
+        .bind(rows.updated_at)
+        .bind(rows.deadline)
+        .bind(seats.0)
+        .bind(seats.1)
+        .bind(seats.2)
+        .bind(secrets.0)
+        .bind(secrets.1)
+        .bind(notices.player_id)
+        .bind(notices.game_id)
+        .bind(notices.version)
+        .bind(notices.kind)
+        .bind(notices.payload)
+        .bind(notices.at)
+        .bind(answers.player_id)
+        .bind(answers.key)
+        .bind(answers.status)
+        .bind(answers.body)
+        .bind(answers.at)
+        .fetch_all(pool)
+        .await?;
+    if returned.len() != total {
+        return Ok(None);
+    }
+    let mut positions = std::collections::HashMap::with_capacity(total);
+    let mut deliveries = 0;
+    for r in &returned {
+        deliveries = r.try_get("deliveries")?;
+        let game: Uuid = r.try_get("game_id")?;
+        let seq: i64 = r.try_get("seq")?;
+        let position: i64 = r.try_get("position")?;
+        positions.insert((game, seq), position);
+    }
+    let mut stored = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let at: Result<Vec<i64>, _> = job
+            .append
+            .events
+            .iter()
+            .map(|e| {
+                positions.get(&(e.game_id, e.seq)).copied().ok_or_else(|| {
+                    sqlx::Error::Protocol("an appended event was not returned".into())
+                })
+            })
+            .collect();
+        stored.push(at?);
+    }
+    Ok(Some((stored, deliveries)))
+}
+
+#[derive(Default)]
+struct EventColumns {
+    game_id: Vec<Uuid>,
+    seq: Vec<i64>,
+    kind: Vec<String>,
+    payload: Vec<String>,
+    rules_version: Vec<i32>,
+    recorded_at: Vec<chrono::DateTime<chrono::Utc>>,
+    hash: Vec<String>,
+}
+
+impl EventColumns {
+    fn push(&mut self, e: &StoredEvent) {
+        self.game_id.push(e.game_id);
+        self.seq.push(e.seq);
+        self.kind.push(e.kind.clone());
+        self.payload.push(e.payload.to_string());
+        self.rules_version.push(e.rules_version);
+        self.recorded_at.push(e.recorded_at);
+        self.hash.push(e.hash.clone());
+    }
+}
+
+#[derive(Default)]
+struct RowColumns {
+    id: Vec<Uuid>,
+    variant: Vec<String>,
+    status: Vec<String>,
+    version: Vec<i64>,
+    to_move_seat: Vec<Option<i32>>,
+    to_move_player: Vec<Option<Uuid>>,
+    summary: Vec<String>,
+    created_at: Vec<chrono::DateTime<chrono::Utc>>,
+    updated_at: Vec<chrono::DateTime<chrono::Utc>>,
+    deadline: Vec<Option<chrono::DateTime<chrono::Utc>>>,
+}
+
+impl RowColumns {
+    fn push(&mut self, r: &GameRow) {
+        self.id.push(r.id);
+        self.variant.push(r.variant.clone());
+        self.status.push(r.status.clone());
+        self.version.push(r.version);
+        self.to_move_seat.push(r.to_move_seat);
+        self.to_move_player.push(r.to_move_player);
+        self.summary.push(r.summary.to_string());
+        self.created_at.push(r.created_at);
+        self.updated_at.push(r.updated_at);
+        self.deadline.push(r.deadline);
+    }
+}
+
+#[derive(Default)]
+struct NoticeColumns {
+    player_id: Vec<Uuid>,
+    game_id: Vec<Uuid>,
+    version: Vec<i64>,
+    kind: Vec<String>,
+    payload: Vec<String>,
+    at: Vec<chrono::DateTime<chrono::Utc>>,
+}
+
+impl NoticeColumns {
+    fn push(&mut self, n: &PlayerNotice, at: chrono::DateTime<chrono::Utc>) {
+        self.player_id.push(n.player_id);
+        self.game_id.push(n.game_id);
+        self.version.push(n.version);
+        self.kind.push(n.kind.clone());
+        self.payload.push(n.payload.to_string());
+        self.at.push(at);
+    }
+}
+
+#[derive(Default)]
+struct AnswerColumns {
+    player_id: Vec<Uuid>,
+    key: Vec<String>,
+    status: Vec<i32>,
+    body: Vec<String>,
+    at: Vec<chrono::DateTime<chrono::Utc>>,
+}
+
+impl AnswerColumns {
+    fn push(
+        &mut self,
+        player: Uuid,
+        key: &str,
+        resp: &SavedResponse,
+        at: chrono::DateTime<chrono::Utc>,
+    ) {
+        self.player_id.push(player);
+        self.key.push(key.to_owned());
+        self.status.push(i32::from(resp.status));
+        self.body.push(resp.body.to_string());
+        self.at.push(at);
+    }
+}
