@@ -69,7 +69,7 @@ impl Live {
         let payload = serde_json::to_string(&change).unwrap_or_default();
         // NOTIFY payloads must stay under 8,000 bytes: drop the notices if they do not fit
         // (streams elsewhere still see the new events).
-        let payload = if payload.len() < 7_500 {
+        let payload = if payload.len() < MAX_PAYLOAD - 100 {
             payload
         } else {
             serde_json::to_string(&Change {
@@ -87,30 +87,76 @@ impl Live {
     }
 }
 
-/// Sends queued announcements to the other processes (PostgreSQL `NOTIFY`), many per
-/// statement: a NOTIFY serialises commits, so one per move would cap the move rate.
-/// Runs until the process ends; does nothing on SQLite.
+/// The largest NOTIFY payload PostgreSQL takes is 8,000 bytes; stay under it.
+const MAX_PAYLOAD: usize = 7_900;
+
+/// What one notification carries: changes of one process, many per notification
+/// (`origin` too, which the reader recognises its own by, before parsing).
+#[derive(Debug, Deserialize)]
+struct Envelope {
+    changes: Vec<Change>,
+}
+
+/// Packs announcements (each a JSON [`Change`]) into as few notification payloads as
+/// fit: `{"origin":"…","changes":[…]}`, each under [`MAX_PAYLOAD`] bytes.
+fn pack(origin: Uuid, changes: &[String]) -> Vec<String> {
+    let head = format!("{{\"origin\":\"{origin}\",\"changes\":[");
+    let mut out = Vec::new();
+    let mut current = head.clone();
+    for c in changes {
+        if current.len() > head.len() && current.len() + c.len() + 3 > MAX_PAYLOAD {
+            current.push_str("]}");
+            out.push(std::mem::replace(&mut current, head.clone()));
+        }
+        if current.len() > head.len() {
+            current.push(',');
+        }
+        current.push_str(c);
+    }
+    if current.len() > head.len() {
+        current.push_str("]}");
+        out.push(current);
+    }
+    out
+}
+
+/// Sends queued announcements to the other processes (PostgreSQL `NOTIFY`), packed many
+/// to a notification and many notifications to a statement: a NOTIFY serialises
+/// commits, and every notification is read by every listening process, so one per move
+/// would cap the move rate. Runs until the process ends; does nothing on SQLite.
 pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) {
     let rx = live.live.outbound_rx.lock().ok().and_then(|mut r| r.take());
     let (Store::Postgres(_), Some(mut rx)) = (&store, rx) else {
         return;
     };
-    let mut batch = Vec::with_capacity(256);
-    while let Some(first) = rx.recv().await {
+    let mut batch = Vec::with_capacity(1024);
+    loop {
         batch.clear();
-        batch.push(first);
-        while batch.len() < 256 {
-            match rx.try_recv() {
-                Ok(p) => batch.push(p),
-                Err(_) => break,
-            }
+        if rx.recv_many(&mut batch, 1024).await == 0 {
+            return;
         }
-        if let Err(e) = store.announce(&batch).await {
+        let payloads = pack(live.live.origin, &batch);
+        if let Err(e) = store.announce(&payloads).await {
             tracing::warn!(
                 "could not announce {} changes to other processes: {e}",
                 batch.len()
             );
         }
+    }
+}
+
+/// The changes a notification carries, unless this process sent them (recognised
+/// without parsing them).
+fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde_json::Error> {
+    if payload.starts_with(own_prefix) {
+        return Ok(Vec::new());
+    }
+    match serde_json::from_str::<Envelope>(payload) {
+        Ok(envelope) => Ok(envelope.changes),
+        // One change per notification, as earlier servers sent them.
+        Err(e) => serde_json::from_str::<Change>(payload)
+            .map(|c| vec![c])
+            .map_err(|_| e),
     }
 }
 
@@ -126,13 +172,17 @@ pub async fn relay_postgres(store: Store, live: std::sync::Arc<crate::service::W
                 if let Err(e) = listener.listen(CHANNEL).await {
                     tracing::warn!("LISTEN failed: {e}");
                 } else {
+                    let own = format!("{{\"origin\":\"{}\"", live.live.origin);
                     loop {
                         match listener.recv().await {
-                            Ok(n) => match serde_json::from_str::<Change>(n.payload()) {
-                                Ok(change) if change.origin != live.live.origin => {
-                                    live.live.publish_local(change)
+                            Ok(n) => match foreign_changes(n.payload(), &own) {
+                                Ok(changes) => {
+                                    for change in
+                                        changes.into_iter().filter(|c| c.origin != live.live.origin)
+                                    {
+                                        live.live.publish_local(change);
+                                    }
                                 }
-                                Ok(_) => {}
                                 Err(e) => tracing::warn!("unreadable notification: {e}"),
                             },
                             Err(e) => {
@@ -146,5 +196,56 @@ pub async fn relay_postgres(store: Store, live: std::sync::Arc<crate::service::W
             Err(e) => tracing::warn!("cannot listen for changes: {e}"),
         }
         tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(origin: Uuid, version: i64) -> Change {
+        Change {
+            origin,
+            game_id: Uuid::nil(),
+            version,
+            notices: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn announcements_are_packed_under_the_notify_limit_and_read_back_in_order() {
+        let origin = Uuid::new_v4();
+        let changes: Vec<String> = (1..=500)
+            .map(|v| serde_json::to_string(&change(origin, v)).expect("json"))
+            .collect();
+        let payloads = pack(origin, &changes);
+        assert!(
+            payloads.len() > 1,
+            "500 changes do not fit one notification"
+        );
+        assert!(payloads.iter().all(|p| p.len() < 8_000));
+        let other = format!("{{\"origin\":\"{}\"", Uuid::new_v4());
+        let read: Vec<i64> = payloads
+            .iter()
+            .flat_map(|p| foreign_changes(p, &other).expect("readable"))
+            .map(|c| c.version)
+            .collect();
+        assert_eq!(read, (1..=500).collect::<Vec<_>>());
+        // The sender skips its own notifications without reading them.
+        let own = format!("{{\"origin\":\"{origin}\"");
+        assert!(payloads
+            .iter()
+            .all(|p| foreign_changes(p, &own).expect("skipped").is_empty()));
+    }
+
+    #[test]
+    fn a_single_change_per_notification_is_still_understood() {
+        let c = change(Uuid::new_v4(), 7);
+        let payload = serde_json::to_string(&c).expect("json");
+        assert_eq!(
+            foreign_changes(&payload, "{\"origin\":\"x\"").expect("read"),
+            vec![c]
+        );
+        assert!(foreign_changes("not json", "{").is_err());
     }
 }
