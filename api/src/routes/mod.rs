@@ -13,6 +13,10 @@ use actix_web::web;
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    // actix tries the routes in this order, matching each pattern in turn: the move, the
+    // busiest route by far, comes first (no two patterns overlap, so order means nothing
+    // else).
+    cfg.service(games::play_move);
     cfg.configure(web_client::configure);
     cfg.service(health::healthz)
         .service(players::create_player)
@@ -21,7 +25,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::list_games)
         .service(games::get_game)
         .service(games::take_seat)
-        .service(games::play_move)
         .service(games::resign)
         .service(games::list_events)
         .service(games::state_at)
