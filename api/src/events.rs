@@ -158,29 +158,41 @@ impl StoredEvent {
         Event::from_parts(&self.kind, &self.payload)
     }
 
-    /// The canonical bytes that are hashed.
+    /// The canonical bytes that are hashed: written field by field (the keys in sorted
+    /// order), without building a JSON tree first.
     pub fn canonical_bytes(&self) -> Vec<u8> {
-        let v = serde_json::json!({
-            "game_id": self.game_id.to_string(),
-            "seq": self.seq,
-            "type": self.kind,
-            "payload": self.payload,
-            "rules_version": self.rules_version,
-            "recorded_at": format_time(&self.recorded_at),
-        });
-        canonical_json(&v).into_bytes()
+        let mut out = Vec::with_capacity(160 + 2 * self.kind.len());
+        out.extend_from_slice(b"{\"game_id\":\"");
+        out.extend_from_slice(
+            self.game_id
+                .hyphenated()
+                .encode_lower(&mut Uuid::encode_buffer())
+                .as_bytes(),
+        );
+        out.extend_from_slice(b"\",\"payload\":");
+        write_canonical(&self.payload, &mut out);
+        out.extend_from_slice(b",\"recorded_at\":\"");
+        out.extend_from_slice(format_time(&self.recorded_at).as_bytes());
+        out.extend_from_slice(b"\",\"rules_version\":");
+        out.extend_from_slice(self.rules_version.to_string().as_bytes());
+        out.extend_from_slice(b",\"seq\":");
+        out.extend_from_slice(self.seq.to_string().as_bytes());
+        out.extend_from_slice(b",\"type\":");
+        // Writing into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut out, &self.kind);
+        out.push(b'}');
+        out
     }
 
     /// SHA-256(previous hash bytes || canonical bytes), hex. An empty or malformed
     /// `prev_hash` counts as 32 zero bytes (the start of the chain).
     pub fn chain_hash(&self, prev_hash: &str) -> String {
-        let prev = hex::decode(prev_hash).unwrap_or_default();
-        let mut h = Sha256::new();
-        if prev.len() == 32 {
-            h.update(&prev);
-        } else {
-            h.update([0u8; 32]);
+        let mut prev = [0u8; 32];
+        if hex::decode_to_slice(prev_hash, &mut prev).is_err() {
+            prev = [0u8; 32];
         }
+        let mut h = Sha256::new();
+        h.update(prev);
         h.update(self.canonical_bytes());
         hex::encode(h.finalize())
     }
@@ -193,41 +205,57 @@ pub fn format_time(t: &DateTime<Utc>) -> String {
 
 /// JSON with object keys sorted and no white space.
 pub fn canonical_json(v: &Value) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
     write_canonical(v, &mut out);
-    out
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn write_canonical(v: &Value, out: &mut String) {
+/// Writes `v` as canonical JSON: object keys sorted, no white space; strings and numbers
+/// exactly as serde_json writes them.
+pub fn write_canonical(v: &Value, out: &mut Vec<u8>) {
     match v {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+            out.push(b'{');
+            // serde_json's map iterates in key order unless its `preserve_order` feature
+            // is on somewhere in the build: sort only then.
+            if map.keys().is_sorted() {
+                for (i, (k, val)) in map.iter().enumerate() {
+                    write_member(i, k, val, out);
                 }
-                out.push_str(&Value::String((*k).clone()).to_string());
-                out.push(':');
-                if let Some(val) = map.get(*k) {
-                    write_canonical(val, out);
+            } else {
+                let mut members: Vec<(&String, &Value)> = map.iter().collect();
+                members.sort_by(|a, b| a.0.cmp(b.0));
+                for (i, (k, val)) in members.into_iter().enumerate() {
+                    write_member(i, k, val, out);
                 }
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        // Writing into a Vec cannot fail, and a scalar always serialises.
+        scalar => {
+            let _ = serde_json::to_writer(&mut *out, scalar);
+        }
     }
+}
+
+fn write_member(i: usize, key: &str, val: &Value, out: &mut Vec<u8>) {
+    if i > 0 {
+        out.push(b',');
+    }
+    let _ = serde_json::to_writer(&mut *out, key);
+    out.push(b':');
+    write_canonical(val, out);
 }
 
 #[cfg(test)]
@@ -243,6 +271,106 @@ mod tests {
             r#"{"a":{"c":"x","d":[2,{"y":1,"z":0}]},"b":1}"#
         );
     }
+
+    /// The canonical bytes as they were first defined: a JSON object built with every
+    /// field, then written with keys sorted. The streaming writer must match it byte for
+    /// byte, or stored chains and exported games would stop verifying.
+    fn reference_canonical_bytes(e: &StoredEvent) -> Vec<u8> {
+        fn write(v: &Value, out: &mut String) {
+            match v {
+                Value::Object(map) => {
+                    let mut keys: Vec<&String> = map.keys().collect();
+                    keys.sort();
+                    out.push('{');
+                    for (i, k) in keys.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        out.push_str(&Value::String((*k).clone()).to_string());
+                        out.push(':');
+                        write(&map[k.as_str()], out);
+                    }
+                    out.push('}');
+                }
+                Value::Array(items) => {
+                    out.push('[');
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        write(item, out);
+                    }
+                    out.push(']');
+                }
+                other => out.push_str(&other.to_string()),
+            }
+        }
+        let v = serde_json::json!({
+            "game_id": e.game_id.to_string(),
+            "seq": e.seq,
+            "type": e.kind,
+            "payload": e.payload,
+            "rules_version": e.rules_version,
+            "recorded_at": format_time(&e.recorded_at),
+        });
+        let mut out = String::new();
+        write(&v, &mut out);
+        out.into_bytes()
+    }
+
+    #[test]
+    fn canonical_bytes_match_the_reference_definition() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap()
+            + chrono::Duration::microseconds(123_456);
+        let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
+        let payloads = [
+            serde_json::json!({}),
+            serde_json::json!({"seat": 0, "move": {"steps": [{"from": 24, "to": 18}]}}),
+            serde_json::json!({"z": -1, "a": 1.5, "m": [true, false, null, "é\"\\\n\u{1}"]}),
+            serde_json::json!({"name": "Ünïcødé 🎲", "deep": {"b": {"d": 1, "c": [{"y": 2, "x": 3}]}}}),
+            serde_json::json!({"big": u64::MAX, "neg": i64::MIN, "tiny": 1e-300}),
+        ];
+        for (n, payload) in payloads.into_iter().enumerate() {
+            let mut e = StoredEvent::new(
+                id,
+                n as i64 + 1,
+                &Event::MovePlayed {
+                    seat: 0,
+                    mv: Value::Null,
+                },
+                t,
+                "",
+            );
+            e.payload = payload;
+            e.kind = format!("kind_{n}_\"quoted\"");
+            assert_eq!(
+                String::from_utf8_lossy(&e.canonical_bytes()),
+                String::from_utf8_lossy(&reference_canonical_bytes(&e)),
+            );
+        }
+    }
+
+    #[test]
+    fn the_first_hash_of_a_chain_is_pinned() {
+        // Computed independently (Python: sha256(32 zero bytes + json.dumps(sort_keys=True,
+        // separators=(",", ":")))); guards the format for good.
+        let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap();
+        let e = StoredEvent::new(
+            Uuid::nil(),
+            1,
+            &Event::SeatTaken {
+                seat: 1,
+                player_id: Uuid::nil(),
+                client_seed: None,
+            },
+            t,
+            "",
+        );
+        assert_eq!(e.hash, PINNED_FIRST_HASH);
+    }
+
+    const PINNED_FIRST_HASH: &str =
+        "b2ef4682bf8ce8c984d57e632813877a219d39ec46b4dfb3d849672d8c242ecc";
 
     #[test]
     fn hash_chains_to_previous_event() {
