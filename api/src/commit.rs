@@ -20,6 +20,10 @@
 //! their events. Errors that leave the outcome unknown (the connection broke) are
 //! reported to every change of the batch, as a single append would report them.
 //!
+//! The batch's announcements to other server processes (`pg_notify`, packed many
+//! changes to a notification) are part of the same statement, so they are sent exactly
+//! when the changes are committed, and cost no statement of their own.
+//!
 //! A change is acknowledged only after its commit returned: fsync and
 //! `synchronous_commit` apply exactly as before.
 
@@ -89,6 +93,13 @@ impl GroupCommit {
         let (events, deliveries) = PgStore::append_alone(pool, a).await?;
         if deliveries > 0 {
             outbox.notify_one();
+        }
+        // Committed: tell the other processes (after the commit on this rare path, not
+        // in its transaction; a failure here only delays their streams).
+        if let Some(announce) = &a.announce {
+            if let Err(e) = PgStore::announce(pool, &crate::live::pack([announce])).await {
+                tracing::warn!("could not announce a change to other processes: {e}");
+            }
         }
         Ok(events)
     }
@@ -227,8 +238,13 @@ WITH heads AS (
     FROM unnest($31::uuid[], $32::text[], $33::int4[], $34::text[], $35::timestamptz[])
         AS a(player_id, key, status, body, at)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
+), announced AS (
+    SELECT pg_notify($36, p) FROM unnest($37::text[]) AS p
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
 )
-SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins";
+SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries,
+    (SELECT count(*) FROM announced) AS announced
+FROM ins";
 
 /// Appends every change of `jobs` in one statement: the positions of their events and
 /// the number of webhook deliveries written. `Ok(None)`: a game had moved on and
@@ -307,6 +323,10 @@ async fn append_together(
         .bind(answers.status)
         .bind(answers.body)
         .bind(answers.at)
+        .bind(crate::live::CHANNEL)
+        .bind(crate::live::pack(
+            jobs.iter().filter_map(|j| j.append.announce.as_ref()),
+        ))
         .fetch_all(pool)
         .await?;
     if returned.len() != total {

@@ -546,6 +546,12 @@ impl Worp {
             status: 200,
             body: serde_json::to_value(GameView::of(&table)).unwrap_or(Value::Null),
         });
+        let change = Change {
+            origin: self.live.origin,
+            game_id: table.id,
+            version: table.version,
+            notices: notices.clone(),
+        };
         self.store
             .append(Append {
                 game_id: table.id,
@@ -556,7 +562,8 @@ impl Worp {
                 idempotency: idempotency
                     .zip(saved)
                     .map(|((p, k), r)| (p, k.to_owned(), r)),
-                notices: notices.clone(),
+                notices,
+                announce: self.live.announcement(&self.store, &change),
             })
             .await?;
         if let Some(s) = secret {
@@ -564,17 +571,7 @@ impl Worp {
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
-        self.live
-            .publish(
-                &self.store,
-                Change {
-                    origin: self.live.origin,
-                    game_id: table.id,
-                    version: table.version,
-                    notices,
-                },
-            )
-            .await;
+        self.live.publish_local(change);
         Ok(table)
     }
 
