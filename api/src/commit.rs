@@ -187,7 +187,11 @@ fn same_error(e: &sqlx::Error) -> sqlx::Error {
     }
 }
 
-const APPEND_TOGETHER: &str = "\
+/// The part of the statement every batch needs: the version check, the events, the
+/// `games` rows, the webhook outbox and the announcements. Parameters `$1` to `$27`.
+macro_rules! append_common {
+    () => {
+        "\
 WITH heads AS (
     SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
 ), stale AS (
@@ -213,38 +217,57 @@ WITH heads AS (
     ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
         to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
         summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline
-), seat_rows AS (
-    INSERT INTO game_seats (game_id, seat, player_id)
-    SELECT s.game_id, s.seat, s.player_id FROM unnest($20::uuid[], $21::int4[], $22::uuid[]) AS s(game_id, seat, player_id)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
-    ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id
-), secrets AS (
-    INSERT INTO game_secrets (game_id, server_seed)
-    SELECT k.game_id, k.server_seed FROM unnest($23::uuid[], $24::bytea[]) AS k(game_id, server_seed)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
 ), outbox AS (
     INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload,
         status, attempts, next_attempt_at, created_at)
     SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
         'pending', 0, n.at, n.at
-    FROM unnest($25::uuid[], $26::uuid[], $27::int8[], $28::text[], $29::text[], $30::timestamptz[])
+    FROM unnest($20::uuid[], $21::uuid[], $22::int8[], $23::text[], $24::text[], $25::timestamptz[])
         AS n(player_id, game_id, version, kind, payload, at)
     JOIN webhooks w ON w.player_id = n.player_id
     WHERE NOT EXISTS (SELECT 1 FROM stale)
     RETURNING 1
+), announced AS (
+    SELECT pg_notify($26, p) FROM unnest($27::text[]) AS p
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+)"
+    };
+}
+
+macro_rules! append_answer {
+    () => {
+        "
+SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries,
+    (SELECT count(*) FROM announced) AS announced
+FROM ins"
+    };
+}
+
+/// A batch of moves: nothing else to write. Executor set-up is a large part of the
+/// statement's cost, so the parts a batch does not need are left out.
+const APPEND_MOVES: &str = concat!(append_common!(), append_answer!());
+
+/// A batch with new games, seats taken or `Idempotency-Key` answers. `$28` to `$37`.
+const APPEND_TOGETHER: &str = concat!(
+    append_common!(),
+    ", seat_rows AS (
+    INSERT INTO game_seats (game_id, seat, player_id)
+    SELECT s.game_id, s.seat, s.player_id FROM unnest($28::uuid[], $29::int4[], $30::uuid[]) AS s(game_id, seat, player_id)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+    ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id
+), secrets AS (
+    INSERT INTO game_secrets (game_id, server_seed)
+    SELECT k.game_id, k.server_seed FROM unnest($31::uuid[], $32::bytea[]) AS k(game_id, server_seed)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
 ), answers AS (
     INSERT INTO idempotency (player_id, key, status, body, created_at)
     SELECT a.player_id, a.key, a.status, a.body::jsonb, a.at
-    FROM unnest($31::uuid[], $32::text[], $33::int4[], $34::text[], $35::timestamptz[])
+    FROM unnest($33::uuid[], $34::text[], $35::int4[], $36::text[], $37::timestamptz[])
         AS a(player_id, key, status, body, at)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
-), announced AS (
-    SELECT pg_notify($36, p) FROM unnest($37::text[]) AS p
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
-)
-SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries,
-    (SELECT count(*) FROM announced) AS announced
-FROM ins";
+)",
+    append_answer!()
+);
 
 /// Appends every change of `jobs` in one statement: the positions of their events and
 /// the number of webhook deliveries written. `Ok(None)`: a game had moved on and
@@ -287,48 +310,55 @@ async fn append_together(
         }
     }
     let total = ev.game_id.len();
-    let returned = sqlx::query(APPEND_TOGETHER)
-        .bind(heads.0)
-        .bind(heads.1)
-        .bind(ev.game_id)
-        .bind(ev.seq)
-        .bind(ev.kind)
-        .bind(ev.payload)
-        .bind(ev.rules_version)
-        .bind(ev.recorded_at)
-        .bind(ev.hash)
-        .bind(rows.id)
-        .bind(rows.variant)
-        .bind(rows.status)
-        .bind(rows.version)
-        .bind(rows.to_move_seat)
-        .bind(rows.to_move_player)
-        .bind(rows.summary)
-        .bind(rows.created_at)
-        .bind(rows.updated_at)
-        .bind(rows.deadline)
-        .bind(seats.0)
-        .bind(seats.1)
-        .bind(seats.2)
-        .bind(secrets.0)
-        .bind(secrets.1)
-        .bind(notices.player_id)
-        .bind(notices.game_id)
-        .bind(notices.version)
-        .bind(notices.kind)
-        .bind(notices.payload)
-        .bind(notices.at)
-        .bind(answers.player_id)
-        .bind(answers.key)
-        .bind(answers.status)
-        .bind(answers.body)
-        .bind(answers.at)
-        .bind(crate::live::CHANNEL)
-        .bind(crate::live::pack(
-            jobs.iter().filter_map(|j| j.append.announce.as_ref()),
-        ))
-        .fetch_all(pool)
-        .await?;
+    let only_moves = seats.0.is_empty() && secrets.0.is_empty() && answers.player_id.is_empty();
+    let mut statement = sqlx::query(if only_moves {
+        APPEND_MOVES
+    } else {
+        APPEND_TOGETHER
+    })
+    .bind(heads.0)
+    .bind(heads.1)
+    .bind(ev.game_id)
+    .bind(ev.seq)
+    .bind(ev.kind)
+    .bind(ev.payload)
+    .bind(ev.rules_version)
+    .bind(ev.recorded_at)
+    .bind(ev.hash)
+    .bind(rows.id)
+    .bind(rows.variant)
+    .bind(rows.status)
+    .bind(rows.version)
+    .bind(rows.to_move_seat)
+    .bind(rows.to_move_player)
+    .bind(rows.summary)
+    .bind(rows.created_at)
+    .bind(rows.updated_at)
+    .bind(rows.deadline)
+    .bind(notices.player_id)
+    .bind(notices.game_id)
+    .bind(notices.version)
+    .bind(notices.kind)
+    .bind(notices.payload)
+    .bind(notices.at)
+    .bind(crate::live::CHANNEL)
+    .bind(crate::live::pack(
+        jobs.iter().filter_map(|j| j.append.announce.as_ref()),
+    ));
+    if !only_moves {
+        statement = statement
+            .bind(seats.0)
+            .bind(seats.1)
+            .bind(seats.2)
+            .bind(secrets.0)
+            .bind(secrets.1)
+            .bind(answers.player_id)
+            .bind(answers.key)
+            .bind(answers.status)
+            .bind(answers.body)
+            .bind(answers.at);
+    }
+    let returned = statement.fetch_all(pool).await?;
     if returned.len() != total {
         return Ok(None);
     }
