@@ -20,9 +20,10 @@
 //! their events. Errors that leave the outcome unknown (the connection broke) are
 //! reported to every change of the batch, as a single append would report them.
 //!
-//! The batch's announcements to other server processes (`pg_notify`, packed many
-//! changes to a notification) are part of the same statement, so they are sent exactly
-//! when the changes are committed, and cost no statement of their own.
+//! The announcements to other server processes (`NOTIFY`) are not part of the
+//! statement: PostgreSQL serialises the commits of transactions that notify (a global
+//! lock held through the commit's flush), which would undo group commit across
+//! processes. `live::announce` sends them after the commit, in batches of their own.
 //!
 //! A change is acknowledged only after its commit returned: fsync and
 //! `synchronous_commit` apply exactly as before.
@@ -93,13 +94,6 @@ impl GroupCommit {
         let (events, deliveries) = PgStore::append_alone(pool, a).await?;
         if deliveries > 0 {
             outbox.notify_one();
-        }
-        // Committed: tell the other processes (after the commit on this rare path, not
-        // in its transaction; a failure here only delays their streams).
-        if let Some(announce) = &a.announce {
-            if let Err(e) = PgStore::announce(pool, &crate::live::pack([announce])).await {
-                tracing::warn!("could not announce a change to other processes: {e}");
-            }
         }
         Ok(events)
     }
@@ -188,7 +182,7 @@ fn same_error(e: &sqlx::Error) -> sqlx::Error {
 }
 
 /// The part of the statement every batch needs: the version check, the events, the
-/// `games` rows, the webhook outbox and the announcements. Parameters `$1` to `$27`.
+/// `games` rows and the webhook outbox. Parameters `$1` to `$25`.
 macro_rules! append_common {
     () => {
         "\
@@ -227,9 +221,6 @@ WITH heads AS (
     JOIN webhooks w ON w.player_id = n.player_id
     WHERE NOT EXISTS (SELECT 1 FROM stale)
     RETURNING 1
-), announced AS (
-    SELECT pg_notify($26, p) FROM unnest($27::text[]) AS p
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
 )"
     };
 }
@@ -237,9 +228,7 @@ WITH heads AS (
 macro_rules! append_answer {
     () => {
         "
-SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries,
-    (SELECT count(*) FROM announced) AS announced
-FROM ins"
+SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins"
     };
 }
 
@@ -247,22 +236,22 @@ FROM ins"
 /// statement's cost, so the parts a batch does not need are left out.
 const APPEND_MOVES: &str = concat!(append_common!(), append_answer!());
 
-/// A batch with new games, seats taken or `Idempotency-Key` answers. `$28` to `$37`.
+/// A batch with new games, seats taken or `Idempotency-Key` answers. `$26` to `$35`.
 const APPEND_TOGETHER: &str = concat!(
     append_common!(),
     ", seat_rows AS (
     INSERT INTO game_seats (game_id, seat, player_id)
-    SELECT s.game_id, s.seat, s.player_id FROM unnest($28::uuid[], $29::int4[], $30::uuid[]) AS s(game_id, seat, player_id)
+    SELECT s.game_id, s.seat, s.player_id FROM unnest($26::uuid[], $27::int4[], $28::uuid[]) AS s(game_id, seat, player_id)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
     ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id
 ), secrets AS (
     INSERT INTO game_secrets (game_id, server_seed)
-    SELECT k.game_id, k.server_seed FROM unnest($31::uuid[], $32::bytea[]) AS k(game_id, server_seed)
+    SELECT k.game_id, k.server_seed FROM unnest($29::uuid[], $30::bytea[]) AS k(game_id, server_seed)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
 ), answers AS (
     INSERT INTO idempotency (player_id, key, status, body, created_at)
     SELECT a.player_id, a.key, a.status, a.body::jsonb, a.at
-    FROM unnest($33::uuid[], $34::text[], $35::int4[], $36::text[], $37::timestamptz[])
+    FROM unnest($31::uuid[], $32::text[], $33::int4[], $34::text[], $35::timestamptz[])
         AS a(player_id, key, status, body, at)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
 )",
@@ -340,11 +329,7 @@ async fn append_together(
     .bind(notices.version)
     .bind(notices.kind)
     .bind(notices.payload)
-    .bind(notices.at)
-    .bind(crate::live::CHANNEL)
-    .bind(crate::live::pack(
-        jobs.iter().filter_map(|j| j.append.announce.as_ref()),
-    ));
+    .bind(notices.at);
     if !only_moves {
         statement = statement
             .bind(seats.0)

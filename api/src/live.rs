@@ -2,7 +2,7 @@
 //! PostgreSQL) every other `worp serve` process through `LISTEN/NOTIFY`.
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
 
 use crate::store::{PlayerNotice, Store};
@@ -22,19 +22,17 @@ pub struct Change {
     pub notices: Vec<PlayerNotice>,
 }
 
-/// A change to announce to the other processes: the JSON of a [`Change`] of `origin`.
-/// It travels with the change's append and is sent in the same transaction.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Announcement {
-    pub origin: Uuid,
-    pub change: String,
-}
+/// How many announcements may wait for the announcer before new ones are dropped.
+const OUTBOX: usize = 10_000;
 
 /// The in-process hub of changes.
 #[derive(Debug)]
 pub struct Live {
     pub origin: Uuid,
     tx: broadcast::Sender<Change>,
+    /// Announcements for other processes, sent in batches by [`announce`].
+    outbound: mpsc::Sender<String>,
+    outbound_rx: std::sync::Mutex<Option<mpsc::Receiver<String>>>,
 }
 
 impl Default for Live {
@@ -46,9 +44,12 @@ impl Default for Live {
 impl Live {
     pub fn new() -> Live {
         let (tx, _) = broadcast::channel(4096);
+        let (outbound, outbound_rx) = mpsc::channel(OUTBOX);
         Live {
             origin: Uuid::new_v4(),
             tx,
+            outbound,
+            outbound_rx: std::sync::Mutex::new(Some(outbound_rx)),
         }
     }
 
@@ -62,28 +63,27 @@ impl Live {
         let _ = self.tx.send(change);
     }
 
-    /// What to send the other processes about `change` (PostgreSQL only; on SQLite
-    /// there are none).
-    pub fn announcement(&self, store: &Store, change: &Change) -> Option<Announcement> {
-        if !matches!(store, Store::Postgres(_)) {
-            return None;
-        }
-        let json = serde_json::to_string(change).ok()?;
-        // A notification must stay under 8,000 bytes: drop the notices if they do not
-        // fit (streams elsewhere still see the new events).
-        let json = if json.len() < MAX_PAYLOAD - 100 {
-            json
+    /// Tells this process's listeners now, and queues the change for the other
+    /// processes (sent in batches off the request path by [`announce`]).
+    pub async fn publish(&self, store: &Store, change: Change) {
+        let payload = serde_json::to_string(&change).unwrap_or_default();
+        // NOTIFY payloads must stay under 8,000 bytes: drop the notices if they do not fit
+        // (streams elsewhere still see the new events).
+        let payload = if payload.len() < MAX_PAYLOAD - 100 {
+            payload
         } else {
             serde_json::to_string(&Change {
                 notices: Vec::new(),
                 ..change.clone()
             })
-            .ok()?
+            .unwrap_or_default()
         };
-        Some(Announcement {
-            origin: change.origin,
-            change: json,
-        })
+        self.publish_local(change);
+        if matches!(store, Store::Postgres(_)) && self.outbound.try_send(payload).is_err() {
+            tracing::warn!(
+                "the announcement queue is full: another process's streams may miss a change"
+            );
+        }
     }
 }
 
@@ -97,37 +97,52 @@ struct Envelope {
     changes: Vec<Change>,
 }
 
-/// Packs announcements into as few notification payloads as fit, many changes to a
-/// notification (a NOTIFY serialises commits, and every notification is read by every
-/// listening process, so one per move would cap the move rate):
-/// `{"origin":"…","changes":[…]}`, each under [`MAX_PAYLOAD`] bytes, one origin each.
-pub fn pack<'a>(announcements: impl IntoIterator<Item = &'a Announcement>) -> Vec<String> {
+/// Packs announcements (each a JSON [`Change`]) into as few notification payloads as
+/// fit: `{"origin":"…","changes":[…]}`, each under [`MAX_PAYLOAD`] bytes.
+fn pack(origin: Uuid, changes: &[String]) -> Vec<String> {
+    let head = format!("{{\"origin\":\"{origin}\",\"changes\":[");
     let mut out = Vec::new();
-    let mut current = String::new();
-    let mut current_origin = None;
-    let mut head_len = 0;
-    for a in announcements {
-        let full = current.len() + a.change.len() + 3 > MAX_PAYLOAD;
-        if current_origin.is_some() && (current_origin != Some(a.origin) || full) {
+    let mut current = head.clone();
+    for c in changes {
+        if current.len() > head.len() && current.len() + c.len() + 3 > MAX_PAYLOAD {
             current.push_str("]}");
-            out.push(std::mem::take(&mut current));
-            current_origin = None;
+            out.push(std::mem::replace(&mut current, head.clone()));
         }
-        if current_origin.is_none() {
-            current = format!("{{\"origin\":\"{}\",\"changes\":[", a.origin);
-            head_len = current.len();
-            current_origin = Some(a.origin);
-        }
-        if current.len() > head_len {
+        if current.len() > head.len() {
             current.push(',');
         }
-        current.push_str(&a.change);
+        current.push_str(c);
     }
-    if current_origin.is_some() {
+    if current.len() > head.len() {
         current.push_str("]}");
         out.push(current);
     }
     out
+}
+
+/// Sends queued announcements to the other processes (PostgreSQL `NOTIFY`), packed many
+/// to a notification and many notifications to a statement: a NOTIFY serialises
+/// commits, and every notification is read by every listening process, so one per move
+/// would cap the move rate. Runs until the process ends; does nothing on SQLite.
+pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) {
+    let rx = live.live.outbound_rx.lock().ok().and_then(|mut r| r.take());
+    let (Store::Postgres(_), Some(mut rx)) = (&store, rx) else {
+        return;
+    };
+    let mut batch = Vec::with_capacity(1024);
+    loop {
+        batch.clear();
+        if rx.recv_many(&mut batch, 1024).await == 0 {
+            return;
+        }
+        let payloads = pack(live.live.origin, &batch);
+        if let Err(e) = store.announce(&payloads).await {
+            tracing::warn!(
+                "could not announce {} changes to other processes: {e}",
+                batch.len()
+            );
+        }
+    }
 }
 
 /// The changes a notification carries, unless this process sent them (recognised
@@ -200,13 +215,10 @@ mod tests {
     #[test]
     fn announcements_are_packed_under_the_notify_limit_and_read_back_in_order() {
         let origin = Uuid::new_v4();
-        let changes: Vec<Announcement> = (1..=500)
-            .map(|v| Announcement {
-                origin,
-                change: serde_json::to_string(&change(origin, v)).expect("json"),
-            })
+        let changes: Vec<String> = (1..=500)
+            .map(|v| serde_json::to_string(&change(origin, v)).expect("json"))
             .collect();
-        let payloads = pack(&changes);
+        let payloads = pack(origin, &changes);
         assert!(
             payloads.len() > 1,
             "500 changes do not fit one notification"
@@ -224,28 +236,6 @@ mod tests {
         assert!(payloads
             .iter()
             .all(|p| foreign_changes(p, &own).expect("skipped").is_empty()));
-    }
-
-    #[test]
-    fn each_notification_carries_the_changes_of_one_origin() {
-        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
-        let announcements: Vec<Announcement> = [(a, 1), (a, 2), (b, 3), (a, 4)]
-            .into_iter()
-            .map(|(origin, v)| Announcement {
-                origin,
-                change: serde_json::to_string(&change(origin, v)).expect("json"),
-            })
-            .collect();
-        let payloads = pack(&announcements);
-        assert_eq!(payloads.len(), 3);
-        let own_a = format!("{{\"origin\":\"{a}\"");
-        let seen_by_a: Vec<i64> = payloads
-            .iter()
-            .flat_map(|p| foreign_changes(p, &own_a).expect("readable"))
-            .map(|c| c.version)
-            .collect();
-        assert_eq!(seen_by_a, vec![3]);
-        assert!(pack(&[]).is_empty());
     }
 
     #[test]

@@ -546,12 +546,6 @@ impl Worp {
             status: 200,
             body: serde_json::to_value(GameView::of(&table)).unwrap_or(Value::Null),
         });
-        let change = Change {
-            origin: self.live.origin,
-            game_id: table.id,
-            version: table.version,
-            notices: notices.clone(),
-        };
         self.store
             .append(Append {
                 game_id: table.id,
@@ -562,8 +556,7 @@ impl Worp {
                 idempotency: idempotency
                     .zip(saved)
                     .map(|((p, k), r)| (p, k.to_owned(), r)),
-                notices,
-                announce: self.live.announcement(&self.store, &change),
+                notices: notices.clone(),
             })
             .await?;
         if let Some(s) = secret {
@@ -571,7 +564,17 @@ impl Worp {
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
-        self.live.publish_local(change);
+        self.live
+            .publish(
+                &self.store,
+                Change {
+                    origin: self.live.origin,
+                    game_id: table.id,
+                    version: table.version,
+                    notices,
+                },
+            )
+            .await;
         Ok(table)
     }
 

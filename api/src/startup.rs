@@ -120,5 +120,6 @@ pub fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
         worp.clone(),
         settings.webhooks.clone(),
     ));
+    tokio::spawn(crate::live::announce(worp.store.clone(), worp.clone()));
     tokio::spawn(crate::live::relay_postgres(worp.store.clone(), worp));
 }

@@ -146,9 +146,6 @@ pub struct Append {
     pub idempotency: Option<(Uuid, String, SavedResponse)>,
     /// Notices for players' webhooks (the outbox).
     pub notices: Vec<PlayerNotice>,
-    /// The change to announce to the other server processes (PostgreSQL `NOTIFY`),
-    /// sent in the same transaction, so only once it is committed.
-    pub announce: Option<crate::live::Announcement>,
 }
 
 /// Which games to list.
@@ -613,21 +610,6 @@ macro_rules! sql_store {
 sql_store!(PgStore, sqlx::Postgres);
 sql_store!(SqliteStore, sqlx::Sqlite);
 
-impl PgStore {
-    /// One notification per payload on [`crate::live::CHANNEL`], in one statement.
-    pub async fn announce(pool: &sqlx::PgPool, payloads: &[String]) -> Result<(), sqlx::Error> {
-        if payloads.is_empty() {
-            return Ok(());
-        }
-        sqlx::query("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p")
-            .bind(crate::live::CHANNEL)
-            .bind(payloads)
-            .execute(pool)
-            .await?;
-        Ok(())
-    }
-}
-
 /// The store on whichever backend is configured.
 #[derive(Debug, Clone)]
 pub enum Store {
@@ -802,7 +784,10 @@ impl Store {
     /// there is only one process; nothing to do.
     pub async fn announce(&self, payloads: &[String]) -> Result<(), StoreError> {
         if let Store::Postgres(s) = self {
-            PgStore::announce(&s.pool, payloads).await?;
+            sqlx::query("SELECT pg_notify('worp_events', p) FROM unnest($1::text[]) AS p")
+                .bind(payloads)
+                .execute(&s.pool)
+                .await?;
         }
         Ok(())
     }

@@ -720,8 +720,6 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
                         secret: Some(seed.to_vec()),
                         idempotency: None,
                         notices: Vec::new(),
-                        // Seeded games are history: no live stream follows them.
-                        announce: None,
                     })
                     .await
                     .map_err(|e| e.to_string())?;
