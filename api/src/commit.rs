@@ -43,13 +43,6 @@ pub const GROUP_COMMIT_WRITERS: usize = 2;
 /// The most changes one statement carries.
 pub const MAX_BATCH: usize = 256;
 
-/// Whether the seats read model changes (a new game, a seat taken).
-fn seats_changed(a: &Append) -> bool {
-    a.events
-        .iter()
-        .any(|e| e.kind == "game_created" || e.kind == "seat_taken")
-}
-
 type Answer = Result<Vec<StoredEvent>, StoreError>;
 
 struct Job {
@@ -280,7 +273,7 @@ async fn append_together(
             ev.push(e);
         }
         rows.push(&a.row);
-        if seats_changed(a) {
+        if a.seats_changed() {
             for (seat, player) in a.row.seats.iter().enumerate() {
                 seats.0.push(a.game_id);
                 seats.1.push(seat as i32);

@@ -148,6 +148,15 @@ pub struct Append {
     pub notices: Vec<PlayerNotice>,
 }
 
+impl Append {
+    /// Whether the seats read model changes: only when a game is created or a seat taken.
+    pub fn seats_changed(&self) -> bool {
+        self.events
+            .iter()
+            .any(|e| e.kind == "game_created" || e.kind == "seat_taken")
+    }
+}
+
 /// Which games to list.
 #[derive(Debug, Clone, Default)]
 pub struct GameFilter {
@@ -303,12 +312,7 @@ macro_rules! sql_store {
                         .await
                         .map_err(conflict_or)?;
                 }
-                // Seats change only when a game is created or a seat taken.
-                let seats_changed = a
-                    .events
-                    .iter()
-                    .any(|e| e.kind == "game_created" || e.kind == "seat_taken");
-                Self::write_row(&mut tx, &a.row, seats_changed).await?;
+                Self::write_row(&mut tx, &a.row, a.seats_changed()).await?;
                 for n in &a.notices {
                     let hooks = sqlx::query("SELECT id FROM webhooks WHERE player_id = $1")
                         .bind(n.player_id)
