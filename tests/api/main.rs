@@ -7,6 +7,7 @@ mod correspondence;
 mod errors;
 mod faults;
 mod interchange;
+mod load;
 mod openapi;
 mod play;
 mod races;
