@@ -30,7 +30,8 @@
 
 use std::sync::Arc;
 
-use sqlx::{PgPool, Row};
+use sqlx::pool::PoolConnection;
+use sqlx::{PgConnection, PgPool, Postgres, Row};
 use tokio::sync::{mpsc, oneshot, Mutex, Notify};
 use uuid::Uuid;
 
@@ -111,17 +112,37 @@ impl GroupCommit {
     }
 }
 
+/// How long a writer keeps its connection while no change arrives. While changes keep
+/// coming each writer holds one connection: handing it back to the pool after every
+/// batch costs a round trip (the pool tests each connection it gets back).
+const IDLE_CONNECTION: std::time::Duration = std::time::Duration::from_millis(250);
+
 async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Job>>>, outbox: Arc<Notify>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
+    let mut connection: Option<PoolConnection<Postgres>> = None;
     loop {
-        {
+        let next = async {
             let mut rx = rx.lock().await;
-            if rx.recv_many(&mut jobs, MAX_BATCH).await == 0 {
-                return;
+            rx.recv_many(&mut jobs, MAX_BATCH).await
+        };
+        let received = if connection.is_some() {
+            match tokio::time::timeout(IDLE_CONNECTION, next).await {
+                Ok(n) => n,
+                Err(_) => {
+                    // Quiet: give the connection back (both the lock and `recv_many`
+                    // may be given up midway; nothing is lost).
+                    connection = None;
+                    continue;
+                }
             }
+        } else {
+            next.await
+        };
+        if received == 0 {
+            return;
         }
         let (n, started) = (jobs.len(), std::time::Instant::now());
-        write(&pool, std::mem::take(&mut jobs), &outbox).await;
+        write(&pool, &mut connection, std::mem::take(&mut jobs), &outbox).await;
         tracing::debug!(
             changes = n,
             micros = started.elapsed().as_micros() as u64,
@@ -131,9 +152,26 @@ async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Job>>>, outb
     }
 }
 
-/// Appends `jobs` and answers each of them.
-async fn write(pool: &PgPool, jobs: Vec<Job>, outbox: &Notify) {
-    match append_together(pool, &jobs).await {
+/// Appends `jobs` and answers each of them, on `connection` (taken from the pool if
+/// there is none; dropped when it failed).
+async fn write(
+    pool: &PgPool,
+    connection: &mut Option<PoolConnection<Postgres>>,
+    jobs: Vec<Job>,
+    outbox: &Notify,
+) {
+    let together = match connection {
+        Some(c) => append_together(c, &jobs).await,
+        None => match pool.acquire().await {
+            Ok(c) => append_together(connection.insert(c), &jobs).await,
+            Err(e) => Err(e),
+        },
+    };
+    if matches!(&together, Err(e) if !matches!(e, sqlx::Error::Database(_))) {
+        // The connection may be broken: the pool tests it when it comes back.
+        *connection = None;
+    }
+    match together {
         Ok(Some((positions, deliveries))) => {
             if deliveries > 0 {
                 outbox.notify_one();
@@ -255,7 +293,7 @@ const APPEND_TOGETHER: &str = concat!(
 /// the number of webhook deliveries written. `Ok(None)`: a game had moved on and
 /// nothing was written.
 async fn append_together(
-    pool: &PgPool,
+    connection: &mut PgConnection,
     jobs: &[Job],
 ) -> Result<Option<(Vec<Vec<i64>>, i64)>, sqlx::Error> {
     let mut heads = (Vec::new(), Vec::new());
@@ -336,7 +374,7 @@ async fn append_together(
             .bind(answers.body)
             .bind(answers.at);
     }
-    let returned = statement.fetch_all(pool).await?;
+    let returned = statement.fetch_all(connection).await?;
     if returned.len() != total {
         return Ok(None);
     }
@@ -382,7 +420,8 @@ impl EventColumns {
         self.game_id.push(e.game_id);
         self.seq.push(e.seq);
         self.kind.push(e.kind.clone());
-        self.payload.push(e.payload.to_string());
+        self.payload
+            .push(serde_json::to_string(&e.payload).unwrap_or_default());
         self.rules_version.push(e.rules_version);
         self.recorded_at.push(e.recorded_at);
         self.hash.push(e.hash.clone());

@@ -120,10 +120,19 @@ fn pack(origin: Uuid, changes: &[String]) -> Vec<String> {
     out
 }
 
+/// The shortest time between two announcing statements. Each is a transaction with a
+/// durable commit that PostgreSQL serialises with every other notifying commit, and
+/// wakes every listening process: under load, sending whatever has queued as soon as
+/// the previous statement returned cost about one such transaction per two group
+/// commits. Other processes' live streams hear of a change at most this much later.
+pub const ANNOUNCE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Sends queued announcements to the other processes (PostgreSQL `NOTIFY`), packed many
-/// to a notification and many notifications to a statement: a NOTIFY serialises
-/// commits, and every notification is read by every listening process, so one per move
-/// would cap the move rate. Runs until the process ends; does nothing on SQLite.
+/// to a notification and many notifications to a statement, at most one statement per
+/// [`ANNOUNCE_INTERVAL`]: a NOTIFY serialises commits, and every notification is read
+/// by every listening process, so one per move would cap the move rate. The first
+/// change after a quiet spell goes out at once. Runs until the process ends; does
+/// nothing on SQLite.
 pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) {
     let rx = live.live.outbound_rx.lock().ok().and_then(|mut r| r.take());
     let (Store::Postgres(_), Some(mut rx)) = (&store, rx) else {
@@ -135,6 +144,7 @@ pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) 
         if rx.recv_many(&mut batch, 1024).await == 0 {
             return;
         }
+        let started = tokio::time::Instant::now();
         let payloads = pack(live.live.origin, &batch);
         if let Err(e) = store.announce(&payloads).await {
             tracing::warn!(
@@ -142,6 +152,8 @@ pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) 
                 batch.len()
             );
         }
+        // Whatever queues meanwhile goes in the next statement.
+        tokio::time::sleep_until(started + ANNOUNCE_INTERVAL).await;
     }
 }
 

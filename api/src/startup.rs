@@ -73,11 +73,18 @@ pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::
     let worp = web::Data::from(worp);
     let settings = settings.clone();
     let limiter = crate::ratelimit::RateLimit::from_env();
+    // The access log renders every request before it knows whether the line will be
+    // written: leave it out when its level is off (`RUST_LOG=warn`).
+    let access_log =
+        tracing::enabled!(target: "actix_web::middleware::logger", tracing::Level::INFO);
     let server = HttpServer::new(move || {
         let limit = settings.body_limit;
         App::new()
             .wrap(limiter.clone())
-            .wrap(middleware::Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"))
+            .wrap(middleware::Condition::new(
+                access_log,
+                middleware::Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"),
+            ))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
             .app_data(worp.clone())
