@@ -450,7 +450,7 @@ impl RowColumns {
         self.version.push(r.version);
         self.to_move_seat.push(r.to_move_seat);
         self.to_move_player.push(r.to_move_player);
-        self.summary.push(r.summary.to_string());
+        self.summary.push(r.summary.get().to_owned());
         self.created_at.push(r.created_at);
         self.updated_at.push(r.updated_at);
         self.deadline.push(r.deadline);
@@ -473,7 +473,7 @@ impl NoticeColumns {
         self.game_id.push(n.game_id);
         self.version.push(n.version);
         self.kind.push(n.kind.clone());
-        self.payload.push(n.payload.to_string());
+        self.payload.push(n.payload.get().to_owned());
         self.at.push(at);
     }
 }

@@ -20,7 +20,9 @@ use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};
 use crate::live::{Change, Live};
 use crate::problem::ApiError;
-use crate::store::{Append, GameFilter, GameRow, Player, PlayerNotice, SavedResponse, Store};
+use crate::store::{
+    Append, GameFilter, GameRow, JsonText, Player, PlayerNotice, SavedResponse, Store,
+};
 use crate::table::{LastDice, SeatInfo, Status, Table};
 
 /// Where the time comes from (one injectable clock, so tests can move it).
@@ -201,7 +203,7 @@ pub fn game_row(t: &Table) -> GameRow {
         version: t.version,
         to_move_seat: t.to_move().map(|s| i32::from(s.0)),
         to_move_player: t.to_move_player(),
-        summary: serde_json::to_value(&summary).unwrap_or(Value::Null),
+        summary: JsonText::of(&summary),
         seats: summary.seats.clone(),
         created_at: t.created_at,
         updated_at: t.updated_at,
@@ -213,37 +215,61 @@ pub fn game_row(t: &Table) -> GameRow {
 /// whose turn it now is (when it was not theirs already), or everybody seated when the
 /// game ended.
 pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
-    let base = |kind: &str, player: Uuid| PlayerNotice {
+    let status = after.status();
+    let payload = |kind: &str| {
+        JsonText::of(&NoticePayload {
+            deadline: after.deadline(),
+            game_id: after.id,
+            result: &after.result,
+            seat: after.to_move().map(|s| s.0),
+            status: status.as_str(),
+            kind,
+            url: format!("/v1/games/{}", after.id),
+            variant: after.variant,
+            version: after.version,
+        })
+    };
+    let base = |kind: &str, player: Uuid, payload: JsonText| PlayerNotice {
         player_id: player,
         game_id: after.id,
         version: after.version,
         kind: kind.to_owned(),
-        payload: serde_json::json!({
-            "type": kind,
-            "game_id": after.id,
-            "variant": after.variant,
-            "version": after.version,
-            "status": after.status().as_str(),
-            "seat": after.to_move().map(|s| s.0),
-            "deadline": after.deadline(),
-            "result": after.result,
-            "url": format!("/v1/games/{}", after.id),
-        }),
+        payload,
     };
     let was_finished = before.is_some_and(|b| b.result.is_some());
     if after.result.is_some() && !was_finished {
         let mut players: Vec<Uuid> = after.seats.iter().filter_map(|s| s.player_id).collect();
         players.sort();
         players.dedup();
+        let text = payload("game_finished");
         return players
             .into_iter()
-            .map(|p| base("game_finished", p))
+            .map(|p| base("game_finished", p, text.clone()))
             .collect();
     }
     match after.to_move_player() {
-        Some(p) if before.and_then(Table::to_move_player) != Some(p) => vec![base("your_turn", p)],
+        Some(p) if before.and_then(Table::to_move_player) != Some(p) => {
+            vec![base("your_turn", p, payload("your_turn"))]
+        }
         _ => Vec::new(),
     }
+}
+
+/// What a notice says (webhook body, stream data), serialised straight from the table.
+/// Its members stay in alphabetical order, the order they had when the payload was a
+/// `serde_json::Value`.
+#[derive(Serialize)]
+struct NoticePayload<'a> {
+    deadline: Option<DateTime<Utc>>,
+    game_id: Uuid,
+    result: &'a Option<GameResult>,
+    seat: Option<u8>,
+    status: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    url: String,
+    variant: &'a str,
+    version: i64,
 }
 
 /// The SHA-256 of a bearer token, as stored.
