@@ -136,12 +136,12 @@ impl GameView {
             awaiting: t.game.awaiting(),
             // Written straight from the engine's types: building `Value`s first cost a
             // tenth of a move's time on the server.
-            state: raw(t.game.state_json(), "null"),
+            state: t.game.state_json(),
             last_dice: t.last_dice.clone(),
             legal_moves: if status == Status::Active {
-                raw(t.game.legal_moves_json(), "[]")
+                t.game.legal_moves_json()
             } else {
-                raw(String::from("[]"), "[]")
+                empty_list()
             },
             result: t.result.clone(),
             dice_commitment: t.dice_commitment.clone(),
@@ -154,11 +154,9 @@ impl GameView {
     }
 }
 
-/// JSON text the engine wrote, kept as it is; `fallback` if it is somehow not JSON.
-fn raw(json: String, fallback: &str) -> Box<RawValue> {
-    RawValue::from_string(json)
-        .or_else(|_| RawValue::from_string(fallback.to_owned()))
-        .unwrap_or_else(|_| RawValue::NULL.to_owned())
+/// `[]`, as JSON text.
+fn empty_list() -> Box<RawValue> {
+    serde_json::value::to_raw_value::<[u8]>(&[]).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
 /// A game in a listing.

@@ -6,6 +6,7 @@
 
 use std::fmt::Debug;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
@@ -20,7 +21,7 @@ pub trait AnyGame: Debug + Send + Sync {
     /// The legal moves, as JSON, in the engine's order.
     fn legal_moves(&self) -> Vec<Value>;
     /// The same moves as one JSON array, written directly (no intermediate values).
-    fn legal_moves_json(&self) -> String;
+    fn legal_moves_json(&self) -> Box<RawValue>;
     /// See [`Game::apply_dice`].
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError>;
     /// Reads a move from JSON and applies it (see [`Game::apply_move`]).
@@ -32,7 +33,7 @@ pub trait AnyGame: Debug + Send + Sync {
     /// The state as JSON.
     fn state(&self) -> Value;
     /// The same state as JSON text, written directly (no intermediate values).
-    fn state_json(&self) -> String;
+    fn state_json(&self) -> Box<RawValue>;
     /// The options the game was created with, defaults filled in.
     fn options(&self) -> Value;
     /// A boxed copy.
@@ -58,8 +59,10 @@ impl<G: Game> AnyGame for G {
             .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
             .collect()
     }
-    fn legal_moves_json(&self) -> String {
-        serde_json::to_string(&Game::legal_moves(self)).unwrap_or_else(|_| "[]".into())
+    fn legal_moves_json(&self) -> Box<RawValue> {
+        // Written by serde_json itself: valid JSON, not parsed again.
+        serde_json::value::to_raw_value(&Game::legal_moves(self))
+            .unwrap_or_else(|_| RawValue::NULL.to_owned())
     }
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
         Game::apply_dice(self, values)
@@ -79,8 +82,8 @@ impl<G: Game> AnyGame for G {
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
-    fn state_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "null".into())
+    fn state_json(&self) -> Box<RawValue> {
+        serde_json::value::to_raw_value(self).unwrap_or_else(|_| RawValue::NULL.to_owned())
     }
     fn options(&self) -> Value {
         serde_json::to_value(Game::options(self)).unwrap_or(Value::Null)
