@@ -233,7 +233,7 @@ WITH heads AS (
     RETURNING game_id, seq, position
 ), game_rows AS (
     INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
-    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::jsonb,
+    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::json,
         r.created_at, r.updated_at, r.deadline
     FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
         $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
