@@ -70,8 +70,8 @@ pub struct GroupCommit {
 impl GroupCommit {
     /// Starts `writers` writer tasks on the current Tokio runtime. They stop when the
     /// last `GroupCommit` (the last clone of the store) is dropped.
-    /// `outbox` is signalled whenever webhook deliveries were written.
-    pub fn start(pool: PgPool, writers: usize, outbox: Arc<Notify>) -> GroupCommit {
+    pub fn start(pool: PgPool, writers: usize) -> GroupCommit {
+        let outbox = Arc::new(Notify::new());
         let (queue, rx) = mpsc::unbounded_channel();
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..writers.max(1) {
@@ -84,25 +84,22 @@ impl GroupCommit {
         }
     }
 
-    async fn alone(pool: &PgPool, a: &Append, outbox: &Notify) -> Answer {
-        let (events, deliveries) = PgStore::append_alone(pool, a).await?;
-        if deliveries > 0 {
-            outbox.notify_one();
-        }
-        Ok(events)
+    /// Signalled whenever webhook deliveries were written.
+    pub fn outbox(&self) -> Arc<Notify> {
+        self.outbox.clone()
     }
 
     /// Appends one change (see the module's documentation).
     pub async fn append(&self, a: Append) -> Answer {
         if a.events.is_empty() {
             // Only a version check: nothing to batch.
-            return Self::alone(&self.pool, &a, &self.outbox).await;
+            return PgStore::append_alone(&self.pool, &a, &self.outbox).await;
         }
         let (reply, answer) = oneshot::channel();
         let job = Job { append: a, reply };
         if let Err(mpsc::error::SendError(job)) = self.queue.send(job) {
             // The writers are gone (their runtime ended): append here.
-            return Self::alone(&self.pool, &job.append, &self.outbox).await;
+            return PgStore::append_alone(&self.pool, &job.append, &self.outbox).await;
         }
         answer.await.unwrap_or_else(|_| {
             // The writer was stopped in the middle of this change: whether it was
@@ -188,7 +185,7 @@ async fn write(
         // was committed): each change on its own, for its own answer.
         Ok(None) | Err(sqlx::Error::Database(_)) => {
             for job in jobs {
-                let answer = GroupCommit::alone(pool, &job.append, outbox).await;
+                let answer = PgStore::append_alone(pool, &job.append, outbox).await;
                 let _ = job.reply.send(answer);
             }
         }

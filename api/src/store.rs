@@ -70,11 +70,6 @@ impl JsonText {
     pub fn get(&self) -> &str {
         self.0.get()
     }
-
-    /// The text, parsed.
-    pub fn to_value(&self) -> Value {
-        serde_json::from_str(self.get()).unwrap_or(Value::Null)
-    }
 }
 
 impl PartialEq for JsonText {
@@ -226,7 +221,6 @@ where
 pub struct PgStore {
     pub pool: sqlx::PgPool,
     group: GroupCommit,
-    outbox: Arc<Notify>,
 }
 
 /// The store on an SQLite file.
@@ -286,9 +280,13 @@ macro_rules! sql_store {
                 Ok(row.is_some())
             }
 
-            /// Appends one change in its own transaction; also gives the number of webhook
-            /// deliveries it wrote to the outbox.
-            pub async fn append_alone(pool: &sqlx::Pool<$Db>, a: &Append) -> Result<(Vec<StoredEvent>, u64), StoreError> {
+            /// Appends one change in its own transaction; signals `outbox` when it wrote
+            /// webhook deliveries.
+            pub async fn append_alone(
+                pool: &sqlx::Pool<$Db>,
+                a: &Append,
+                outbox: &Notify,
+            ) -> Result<Vec<StoredEvent>, StoreError> {
                 let mut deliveries = 0;
                 let mut tx = pool.begin().await?;
                 let mut stored = Vec::with_capacity(a.events.len());
@@ -384,7 +382,10 @@ macro_rules! sql_store {
                     .map_err(conflict_or)?;
                 }
                 tx.commit().await.map_err(conflict_or)?;
-                Ok((stored, deliveries))
+                if deliveries > 0 {
+                    outbox.notify_one();
+                }
+                Ok(stored)
             }
 
             async fn write_row(
@@ -676,13 +677,8 @@ impl Store {
                 .connect(url)
                 .await?;
             sqlx::migrate!("../migrations/postgres").run(&pool).await?;
-            let outbox = Arc::new(Notify::new());
-            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS, outbox.clone());
-            Store::Postgres(PgStore {
-                pool,
-                group,
-                outbox,
-            })
+            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS);
+            Store::Postgres(PgStore { pool, group })
         } else {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
             if let Some(dir) = std::path::Path::new(path).parent() {
@@ -739,13 +735,7 @@ impl Store {
     pub async fn append(&self, a: Append) -> Result<Vec<StoredEvent>, StoreError> {
         match self {
             Store::Postgres(s) => s.group.append(a).await,
-            Store::Sqlite(s) => {
-                let (events, deliveries) = SqliteStore::append_alone(&s.pool, &a).await?;
-                if deliveries > 0 {
-                    s.outbox.notify_one();
-                }
-                Ok(events)
-            }
+            Store::Sqlite(s) => SqliteStore::append_alone(&s.pool, &a, &s.outbox).await,
         }
     }
 
@@ -753,7 +743,7 @@ impl Store {
     /// worker waits on it between polls).
     pub fn outbox_written(&self) -> Arc<Notify> {
         match self {
-            Store::Postgres(s) => s.outbox.clone(),
+            Store::Postgres(s) => s.group.outbox(),
             Store::Sqlite(s) => s.outbox.clone(),
         }
     }
