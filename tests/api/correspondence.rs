@@ -446,6 +446,14 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
         .expect("r");
     read_sse(&mut stream, |m| !m.is_empty()).await;
     let seat = game["to_move"].as_u64().expect("to move") as usize;
+    // The other player's own stream, also on the process that does not see the move.
+    let mut waiting = client
+        .get(format!("{}/v1/players/me/stream", base(0)))
+        .bearer_auth(players[1 - seat]["token"].as_str().expect("token"))
+        .send()
+        .await
+        .expect("r");
+    read_sse(&mut waiting, |m| !m.is_empty()).await;
     let resp: Value = client
         .post(format!("{}/v1/games/{id}/moves", base(1)))
         .bearer_auth(players[seat]["token"].as_str().expect("token"))
@@ -459,6 +467,17 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
     let v = resp["version"].as_i64().expect("version");
     let msgs = read_sse(&mut stream, |m| m.iter().any(|x| x.0 == v.to_string())).await;
     assert!(msgs.iter().any(|m| m.1 == "move_played"));
+    if resp["to_move"].as_u64() == Some(1 - seat as u64) {
+        // The notice crossed processes (NOTIFY) with its payload intact.
+        let turn = read_sse(&mut waiting, |m| m.iter().any(|x| x.1 == "your_turn")).await;
+        let t = turn.iter().find(|x| x.1 == "your_turn").expect("your_turn");
+        assert_eq!(t.0, format!("{id}:{v}"));
+        let payload: Value = serde_json::from_str(&t.2).expect("json");
+        assert_eq!(payload["game_id"], id);
+        assert_eq!(payload["version"], v);
+        assert_eq!(payload["url"], format!("/v1/games/{id}"));
+        assert_eq!(payload["seat"], 1 - seat);
+    }
 }
 
 struct KillOnDrop(std::process::Child);
@@ -596,6 +615,29 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         let notice: Value = serde_json::from_str(&body).expect("json");
         assert_eq!(notice["type"], "your_turn");
         assert_eq!(notice["game_id"], id.as_str());
+        // Every member, in alphabetical order (the body is signed as sent).
+        let members: Vec<&str> = notice
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            members,
+            [
+                "deadline", "game_id", "result", "seat", "status", "type", "url", "variant",
+                "version"
+            ]
+        );
+        assert!(body.starts_with("{\"deadline\":"), "{body}");
+        assert_eq!(notice["url"], format!("/v1/games/{id}"));
+        assert_eq!(notice["variant"], two_seat_variant());
+        assert_eq!(notice["status"], "active");
+        assert_eq!(notice["seat"], 1);
+        assert!(
+            notice["version"].as_i64().is_some_and(|v| v > 1),
+            "{notice}"
+        );
         let other = app
             .client
             .get(app.url(&format!("/v1/players/me/webhooks/{hook_id}/deliveries")))

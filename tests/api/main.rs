@@ -6,6 +6,7 @@ mod audit;
 mod correspondence;
 mod errors;
 mod faults;
+mod group_commit;
 mod interchange;
 mod load;
 mod openapi;
