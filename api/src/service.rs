@@ -737,14 +737,24 @@ impl Worp {
         // process appended since, the append's version check refuses this one, and so
         // does any refusal judged on a state that may be old. Either way the move is
         // judged once more on the state read from the log, and that answer stands.
-        if let Some(cached) = self.cache.newest(id) {
+        let cached = self.cache.newest(id);
+        if let Some(cached) = &cached {
             match self
-                .play_on(&cached, player, mv.clone(), if_match, idempotency_key)
+                .play_on(cached, player, mv.clone(), if_match, idempotency_key)
                 .await
             {
                 Ok(t) => return Ok(t),
                 Err(e @ (ApiError::Unavailable(_) | ApiError::Internal(_))) => return Err(e),
-                Err(_) => {}
+                Err(e) => {
+                    let table = self.load(id).await?;
+                    if table.version == cached.version {
+                        // The log has not moved on: judged on this very state already.
+                        return Err(e);
+                    }
+                    return self
+                        .play_on(&table, player, mv, if_match, idempotency_key)
+                        .await;
+                }
             }
         }
         let table = self.load(id).await?;
