@@ -22,9 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use clap::Parser;
-use http_body_util::{BodyExt, Full};
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use uuid::Uuid;
@@ -166,33 +164,89 @@ async fn new_game(
             String::from_utf8_lossy(&body)
         ));
     }
-    serde_json::from_slice(&body).map_err(|e| format!("create game: {e}"))
+    Seen::read(&body).map_err(|e| format!("create game: {e}"))
 }
 
-/// The parts of a game view a client needs to move: like a real client, the tool reads
-/// only those (the state and the rest are skipped while parsing, not built).
-#[derive(Debug, serde::Deserialize)]
+/// Where a game stands, as far as a client needs to know to move: the game view is read
+/// borrowing from the response (the state and the rest are skipped, not built), and the
+/// move to send next is chosen while reading, among the listed legal moves, and kept
+/// verbatim.
+#[derive(Debug)]
 struct Seen {
     id: Uuid,
-    status: String,
+    status: GameStatus,
     version: i64,
     to_move: Option<u64>,
-    legal_moves: Vec<Box<serde_json::value::RawValue>>,
+    /// A legal move chosen at random, as listed (JSON text); `None` when none is listed.
+    next_move: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GameStatus {
+    Active,
+    Finished,
+    Other,
+}
+
+#[derive(serde::Deserialize)]
+struct SeenRef<'a> {
+    id: Uuid,
+    #[serde(borrow)]
+    status: std::borrow::Cow<'a, str>,
+    version: i64,
+    to_move: Option<u64>,
+    #[serde(borrow)]
+    legal_moves: Vec<&'a serde_json::value::RawValue>,
+}
+
+impl Seen {
+    /// Reads a game view (JSON) and chooses the next move among its legal moves.
+    fn read(body: &[u8]) -> Result<Seen, String> {
+        let r: SeenRef<'_> = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+        Ok(Seen {
+            id: r.id,
+            status: match &*r.status {
+                "active" => GameStatus::Active,
+                "finished" => GameStatus::Finished,
+                _ => GameStatus::Other,
+            },
+            version: r.version,
+            to_move: r.to_move,
+            next_move: r
+                .legal_moves
+                .choose(&mut rand::rng())
+                .map(|m| m.get().to_owned()),
+        })
+    }
 }
 
 /// How a client sends its moves. Over plain HTTP: a keep-alive HTTP/1.1 connection of
-/// its own (no pool to check out of, no URL to parse per request, the body read into
-/// one buffer), so that the tool, which shares the machine with the server it measures,
-/// spends as little of it as a lean client would. Over HTTPS: the shared `reqwest` client.
+/// its own, spoken directly (one write per request, the answer read into a buffer kept
+/// for the next), so that the tool, which shares the machine with the server it
+/// measures, spends as little of it as a lean client would. Over HTTPS: the shared
+/// `reqwest` client.
 enum Mover {
-    Own {
-        /// `host:port`, for connecting and for the `Host` header.
-        authority: String,
-        /// The URL's path prefix, if the server is mounted below `/`.
-        base: String,
-        conn: Option<hyper::client::conn::http1::SendRequest<Full<Bytes>>>,
-    },
+    Own(Box<OwnConnection>),
     Shared(reqwest::Client),
+}
+
+struct OwnConnection {
+    /// `host:port`, for connecting and for the `Host` header.
+    authority: String,
+    /// The URL's path prefix, if the server is mounted below `/`.
+    base: String,
+    stream: Option<tokio::net::TcpStream>,
+    /// The request being written, then the answer being read.
+    request: Vec<u8>,
+    answer: Vec<u8>,
+}
+
+/// Where the body of an answer is, once its head has been read.
+enum Framing {
+    Length(usize),
+    Chunked,
+    /// Until the server closes the connection.
+    Close,
 }
 
 impl Mover {
@@ -205,22 +259,28 @@ impl Mover {
             .host_str()
             .ok_or_else(|| format!("--url {url:?} has no host"))?;
         let port = parsed.port_or_known_default().unwrap_or(80);
-        Ok(Mover::Own {
+        Ok(Mover::Own(Box::new(OwnConnection {
             authority: format!("{host}:{port}"),
             base: parsed.path().trim_end_matches('/').to_owned(),
-            conn: None,
-        })
+            stream: None,
+            request: Vec::with_capacity(1024),
+            answer: Vec::with_capacity(16 * 1024),
+        })))
     }
 
-    /// Sends a move; answers the status and the body. Transport errors are `Err`.
+    /// Sends a move; answers the status, what the answer says of the game (`None` when
+    /// its body is not a game view) and the microseconds from sending the request to
+    /// having read the whole answer. Transport errors are `Err`.
     async fn send(
         &mut self,
         url: &str,
         game: Uuid,
         token: &str,
         version: i64,
-        body: String,
-    ) -> Result<(u16, Bytes), String> {
+        body: &str,
+    ) -> Result<(u16, Option<Seen>, u32), String> {
+        let started = Instant::now();
+        let micros = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
         match self {
             Mover::Shared(http) => {
                 let r = http
@@ -228,75 +288,178 @@ impl Mover {
                     .bearer_auth(token)
                     .header("If-Match", format!("\"{version}\""))
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
-                    .body(body)
+                    .body(body.to_owned())
                     .send()
                     .await
                     .map_err(|e| e.without_url().to_string())?;
                 let status = r.status().as_u16();
                 let body = r.bytes().await.map_err(|e| e.to_string())?;
-                Ok((status, body))
+                let micros = micros();
+                Ok((status, Seen::read(&body).ok(), micros))
             }
-            Mover::Own {
-                authority,
-                base,
-                conn,
-            } => {
-                let answer =
-                    Self::send_own(authority, base, conn, game, token, version, body).await;
+            Mover::Own(conn) => {
+                let answer = conn.exchange(game, token, version, body).await;
                 if answer.is_err() {
                     // Open a new connection for the next move.
-                    *conn = None;
+                    conn.stream = None;
                 }
-                answer
+                let (status, body, keep) = answer?;
+                let micros = micros();
+                let seen = conn.answer.get(body).and_then(|b| Seen::read(b).ok());
+                if !keep {
+                    conn.stream = None;
+                }
+                Ok((status, seen, micros))
+            }
+        }
+    }
+}
+
+impl OwnConnection {
+    /// Writes the request, reads the whole answer into `self.answer`: its status, where
+    /// its body is, and whether the connection stays open.
+    async fn exchange(
+        &mut self,
+        game: Uuid,
+        token: &str,
+        version: i64,
+        body: &str,
+    ) -> Result<(u16, std::ops::Range<usize>, bool), String> {
+        use std::io::Write as _;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        if self.stream.is_none() {
+            let stream = tokio::net::TcpStream::connect(&self.authority)
+                .await
+                .map_err(|e| format!("connect: {e}"))?;
+            stream.set_nodelay(true).map_err(|e| e.to_string())?;
+            self.stream = Some(stream);
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return Err("no connection".into());
+        };
+        self.request.clear();
+        write!(
+            self.request,
+            "POST {}/v1/games/{game}/moves HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\n\
+             If-Match: \"{version}\"\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            self.base,
+            self.authority,
+            body.len()
+        )
+        .map_err(|e| e.to_string())?;
+        stream
+            .write_all(&self.request)
+            .await
+            .map_err(|e| format!("write: {e}"))?;
+        self.answer.clear();
+        // The head.
+        let (status, head_len, framing, keep) = loop {
+            if self.answer.len() == self.answer.capacity() {
+                self.answer.reserve(self.answer.len());
+            }
+            let n = stream
+                .read_buf(&mut self.answer)
+                .await
+                .map_err(|e| format!("read: {e}"))?;
+            if n == 0 {
+                return Err("the server closed the connection".into());
+            }
+            let mut headers = [httparse::EMPTY_HEADER; 32];
+            let mut response = httparse::Response::new(&mut headers);
+            match response.parse(&self.answer) {
+                Ok(httparse::Status::Partial) => continue,
+                Ok(httparse::Status::Complete(len)) => {
+                    let status = response.code.unwrap_or(0);
+                    let mut framing = Framing::Close;
+                    let mut keep = response.version == Some(1);
+                    for h in response.headers.iter() {
+                        if h.name.eq_ignore_ascii_case("content-length") {
+                            let n = std::str::from_utf8(h.value)
+                                .ok()
+                                .and_then(|v| v.trim().parse().ok())
+                                .ok_or("a malformed Content-Length")?;
+                            framing = Framing::Length(n);
+                        } else if h.name.eq_ignore_ascii_case("transfer-encoding")
+                            && h.value.eq_ignore_ascii_case(b"chunked")
+                        {
+                            framing = Framing::Chunked;
+                        } else if h.name.eq_ignore_ascii_case("connection") {
+                            keep = !h.value.eq_ignore_ascii_case(b"close");
+                        }
+                    }
+                    break (status, len, framing, keep);
+                }
+                Err(e) => return Err(format!("a malformed answer: {e}")),
+            }
+        };
+        // The body.
+        match framing {
+            Framing::Length(n) => {
+                let end = head_len + n;
+                while self.answer.len() < end {
+                    self.answer.reserve(end - self.answer.len());
+                    if stream
+                        .read_buf(&mut self.answer)
+                        .await
+                        .map_err(|e| format!("read: {e}"))?
+                        == 0
+                    {
+                        return Err("the server closed the connection mid-answer".into());
+                    }
+                }
+                Ok((status, head_len..end, keep))
+            }
+            Framing::Close => {
+                stream
+                    .read_to_end(&mut self.answer)
+                    .await
+                    .map_err(|e| format!("read: {e}"))?;
+                Ok((status, head_len..self.answer.len(), false))
+            }
+            Framing::Chunked => {
+                // Reassembled in place: each chunk's data moved down over the sizes.
+                let mut read = head_len;
+                let mut body_end = head_len;
+                loop {
+                    let line = loop {
+                        if let Some(i) = self.answer[read..].windows(2).position(|w| w == b"\r\n") {
+                            break i;
+                        }
+                        self.fill().await?;
+                    };
+                    let size_text = std::str::from_utf8(&self.answer[read..read + line])
+                        .map_err(|e| e.to_string())?;
+                    let size =
+                        usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+                            .map_err(|_| format!("a malformed chunk size {size_text:?}"))?;
+                    read += line + 2;
+                    while self.answer.len() < read + size + 2 {
+                        self.fill().await?;
+                    }
+                    if size == 0 {
+                        // No trailers are expected.
+                        return Ok((status, head_len..body_end, keep));
+                    }
+                    self.answer.copy_within(read..read + size, body_end);
+                    body_end += size;
+                    read += size + 2;
+                }
             }
         }
     }
 
-    async fn send_own(
-        authority: &str,
-        base: &str,
-        conn: &mut Option<hyper::client::conn::http1::SendRequest<Full<Bytes>>>,
-        game: Uuid,
-        token: &str,
-        version: i64,
-        body: String,
-    ) -> Result<(u16, Bytes), String> {
-        use hyper::header;
-        if conn.as_ref().is_none_or(|c| c.is_closed()) {
-            let stream = tokio::net::TcpStream::connect(authority)
-                .await
-                .map_err(|e| format!("connect: {e}"))?;
-            stream.set_nodelay(true).map_err(|e| e.to_string())?;
-            let (sender, driver) =
-                hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-                    .await
-                    .map_err(|e| format!("handshake: {e}"))?;
-            tokio::spawn(driver);
-            *conn = Some(sender);
-        }
-        let Some(sender) = conn.as_mut() else {
+    /// Reads more of the answer (at least one byte).
+    async fn fill(&mut self) -> Result<(), String> {
+        use tokio::io::AsyncReadExt;
+        let Some(stream) = self.stream.as_mut() else {
             return Err("no connection".into());
         };
-        sender.ready().await.map_err(|e| e.to_string())?;
-        let request = hyper::Request::post(format!("{base}/v1/games/{game}/moves"))
-            .header(header::HOST, authority)
-            .header(header::AUTHORIZATION, format!("Bearer {token}"))
-            .header(header::IF_MATCH, format!("\"{version}\""))
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| e.to_string())?;
-        let status = response.status().as_u16();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| e.to_string())?
-            .to_bytes();
-        Ok((status, body))
+        self.answer.reserve(4096);
+        match stream.read_buf(&mut self.answer).await {
+            Ok(0) => Err("the server closed the connection mid-answer".into()),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("read: {e}")),
+        }
     }
 }
 
@@ -331,8 +494,8 @@ async fn client(
     let mut game = new_game(&http, url, variant, options, &players).await?;
     stats.games_created += 1;
     while !stop.load(Ordering::Relaxed) {
-        if game.status != "active" {
-            if game.status == "finished" {
+        if game.status != GameStatus::Active {
+            if game.status == GameStatus::Finished {
                 stats.games_finished += 1;
             }
             game = new_game(&http, url, variant, options, &players).await?;
@@ -345,27 +508,28 @@ async fn client(
             game = new_game(&http, url, variant, options, &players).await?;
             continue;
         };
-        let Some(mv) = game.legal_moves.choose(&mut rand::rng()) else {
+        let Some(mv) = &game.next_move else {
             stats.error("no legal moves".into());
             game = new_game(&http, url, variant, options, &players).await?;
             continue;
         };
-        let body = format!("{{\"move\":{}}}", mv.get());
+        let body = format!("{{\"move\":{mv}}}");
         let token = &players[seat as usize % players.len()].token;
-        let started = Instant::now();
-        let (status, body) = match mover.send(url, id, token, game.version, body).await {
-            Ok((status, body)) => (status, Some(body)),
+        let (status, seen) = match mover.send(url, id, token, game.version, &body).await {
+            Ok((status, seen, micros)) => {
+                stats.all_latencies.push(micros);
+                if status == 200 && seen.is_some() {
+                    stats.latencies.push(micros);
+                }
+                (status, seen)
+            }
             Err(e) => {
                 stats.error(format!("transport: {e}"));
                 (0, None)
             }
         };
-        let micros = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
-        stats.all_latencies.push(micros);
-        let seen = body.and_then(|b| serde_json::from_slice::<Seen>(&b).ok());
         match (status, seen) {
             (200, Some(g)) => {
-                stats.latencies.push(micros);
                 acked.fetch_add(1, Ordering::Relaxed);
                 game = g;
             }
@@ -377,7 +541,7 @@ async fn client(
                 match http.get(format!("{url}/v1/games/{id}")).send().await {
                     Ok(r) if r.status() == 200 => {
                         let b = r.bytes().await.map_err(|e| e.to_string())?;
-                        game = serde_json::from_slice(&b).map_err(|e| e.to_string())?;
+                        game = Seen::read(&b)?;
                     }
                     _ => tokio::time::sleep(Duration::from_millis(100)).await,
                 }
@@ -867,5 +1031,139 @@ fn main() {
             eprintln!("worp-load: {e}");
             std::process::exit(2);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    const GAME: &str = r#"{"id":"6f1c6c1e-8d3a-4a53-9d55-0d6c4e6f9a11","variant":"backgammon","status":"active","version":7,"to_move":1,"state":{"board":[2,0,-1],"note":"a \"quoted\" text"},"legal_moves":[[{"from":24,"to":18}],[{"from":13,"to":7}]],"result":null}"#;
+
+    /// A server that reads one request per answer in `answers` (head and
+    /// `Content-Length` body) and writes the answer back verbatim, in two pieces.
+    async fn serve(answers: Vec<String>) -> (String, tokio::task::JoinHandle<Vec<String>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let authority = listener.local_addr().unwrap().to_string();
+        let task = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut requests = Vec::new();
+            for answer in answers {
+                let mut got = Vec::new();
+                let request = loop {
+                    let mut chunk = [0u8; 4096];
+                    let n = socket.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "the client closed the connection");
+                    got.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8(got.clone()).unwrap();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length: usize = text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("Content-Length: "))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        if text.len() >= end + 4 + length {
+                            break text;
+                        }
+                    }
+                };
+                requests.push(request);
+                let (a, b) = answer.as_bytes().split_at(answer.len() / 2);
+                socket.write_all(a).await.unwrap();
+                socket.flush().await.unwrap();
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                socket.write_all(b).await.unwrap();
+            }
+            requests
+        });
+        (authority, task)
+    }
+
+    fn mover(authority: &str) -> Mover {
+        Mover::new(&format!("http://{authority}"), &reqwest::Client::new()).unwrap()
+    }
+
+    #[test]
+    fn seen_reads_what_a_client_needs_and_chooses_a_listed_move() {
+        let seen = Seen::read(GAME.as_bytes()).unwrap();
+        assert_eq!(seen.status, GameStatus::Active);
+        assert_eq!(seen.version, 7);
+        assert_eq!(seen.to_move, Some(1));
+        let mv = seen.next_move.unwrap();
+        assert!(
+            mv == r#"[{"from":24,"to":18}]"# || mv == r#"[{"from":13,"to":7}]"#,
+            "{mv}"
+        );
+        let over = GAME.replace(r#""status":"active""#, r#""status":"finished""#);
+        let over = over.replace(
+            r#""legal_moves":[[{"from":24,"to":18}],[{"from":13,"to":7}]]"#,
+            r#""legal_moves":[]"#,
+        );
+        let seen = Seen::read(over.as_bytes()).unwrap();
+        assert_eq!(seen.status, GameStatus::Finished);
+        assert_eq!(seen.next_move, None);
+        assert!(Seen::read(b"{\"type\":\"about:blank\",\"status\":409}").is_err());
+    }
+
+    #[tokio::test]
+    async fn own_connection_reads_answers_by_length_and_by_chunks_on_one_connection() {
+        let chunked_body = GAME.split_at(40);
+        let answers = vec![
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\ncontent-type: application/json\r\n\r\n{GAME}",
+                GAME.len()
+            ),
+            format!(
+                "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{}\r\n{:x};ext=1\r\n{}\r\n0\r\n\r\n",
+                chunked_body.0.len(),
+                chunked_body.0,
+                chunked_body.1.len(),
+                chunked_body.1
+            ),
+            "HTTP/1.1 409 Conflict\r\ncontent-length: 2\r\n\r\n{}".to_owned(),
+        ];
+        let (authority, server) = serve(answers).await;
+        let mut mover = mover(&authority);
+        let game = Uuid::nil();
+        let body = r#"{"move":[]}"#;
+        for _ in 0..2 {
+            let (status, seen, _) = mover.send("", game, "tok", 7, body).await.unwrap();
+            assert_eq!(status, 200);
+            assert_eq!(seen.unwrap().version, 7);
+        }
+        let (status, seen, _) = mover.send("", game, "tok", 7, body).await.unwrap();
+        assert_eq!((status, seen.is_none()), (409, true));
+        let requests = server.await.unwrap();
+        assert_eq!(requests.len(), 3, "one connection carried every request");
+        let first = &requests[0];
+        assert!(first.starts_with(&format!(
+            "POST /v1/games/{game}/moves HTTP/1.1\r\nHost: {authority}\r\n"
+        )));
+        assert!(first.contains("\r\nAuthorization: Bearer tok\r\n"));
+        assert!(first.contains("\r\nIf-Match: \"7\"\r\n"));
+        assert!(first.ends_with(&format!("Content-Length: 11\r\n\r\n{body}")));
+    }
+
+    #[tokio::test]
+    async fn own_connection_reads_to_the_end_and_reconnects_when_the_server_closes() {
+        let answers = vec![format!(
+            "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n{GAME}"
+        )];
+        let (authority, server) = serve(answers).await;
+        let mut mover = mover(&authority);
+        let send = mover.send("", Uuid::nil(), "tok", 7, "{}");
+        // The server closes its side once it has answered.
+        let (sent, requests) = tokio::join!(send, async {
+            let requests = server.await.unwrap();
+            requests
+        });
+        let (status, seen, _) = sent.unwrap();
+        assert_eq!((status, seen.unwrap().version), (200, 7));
+        assert_eq!(requests.len(), 1);
+        let Mover::Own(conn) = &mover else {
+            panic!("plain HTTP uses its own connection")
+        };
+        assert!(conn.stream.is_none(), "the closed connection is not reused");
     }
 }
