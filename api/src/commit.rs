@@ -6,19 +6,26 @@
 //! and a parse on the database. Here each of `GROUP_COMMIT_WRITERS` writer tasks takes
 //! every change waiting in the queue (up to [`MAX_BATCH`]) and sends them as one
 //! statement of data-modifying CTEs over `unnest`ed arrays: the same rows, the same
-//! checks, a single commit. The statement is atomic, so a batch is all or nothing:
+//! checks, a single commit. Every change names the last sequence number its caller saw:
 //!
-//! - Every change names the last sequence number its caller saw. If the log of any game
-//!   in the batch has moved past it (another process appended), the statement inserts
-//!   nothing at all (every insert is guarded by the `stale` CTE).
+//! - A batch of moves to existing games (the common case, [`APPEND_MOVES`]) is judged
+//!   change by change. A change's `games` row is updated only while it is still at that
+//!   version (the upsert finds and locks the row by its key anyway, so the check costs
+//!   no index scan of the log), and its events and notices are written only with its
+//!   row. A change to a game whose log has moved on, or not reached that version, writes
+//!   nothing; the rest of the batch is written.
+//! - Any other batch (new games, seats taken, `Idempotency-Key` answers) is all or
+//!   nothing: if the log of any of its games is not at the version named, nothing is
+//!   inserted (every insert is guarded by the `stale` CTE).
 //! - Two changes to the same sequence number (a race inside the batch, or with another
-//!   process) violate `UNIQUE (game_id, seq)` and the statement fails as a whole.
+//!   process) violate `UNIQUE (game_id, seq)`, or update one `games` row twice, and the
+//!   statement fails as a whole.
 //!
-//! In both cases, and whenever the database reports any error for the batch, its changes
-//! are appended again one by one, each in its own transaction (`append_alone`), so each
-//! gets its own answer: the loser of a race its [`StoreError::Conflict`], the others
-//! their events. Errors that leave the outcome unknown (the connection broke) are
-//! reported to every change of the batch, as a single append would report them.
+//! A change that was not written, and every change of a statement the database refused,
+//! is appended again on its own transaction (`append_alone`), so each gets its own
+//! answer: the loser of a race its [`StoreError::Conflict`], the others their events.
+//! Errors that leave the outcome unknown (the connection broke) are reported to every
+//! change of the batch, as a single append would report them.
 //!
 //! The announcements to other server processes (`NOTIFY`) are not part of the
 //! statement: PostgreSQL serialises the commits of transactions that notify (a global
@@ -169,21 +176,32 @@ async fn write(
         *connection = None;
     }
     match together {
-        Ok(Some((positions, deliveries))) => {
+        Ok((written, deliveries)) => {
             if deliveries > 0 {
                 outbox.notify_one();
             }
-            for (job, at) in jobs.into_iter().zip(positions) {
-                let mut events = job.append.events;
-                for (e, position) in events.iter_mut().zip(at) {
-                    e.position = position;
+            let mut again = Vec::new();
+            for (job, at) in jobs.into_iter().zip(written) {
+                match at {
+                    Some(at) => {
+                        let mut events = job.append.events;
+                        for (e, position) in events.iter_mut().zip(at) {
+                            e.position = position;
+                        }
+                        let _ = job.reply.send(Ok(events));
+                    }
+                    None => again.push(job),
                 }
-                let _ = job.reply.send(Ok(events));
+            }
+            // A game had moved on: its change on its own, for its own answer.
+            for job in again {
+                let answer = PgStore::append_alone(pool, &job.append, outbox).await;
+                let _ = job.reply.send(answer);
             }
         }
-        // A game had moved on, or the database refused the statement (nothing of it
-        // was committed): each change on its own, for its own answer.
-        Ok(None) | Err(sqlx::Error::Database(_)) => {
+        // The database refused the statement (nothing of it was committed): each change
+        // on its own, for its own answer.
+        Err(sqlx::Error::Database(_)) => {
             for job in jobs {
                 let answer = PgStore::append_alone(pool, &job.append, outbox).await;
                 let _ = job.reply.send(answer);
@@ -260,9 +278,51 @@ SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM 
     };
 }
 
-/// A batch of moves: nothing else to write. Executor set-up is a large part of the
-/// statement's cost, so the parts a batch does not need are left out.
-const APPEND_MOVES: &str = concat!(append_common!(), append_answer!());
+/// A batch of moves to games that exist: nothing but events, `games` rows and the
+/// outbox, with the parameters `$1` to `$25` of [`APPEND_TOGETHER`]. Each change is
+/// judged on its own, without an index scan of the log: its `games` row is updated only
+/// if it is still at the version the change was judged on (the upsert finds the row by
+/// its key anyway, locks it, and, when another writer's update got there first, waits
+/// for it and checks the condition again on the row it committed), and its events and
+/// notices are written only if its row was. A change to a game that has moved on writes
+/// nothing and is answered by `append_alone`; the rest of the batch is written. Two
+/// changes to the same game in one batch either fail the statement ("cannot affect row
+/// a second time"; the batch is then appended change by change) or are both skipped.
+const APPEND_MOVES: &str = "\
+WITH heads AS (
+    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
+), game_rows AS (
+    INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
+    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::json,
+        r.created_at, r.updated_at, r.deadline
+    FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
+        $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
+        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
+    ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
+        to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
+        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline
+    WHERE games.version = (SELECT h.expected FROM heads h WHERE h.game_id = excluded.id LIMIT 1)
+    RETURNING id
+), ins AS (
+    INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash)
+    SELECT x.game_id, x.seq, x.kind, x.payload::jsonb, x.rules_version, x.recorded_at, x.hash
+    FROM unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::int4[], $8::timestamptz[], $9::text[])
+        WITH ORDINALITY AS x(game_id, seq, kind, payload, rules_version, recorded_at, hash, n)
+    WHERE x.game_id IN (SELECT id FROM game_rows)
+    ORDER BY x.n
+    RETURNING game_id, seq, position
+), outbox AS (
+    INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload,
+        status, attempts, next_attempt_at, created_at)
+    SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
+        'pending', 0, n.at, n.at
+    FROM unnest($20::uuid[], $21::uuid[], $22::int8[], $23::text[], $24::text[], $25::timestamptz[])
+        AS n(player_id, game_id, version, kind, payload, at)
+    JOIN webhooks w ON w.player_id = n.player_id
+    WHERE n.game_id IN (SELECT id FROM game_rows)
+    RETURNING 1
+)
+SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins";
 
 /// A batch with new games, seats taken or `Idempotency-Key` answers. `$26` to `$35`.
 const APPEND_TOGETHER: &str = concat!(
@@ -286,13 +346,18 @@ const APPEND_TOGETHER: &str = concat!(
     append_answer!()
 );
 
-/// Appends every change of `jobs` in one statement: the positions of their events and
-/// the number of webhook deliveries written. `Ok(None)`: a game had moved on and
-/// nothing was written.
+/// What a batch statement did for each of its changes, in order: the positions of the
+/// change's events, or `None` when nothing of it was written (its game had moved on);
+/// and the number of webhook deliveries written.
+type Written = (Vec<Option<Vec<i64>>>, i64);
+
+/// Appends the changes of `jobs` in one statement. A batch of moves to existing games is
+/// judged change by change ([`APPEND_MOVES`]); any other batch is all or nothing (every
+/// change `None` when a game had moved on).
 async fn append_together(
     connection: &mut PgConnection,
     jobs: &[Job],
-) -> Result<Option<(Vec<Vec<i64>>, i64)>, sqlx::Error> {
+) -> Result<Written, sqlx::Error> {
     let mut heads = (Vec::new(), Vec::new());
     let mut ev = EventColumns::default();
     let mut rows = RowColumns::default();
@@ -327,7 +392,12 @@ async fn append_together(
         }
     }
     let total = ev.game_id.len();
-    let only_moves = seats.0.is_empty() && secrets.0.is_empty() && answers.player_id.is_empty();
+    let only_moves = seats.0.is_empty()
+        && secrets.0.is_empty()
+        && answers.player_id.is_empty()
+        && jobs
+            .iter()
+            .all(|j| j.append.expected_version > 0 && !j.append.events.is_empty());
     let mut statement = sqlx::query(if only_moves {
         APPEND_MOVES
     } else {
@@ -372,9 +442,6 @@ async fn append_together(
             .bind(answers.at);
     }
     let returned = statement.fetch_all(connection).await?;
-    if returned.len() != total {
-        return Ok(None);
-    }
     let mut positions = std::collections::HashMap::with_capacity(total);
     let mut deliveries = 0;
     for r in &returned {
@@ -384,21 +451,31 @@ async fn append_together(
         let position: i64 = r.try_get("position")?;
         positions.insert((game, seq), position);
     }
-    let mut stored = Vec::with_capacity(jobs.len());
-    for job in jobs {
-        let at: Result<Vec<i64>, _> = job
-            .append
-            .events
-            .iter()
-            .map(|e| {
-                positions.get(&(e.game_id, e.seq)).copied().ok_or_else(|| {
-                    sqlx::Error::Protocol("an appended event was not returned".into())
-                })
-            })
-            .collect();
-        stored.push(at?);
+    if !only_moves && returned.len() != total {
+        // All or nothing: a game had moved on.
+        return Ok((jobs.iter().map(|_| None).collect(), deliveries));
     }
-    Ok(Some((stored, deliveries)))
+    // A statement that succeeded wrote each game at most once: a returned event is its
+    // game's (and sequence number's) one change.
+    let mut written = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        let events = &job.append.events;
+        let at: Vec<i64> = events
+            .iter()
+            .filter_map(|e| positions.get(&(e.game_id, e.seq)).copied())
+            .collect();
+        if at.is_empty() {
+            written.push(None);
+        } else if at.len() == events.len() {
+            written.push(Some(at));
+        } else {
+            // The statement writes a change's events together or not at all.
+            return Err(sqlx::Error::Protocol(
+                "only some of a change's events were returned".into(),
+            ));
+        }
+    }
+    Ok((written, deliveries))
 }
 
 #[derive(Default)]

@@ -58,3 +58,148 @@ async fn group_commit_writers_give_their_connections_back_when_quiet() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// A move judged on `table` (the `pick`th legal move), as the service would append it
+/// (without the dice that follow), and the hash it would record.
+fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::Append, String) {
+    use worp::events::{Event, StoredEvent};
+    let seat = table.to_move().expect("a seat to move");
+    let moves = table.game.legal_moves();
+    let mv = moves[pick.min(moves.len() - 1)].clone();
+    let event = Event::MovePlayed { seat: seat.0, mv };
+    let stored = StoredEvent::new(
+        table.id,
+        table.version + 1,
+        &event,
+        table.updated_at,
+        &table.head_hash,
+    );
+    let mut after = table.clone();
+    after
+        .apply_event(&stored, event)
+        .expect("a legal move applies");
+    let hash = stored.hash.clone();
+    (
+        worp::store::Append {
+            game_id: table.id,
+            expected_version: table.version,
+            events: vec![stored],
+            row: worp::service::game_row(&after),
+            secret: None,
+            idempotency: None,
+            notices: Vec::new(),
+        },
+        hash,
+    )
+}
+
+/// The log of `id` has `len` events ending with `hash`, replays, and the `games` row
+/// follows it.
+async fn assert_log(app: &crate::helpers::TestApp, id: uuid::Uuid, len: i64, hash: &str) {
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL store");
+    };
+    let events = app.worp.all_events(id).await.expect("events");
+    assert_eq!(events.len() as i64, len, "no gap, no duplicate");
+    assert_eq!(events.last().expect("an event").hash, hash);
+    let row: i64 = sqlx::query_scalar("SELECT version FROM games WHERE id = $1")
+        .bind(id)
+        .fetch_one(&pg.pool)
+        .await
+        .expect("games row");
+    assert_eq!(row, len, "the games row follows the log");
+    let replayed = worp::table::Table::from_events(&events).expect("the log replays");
+    assert_eq!(replayed.version, len);
+}
+
+/// A batch of moves is judged change by change: the changes still at their game's
+/// version are written, a change to a game that has moved on writes nothing and is
+/// refused on its own, and of two racing changes exactly one is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_moves_writes_the_current_changes_and_refuses_the_stale_ones() {
+    use worp::store::StoreError;
+
+    let app = spawn_app(Backend::Postgres).await;
+    let mut tables = Vec::new();
+    for _ in 0..20 {
+        let (_, _, game) = app.two_player_game(two_seat_variant()).await;
+        let id: uuid::Uuid = game["id"].as_str().expect("id").parse().expect("uuid");
+        tables.push(app.worp.load(id).await.expect("load"));
+    }
+
+    // Current and stale changes to different games, all at once (the writers take them
+    // in batches). Stale: a change judged on a version the log has not reached (as from
+    // a cache left ahead of a database restored from a backup: writing it would leave a
+    // gap in the log); then, separately (its events would also break the unique key of
+    // the log, which fails a batch as a whole), the game's last recorded change sent
+    // again (the log has moved past it).
+    for (games, behind) in [(&tables[0..8], false), (&tables[8..16], true)] {
+        let mut changes = Vec::new();
+        let mut expected = Vec::new();
+        for (i, table) in games.iter().enumerate() {
+            let last = app.worp.all_events(table.id).await.expect("events");
+            let last = last.last().expect("an event").clone();
+            if i % 2 == 0 {
+                let (change, hash) = move_on(table, 0);
+                changes.push(change);
+                expected.push((table.id, table.version + 1, hash, true));
+                continue;
+            }
+            if behind {
+                changes.push(worp::store::Append {
+                    game_id: table.id,
+                    expected_version: table.version - 1,
+                    events: vec![last.clone()],
+                    row: worp::service::game_row(table),
+                    secret: None,
+                    idempotency: None,
+                    notices: Vec::new(),
+                });
+            } else {
+                let mut ahead = (**table).clone();
+                ahead.version += 1;
+                changes.push(move_on(&ahead, 0).0);
+            }
+            expected.push((table.id, table.version, last.hash, false));
+        }
+        let answers =
+            futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a)))
+                .await;
+        for ((id, len, hash, written), answer) in expected.iter().zip(&answers) {
+            if *written {
+                assert!(answer.is_ok(), "a current change is written: {answer:?}");
+            } else {
+                assert!(
+                    matches!(answer, Err(StoreError::Conflict)),
+                    "a change to a game at another version is refused: {answer:?}"
+                );
+            }
+            assert_log(&app, *id, *len, hash).await;
+        }
+    }
+
+    // Two moves judged on the same state of each game, at once.
+    let mut changes = Vec::new();
+    let mut hashes = Vec::new();
+    for table in &tables[16..] {
+        let (first, h1) = move_on(table, 0);
+        let (second, h2) = move_on(table, usize::MAX);
+        changes.push(first);
+        changes.push(second);
+        hashes.push((table.id, table.version + 1, h1, h2));
+    }
+    let answers =
+        futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
+    for ((id, len, h1, h2), pair) in hashes.iter().zip(answers.chunks(2)) {
+        let won: Vec<bool> = pair.iter().map(Result::is_ok).collect();
+        assert_eq!(
+            won.iter().filter(|ok| **ok).count(),
+            1,
+            "exactly one of two racing moves is written: {pair:?}"
+        );
+        for refused in pair.iter().filter(|a| a.is_err()) {
+            assert!(matches!(refused, Err(StoreError::Conflict)), "{refused:?}");
+        }
+        assert_log(&app, *id, *len, if won[0] { h1 } else { h2 }).await;
+    }
+}
