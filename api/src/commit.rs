@@ -227,37 +227,52 @@ fn same_error(e: &sqlx::Error) -> sqlx::Error {
     }
 }
 
-/// The part of the statement every batch needs: the version check, the events, the
-/// `games` rows and the webhook outbox. Parameters `$1` to `$25`.
-macro_rules! append_common {
-    () => {
-        "\
-WITH heads AS (
-    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
-), stale AS (
-    SELECT 1 FROM heads h
-    WHERE COALESCE((SELECT max(e.seq) FROM events e WHERE e.game_id = h.game_id), 0) <> h.expected
-    LIMIT 1
-), ins AS (
+/// The events of the batch (`$3` to `$9`), in the batch's order, where `$filter` holds.
+macro_rules! insert_events {
+    ($filter:literal) => {
+        concat!(
+            "
     INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash)
     SELECT x.game_id, x.seq, x.kind, x.payload::jsonb, x.rules_version, x.recorded_at, x.hash
     FROM unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::int4[], $8::timestamptz[], $9::text[])
         WITH ORDINALITY AS x(game_id, seq, kind, payload, rules_version, recorded_at, hash, n)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
+    WHERE ",
+            $filter,
+            "
     ORDER BY x.n
-    RETURNING game_id, seq, position
-), game_rows AS (
+    RETURNING game_id, seq, position"
+        )
+    };
+}
+
+/// The `games` rows of the batch (`$10` to `$19`): `$filter` guards the new rows,
+/// `$update` ends the update of existing ones (a condition, what to return).
+macro_rules! upsert_games {
+    ($filter:literal, $update:literal) => {
+        concat!(
+            "
     INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
     SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::json,
         r.created_at, r.updated_at, r.deadline
     FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
         $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
-        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
+        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)",
+            $filter,
+            "
     ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
         to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
-        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline
-), outbox AS (
+        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline",
+            $update
+        )
+    };
+}
+
+/// The webhook outbox (`$20` to `$25`): a delivery per notice and webhook of its player,
+/// where `$filter` holds.
+macro_rules! insert_deliveries {
+    ($filter:literal) => {
+        concat!(
+            "
     INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload,
         status, attempts, next_attempt_at, created_at)
     SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
@@ -265,16 +280,57 @@ WITH heads AS (
     FROM unnest($20::uuid[], $21::uuid[], $22::int8[], $23::text[], $24::text[], $25::timestamptz[])
         AS n(player_id, game_id, version, kind, payload, at)
     JOIN webhooks w ON w.player_id = n.player_id
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
-    RETURNING 1
+    WHERE ",
+            $filter,
+            "
+    RETURNING 1"
+        )
+    };
+}
+
+/// The versions each change was judged on (`$1`, `$2`).
+macro_rules! heads {
+    () => {
+        "\
+WITH heads AS (
+    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
 )"
     };
 }
 
+/// The answer: the positions of the events written, and how many webhook deliveries.
 macro_rules! append_answer {
     () => {
         "
 SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins"
+    };
+}
+
+/// The part of the statement every batch of [`APPEND_TOGETHER`] needs: the version check,
+/// the events, the `games` rows and the webhook outbox. Parameters `$1` to `$25`.
+macro_rules! append_common {
+    () => {
+        concat!(
+            heads!(),
+            ", stale AS (
+    SELECT 1 FROM heads h
+    WHERE COALESCE((SELECT max(e.seq) FROM events e WHERE e.game_id = h.game_id), 0) <> h.expected
+    LIMIT 1
+), ins AS (",
+            insert_events!("NOT EXISTS (SELECT 1 FROM stale)"),
+            "
+), game_rows AS (",
+            upsert_games!(
+                "
+    WHERE NOT EXISTS (SELECT 1 FROM stale)",
+                ""
+            ),
+            "
+), outbox AS (",
+            insert_deliveries!("NOT EXISTS (SELECT 1 FROM stale)"),
+            "
+)"
+        )
     };
 }
 
@@ -288,41 +344,25 @@ SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM 
 /// nothing and is answered by `append_alone`; the rest of the batch is written. Two
 /// changes to the same game in one batch either fail the statement ("cannot affect row
 /// a second time"; the batch is then appended change by change) or are both skipped.
-const APPEND_MOVES: &str = "\
-WITH heads AS (
-    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
-), game_rows AS (
-    INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
-    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::json,
-        r.created_at, r.updated_at, r.deadline
-    FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
-        $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
-        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
-    ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
-        to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
-        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline
+const APPEND_MOVES: &str = concat!(
+    heads!(),
+    ", game_rows AS (",
+    upsert_games!(
+        "",
+        "
     WHERE games.version = (SELECT h.expected FROM heads h WHERE h.game_id = excluded.id LIMIT 1)
-    RETURNING id
-), ins AS (
-    INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash)
-    SELECT x.game_id, x.seq, x.kind, x.payload::jsonb, x.rules_version, x.recorded_at, x.hash
-    FROM unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::int4[], $8::timestamptz[], $9::text[])
-        WITH ORDINALITY AS x(game_id, seq, kind, payload, rules_version, recorded_at, hash, n)
-    WHERE x.game_id IN (SELECT id FROM game_rows)
-    ORDER BY x.n
-    RETURNING game_id, seq, position
-), outbox AS (
-    INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload,
-        status, attempts, next_attempt_at, created_at)
-    SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
-        'pending', 0, n.at, n.at
-    FROM unnest($20::uuid[], $21::uuid[], $22::int8[], $23::text[], $24::text[], $25::timestamptz[])
-        AS n(player_id, game_id, version, kind, payload, at)
-    JOIN webhooks w ON w.player_id = n.player_id
-    WHERE n.game_id IN (SELECT id FROM game_rows)
-    RETURNING 1
-)
-SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins";
+    RETURNING id"
+    ),
+    "
+), ins AS (",
+    insert_events!("x.game_id IN (SELECT id FROM game_rows)"),
+    "
+), outbox AS (",
+    insert_deliveries!("n.game_id IN (SELECT id FROM game_rows)"),
+    "
+)",
+    append_answer!()
+);
 
 /// A batch with new games, seats taken or `Idempotency-Key` answers. `$26` to `$35`.
 const APPEND_TOGETHER: &str = concat!(
