@@ -175,44 +175,41 @@ async fn write(
         // The connection may be broken: the pool tests it when it comes back.
         *connection = None;
     }
-    match together {
+    let written = match together {
         Ok((written, deliveries)) => {
             if deliveries > 0 {
                 outbox.notify_one();
             }
-            let mut again = Vec::new();
-            for (job, at) in jobs.into_iter().zip(written) {
-                match at {
-                    Some(at) => {
-                        let mut events = job.append.events;
-                        for (e, position) in events.iter_mut().zip(at) {
-                            e.position = position;
-                        }
-                        let _ = job.reply.send(Ok(events));
-                    }
-                    None => again.push(job),
-                }
-            }
-            // A game had moved on: its change on its own, for its own answer.
-            for job in again {
-                let answer = PgStore::append_alone(pool, &job.append, outbox).await;
-                let _ = job.reply.send(answer);
-            }
+            written
         }
-        // The database refused the statement (nothing of it was committed): each change
-        // on its own, for its own answer.
-        Err(sqlx::Error::Database(_)) => {
-            for job in jobs {
-                let answer = PgStore::append_alone(pool, &job.append, outbox).await;
-                let _ = job.reply.send(answer);
-            }
-        }
+        // The database refused the statement: nothing of it was committed.
+        Err(sqlx::Error::Database(_)) => jobs.iter().map(|_| None).collect(),
         Err(e) => {
             tracing::warn!("group commit of {} changes failed: {e}", jobs.len());
             for job in jobs {
                 let _ = job.reply.send(Err(StoreError::Database(same_error(&e))));
             }
+            return;
         }
+    };
+    let mut again = Vec::new();
+    for (job, at) in jobs.into_iter().zip(written) {
+        match at {
+            Some(at) => {
+                let mut events = job.append.events;
+                for (e, position) in events.iter_mut().zip(at) {
+                    e.position = position;
+                }
+                let _ = job.reply.send(Ok(events));
+            }
+            None => again.push(job),
+        }
+    }
+    // What was not written (a game had moved on, or the statement was refused): each
+    // change on its own, for its own answer.
+    for job in again {
+        let answer = PgStore::append_alone(pool, &job.append, outbox).await;
+        let _ = job.reply.send(answer);
     }
 }
 

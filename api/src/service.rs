@@ -738,6 +738,7 @@ impl Worp {
         // does any refusal judged on a state that may be old. Either way the move is
         // judged once more on the state read from the log, and that answer stands.
         let cached = self.cache.newest(id);
+        let mut refused = None;
         if let Some(cached) = &cached {
             match self
                 .play_on(cached, player, mv.clone(), if_match, idempotency_key)
@@ -745,21 +746,18 @@ impl Worp {
             {
                 Ok(t) => return Ok(t),
                 Err(e @ (ApiError::Unavailable(_) | ApiError::Internal(_))) => return Err(e),
-                Err(e) => {
-                    let table = self.load(id).await?;
-                    if table.version == cached.version {
-                        // The log has not moved on: judged on this very state already.
-                        return Err(e);
-                    }
-                    return self
-                        .play_on(&table, player, mv, if_match, idempotency_key)
-                        .await;
-                }
+                Err(e) => refused = Some((cached.version, e)),
             }
         }
         let table = self.load(id).await?;
-        self.play_on(&table, player, mv, if_match, idempotency_key)
-            .await
+        match refused {
+            // The log has not moved on: judged on this very state already.
+            Some((version, e)) if version == table.version => Err(e),
+            _ => {
+                self.play_on(&table, player, mv, if_match, idempotency_key)
+                    .await
+            }
+        }
     }
 
     async fn play_on(

@@ -354,16 +354,7 @@ impl OwnConnection {
         self.answer.clear();
         // The head.
         let (status, head_len, framing, keep) = loop {
-            if self.answer.len() == self.answer.capacity() {
-                self.answer.reserve(self.answer.len());
-            }
-            let n = stream
-                .read_buf(&mut self.answer)
-                .await
-                .map_err(|e| format!("read: {e}"))?;
-            if n == 0 {
-                return Err("the server closed the connection".into());
-            }
+            self.fill().await?;
             let mut headers = [httparse::EMPTY_HEADER; 32];
             let mut response = httparse::Response::new(&mut headers);
             match response.parse(&self.answer) {
@@ -396,20 +387,16 @@ impl OwnConnection {
         match framing {
             Framing::Length(n) => {
                 let end = head_len + n;
+                self.answer.reserve(end.saturating_sub(self.answer.len()));
                 while self.answer.len() < end {
-                    self.answer.reserve(end - self.answer.len());
-                    if stream
-                        .read_buf(&mut self.answer)
-                        .await
-                        .map_err(|e| format!("read: {e}"))?
-                        == 0
-                    {
-                        return Err("the server closed the connection mid-answer".into());
-                    }
+                    self.fill().await?;
                 }
                 Ok((status, head_len..end, keep))
             }
             Framing::Close => {
+                let Some(stream) = self.stream.as_mut() else {
+                    return Err("no connection".into());
+                };
                 stream
                     .read_to_end(&mut self.answer)
                     .await
@@ -456,7 +443,7 @@ impl OwnConnection {
         };
         self.answer.reserve(4096);
         match stream.read_buf(&mut self.answer).await {
-            Ok(0) => Err("the server closed the connection mid-answer".into()),
+            Ok(0) => Err("the server closed the connection".into()),
             Ok(_) => Ok(()),
             Err(e) => Err(format!("read: {e}")),
         }
