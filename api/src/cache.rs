@@ -105,13 +105,8 @@ impl StateCache {
         }
     }
 
-    /// How many states are held.
-    pub fn len(&self) -> usize {
-        self.lock().states.len()
-    }
-
-    /// Whether the cache is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// The most states it holds (`WORP_CACHE_STATES`).
+    pub fn capacity(&self) -> usize {
+        self.lock().capacity
     }
 }

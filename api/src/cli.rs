@@ -1,13 +1,14 @@
 //! The `worp` command line.
 
 use std::io::{BufRead, Read, Write};
-use std::net::TcpListener;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
+use crate::clock::SystemClock;
 use crate::configuration::Settings;
-use crate::service::{SystemClock, Worp};
+use crate::service::Worp;
+use crate::startup::Application;
 use crate::store::Store;
 
 /// Worp: correspondence play of dice board games over HTTP.
@@ -110,37 +111,25 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
 }
 
-async fn open(settings: &Settings) -> Result<Worp, String> {
-    let store = Store::connect(&settings.database(), settings.db_connections)
-        .await
-        .map_err(|e| format!("cannot open the database: {e}"))?;
-    Ok(Worp::new(
-        store,
-        settings.cache_states,
-        Arc::new(SystemClock),
-    ))
-}
-
 async fn serve() -> Result<(), String> {
     let settings = Settings::from_env().map_err(|e| e.to_string())?;
-    let worp = Arc::new(open(&settings).await?);
-    let listener = TcpListener::bind((settings.bind, settings.port))
-        .map_err(|e| format!("cannot listen on {}:{}: {e}", settings.bind, settings.port))?;
-    tracing::info!(
-        "worp serving on http://{} ({} database; API docs at /docs)",
-        listener.local_addr().map_err(|e| e.to_string())?,
-        worp.store.backend()
-    );
-    crate::startup::spawn_background(worp.clone(), &settings);
-    crate::startup::run(listener, worp, &settings)
-        .map_err(|e| e.to_string())?
+    let app = Application::build(settings, Arc::new(SystemClock))
         .await
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    tracing::info!(
+        "worp serving on http://{} ({} database; API docs at /docs/)",
+        app.address(),
+        app.worp().backend()
+    );
+    app.run_until_stopped().await.map_err(|e| e.to_string())
 }
 
 async fn rebuild() -> Result<(), String> {
     let settings = Settings::from_env().map_err(|e| e.to_string())?;
-    let worp = open(&settings).await?;
+    let store = Store::connect(&settings.database(), settings.db_connections)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
+    let worp = Worp::new(store, settings.cache_states, Arc::new(SystemClock));
     let n = worp.rebuild().await.map_err(|e| e.to_string())?;
     println!("rebuilt the read models of {n} games");
     Ok(())

@@ -2,6 +2,8 @@
 
 use std::net::IpAddr;
 
+use crate::ratelimit::Limits;
+
 /// Everything `worp serve` can be told.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -28,6 +30,9 @@ pub struct Settings {
     pub sse_keepalive: std::time::Duration,
     /// `WORP_WEBHOOK_BACKOFF_SECS`: the first retry wait of a failed webhook delivery.
     pub webhooks: crate::webhooks::WebhookSettings,
+    /// `WORP_RATE_PER_MINUTE` and `WORP_RATE_PER_MINUTE_PER_ADDRESS`: requests per minute
+    /// per bearer token and per client address (`0`: no limit).
+    pub rate_limits: crate::ratelimit::Limits,
 }
 
 /// A setting that could not be read.
@@ -90,6 +95,13 @@ impl Settings {
                     10u64,
                 )?),
                 ..Default::default()
+            },
+            rate_limits: Limits {
+                per_token: parsed("WORP_RATE_PER_MINUTE", Limits::default().per_token)?,
+                per_address: parsed(
+                    "WORP_RATE_PER_MINUTE_PER_ADDRESS",
+                    Limits::default().per_address,
+                )?,
             },
         })
     }

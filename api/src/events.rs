@@ -203,14 +203,6 @@ pub fn format_time(t: &DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
-/// JSON with object keys sorted and no white space.
-pub fn canonical_json(v: &Value) -> String {
-    let mut out = Vec::new();
-    write_canonical(v, &mut out);
-    // serde_json writes UTF-8 only.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
 /// Writes `v` as canonical JSON: object keys sorted, no white space; strings and numbers
 /// exactly as serde_json writes them.
 pub fn write_canonical(v: &Value, out: &mut Vec<u8>) {
@@ -264,12 +256,11 @@ mod tests {
     use chrono::TimeZone;
 
     #[test]
-    fn canonical_json_sorts_keys_at_every_depth() {
+    fn canonical_bytes_sort_keys_at_every_depth() {
         let v = serde_json::json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": "x"}});
-        assert_eq!(
-            canonical_json(&v),
-            r#"{"a":{"c":"x","d":[2,{"y":1,"z":0}]},"b":1}"#
-        );
+        let mut out = Vec::new();
+        write_canonical(&v, &mut out);
+        assert_eq!(out, br#"{"a":{"c":"x","d":[2,{"y":1,"z":0}]},"b":1}"#);
     }
 
     /// The canonical bytes as they were first defined: a JSON object built with every

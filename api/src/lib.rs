@@ -2,14 +2,14 @@
 //!
 //! Read in this order: `events` (what is stored), `table` (a game folded from its
 //! events), `service` (what players can do), `store` (PostgreSQL and SQLite), `routes`
-//! (the HTTP surface), `startup` (wiring).
+//! (the HTTP surface), `startup` (wiring). ARCHITECTURE.md has the map.
 
 pub mod audit;
 pub mod auth;
 pub mod bots;
 pub mod cache;
 pub mod cli;
-pub mod commit;
+pub mod clock;
 pub mod configuration;
 pub mod dice;
 pub mod events;

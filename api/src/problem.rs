@@ -1,4 +1,5 @@
-//! Errors as RFC 9457 `application/problem+json`.
+//! The HTTP edge of every error: statuses and RFC 9457 `application/problem+json`. The
+//! service's [`Refusal`]s become problems here and nowhere else.
 
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
@@ -6,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use worp_engine::EngineError;
 
-use crate::store::StoreError;
+use crate::service::Refusal;
 
 /// An RFC 9457 problem document.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -28,7 +29,8 @@ pub struct Problem {
     pub detail: String,
 }
 
-/// Everything a request can fail with.
+/// Everything a request can fail with: a refusal of the service, or a fault of the
+/// request found at the edge (an unreadable body, a body too large, an unknown route).
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
@@ -110,63 +112,24 @@ impl ResponseError for ApiError {
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            StoreError::Conflict => ApiError::Conflict(
-                "another change to this game was recorded first; fetch the game and try again"
-                    .into(),
-            ),
-            StoreError::Database(ref db) if database_unavailable(db) => {
-                tracing::warn!("database unavailable: {e}");
-                ApiError::Unavailable("the database is unavailable; try again shortly".into())
-            }
-            other => {
-                tracing::error!("store error: {other}");
-                ApiError::Internal("the server could not complete the request".into())
-            }
+impl From<Refusal> for ApiError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Invalid(m) => ApiError::BadRequest(m),
+            Refusal::UnknownToken(m) => ApiError::Unauthorized(m),
+            Refusal::NotYours(m) => ApiError::Forbidden(m),
+            Refusal::NotFound(m) => ApiError::NotFound(m),
+            Refusal::Conflict(m) => ApiError::Conflict(m),
+            Refusal::Stale(m) => ApiError::PreconditionFailed(m),
+            Refusal::IllegalMove(m) => ApiError::Unprocessable(m),
+            Refusal::Unavailable(m) => ApiError::Unavailable(m),
+            Refusal::Internal(m) => ApiError::Internal(m),
         }
-    }
-}
-
-/// Whether a database error means "the database is not there now" (503, try again),
-/// rather than a fault of the request or the server (500).
-pub fn database_unavailable(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
-            // Class 08: connection exception; 57P01-57P03: the server shuts down, was
-            // shut down or cannot take connections yet; 53300: too many connections;
-            // 55000: the database does not accept connections now.
-            code.starts_with("08")
-                || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300" | "55000")
-        }),
-        // A connection the server closed mid-conversation.
-        sqlx::Error::Protocol(msg) => msg.contains("EOF") || msg.contains("closed"),
-        _ => false,
     }
 }
 
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
-        match e {
-            EngineError::InvalidOptions { .. }
-            | EngineError::SeatCount { .. }
-            | EngineError::UnknownVariant { .. } => ApiError::BadRequest(e.to_string()),
-            EngineError::IllegalMove { .. } | EngineError::MalformedMove { .. } => {
-                ApiError::Unprocessable(e.to_string())
-            }
-            EngineError::NotAwaitingMove | EngineError::NotAwaitingDice | EngineError::Finished => {
-                ApiError::Conflict(e.to_string())
-            }
-            EngineError::NoSuchSeat { .. } => ApiError::BadRequest(e.to_string()),
-            EngineError::DiceCount { .. } | EngineError::ImpossibleDieValue { .. } => {
-                ApiError::Internal(e.to_string())
-            }
-        }
+        ApiError::from(Refusal::from(e))
     }
 }

@@ -5,7 +5,7 @@
 //! `application/problem+json` with `Retry-After` (whole seconds until a token is back).
 //! Buckets hold one minute's worth and refill continuously. Configured by
 //! `WORP_RATE_PER_MINUTE` (per token, default 6000) and `WORP_RATE_PER_MINUTE_PER_ADDRESS`
-//! (per client address, default 60000); `0` turns a limit off. The defaults are far
+//! (per client address, default 60000), read into `Settings`; `0` turns a limit off. The defaults are far
 //! above what a person or a front-end does, so normal play and the test suites never meet
 //! them. `/healthz` is not limited. Only a hash of the token is kept.
 
@@ -44,26 +44,6 @@ impl Default for Limits {
     }
 }
 
-impl Limits {
-    /// The limits from the environment (unset or unreadable: the default, with a warning).
-    pub fn from_env() -> Limits {
-        fn read(name: &str, default: u32) -> u32 {
-            match std::env::var(name) {
-                Ok(v) if !v.trim().is_empty() => v.trim().parse().unwrap_or_else(|_| {
-                    tracing::warn!("{name}={v:?} is not a number; using {default}");
-                    default
-                }),
-                _ => default,
-            }
-        }
-        let d = Limits::default();
-        Limits {
-            per_token: read("WORP_RATE_PER_MINUTE", d.per_token),
-            per_address: read("WORP_RATE_PER_MINUTE_PER_ADDRESS", d.per_address),
-        }
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Key {
     Token(u64),
@@ -79,7 +59,7 @@ struct Bucket {
 /// The most buckets kept before full (idle) ones are dropped.
 const PRUNE_AT: usize = 100_000;
 
-/// The limiter, shared by every worker; `.wrap(RateLimit::from_env())`.
+/// The limiter, shared by every worker; `.wrap(RateLimit::new(settings.rate_limits))`.
 #[derive(Debug, Clone)]
 pub struct RateLimit {
     limits: Limits,
@@ -92,10 +72,6 @@ impl RateLimit {
             limits,
             buckets: Arc::new(Mutex::new(HashMap::new())),
         }
-    }
-
-    pub fn from_env() -> RateLimit {
-        RateLimit::new(Limits::from_env())
     }
 
     /// Spends one token of each bucket the request falls in; on refusal, how long until

@@ -1,6 +1,8 @@
-//! Building and running the HTTP server.
+//! Building the application: the one way `worp serve` and every integration test start
+//! the server. [`Application::build`] opens the store, makes the service, applies every
+//! setting of [`Settings`], starts the background work and binds the listener.
 
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::Arc;
 
 use actix_cors::Cors;
@@ -10,11 +12,77 @@ use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
 use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
 
+use crate::clock::Clock;
 use crate::configuration::Settings;
+use crate::live::relay;
 use crate::openapi::ApiDoc;
 use crate::problem::ApiError;
+use crate::ratelimit::RateLimit;
 use crate::routes;
+use crate::routes::streams::KeepAlive;
 use crate::service::Worp;
+use crate::store::{Store, StoreError};
+
+/// Why the application could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("cannot open the database: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// The server, built and listening, not yet running.
+pub struct Application {
+    address: SocketAddr,
+    server: Server,
+    worp: Arc<Worp>,
+}
+
+impl Application {
+    /// Opens the store (running its migrations), makes the service with `clock`, starts
+    /// the background work (deadline sweep, webhook deliveries, the relay between
+    /// processes) and binds `settings.bind:settings.port` (port 0: any free port).
+    pub async fn build(
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Application, StartupError> {
+        let store = Store::connect(&settings.database(), settings.db_connections).await?;
+        let worp = Arc::new(Worp::new(store, settings.cache_states, clock));
+        let wanted = SocketAddr::new(settings.bind, settings.port);
+        let listen_error = |source| StartupError::Listen {
+            address: wanted,
+            source,
+        };
+        let listener = TcpListener::bind(wanted).map_err(listen_error)?;
+        let address = listener.local_addr().map_err(listen_error)?;
+        spawn_background(worp.clone(), &settings);
+        let server = serve(listener, worp.clone(), &settings).map_err(listen_error)?;
+        Ok(Application {
+            address,
+            server,
+            worp,
+        })
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The service (tests reach into it).
+    pub fn worp(&self) -> Arc<Worp> {
+        self.worp.clone()
+    }
+
+    /// Serves until the server is stopped (SIGINT, SIGTERM).
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
     let e = match &err {
@@ -68,11 +136,12 @@ fn cors(settings: &Settings) -> Cors {
     cors
 }
 
-/// Starts serving on `listener`; the returned server runs until stopped.
-pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io::Result<Server> {
+/// Serves the API on `listener`; the returned server runs until stopped.
+fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
     let settings = settings.clone();
-    let limiter = crate::ratelimit::RateLimit::from_env();
+    let limiter = RateLimit::new(settings.rate_limits);
+    let keepalive = web::Data::new(KeepAlive(settings.sse_keepalive));
     // The access log renders every request before it knows whether the line will be
     // written: leave it out when its level is off (`RUST_LOG=warn`).
     let access_log =
@@ -88,6 +157,7 @@ pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
             .app_data(worp.clone())
+            .app_data(keepalive.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(limit)
@@ -107,8 +177,9 @@ pub fn run(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::
 }
 
 /// Starts the server's own work: time-outs of overdue moves, webhook deliveries and (on
-/// PostgreSQL) relaying other processes' changes to this one's live streams.
-pub fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
+/// PostgreSQL) announcing this process's changes to the others and relaying theirs to
+/// this one's live streams.
+fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
     let sweep = settings.sweep_interval;
     let w = worp.clone();
     tokio::spawn(async move {
@@ -124,9 +195,22 @@ pub fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
         }
     });
     tokio::spawn(crate::webhooks::run(
-        worp.clone(),
+        worp.store.clone(),
+        worp.clock.clone(),
         settings.webhooks.clone(),
     ));
-    tokio::spawn(crate::live::announce(worp.store.clone(), worp.clone()));
-    tokio::spawn(crate::live::relay_postgres(worp.store.clone(), worp));
+    if let Some(outbound) = worp.live.take_outbound() {
+        tokio::spawn(relay::announce(
+            worp.store.clone(),
+            worp.live.origin,
+            outbound,
+        ));
+    }
+    if let Store::Postgres(pg) = &worp.store {
+        tokio::spawn(relay::listen(
+            pg.pool.clone(),
+            worp.live.origin,
+            worp.live.sender(),
+        ));
+    }
 }

@@ -175,12 +175,13 @@ async fn an_ongoing_game_exports_everything_but_the_seed() {
     assert_eq!(x.server_seed, None);
     assert_eq!(x.status, "active");
     let text = serde_json::to_string(&x).expect("json");
-    let secret = match &app.worp.store {
-        worp::store::Store::Sqlite(s) => s.secret(x.game_id).await.expect("secret").expect("seed"),
-        worp::store::Store::Postgres(s) => {
-            s.secret(x.game_id).await.expect("secret").expect("seed")
-        }
-    };
+    let secret = app
+        .worp
+        .store
+        .secret(x.game_id)
+        .await
+        .expect("secret")
+        .expect("seed");
     assert!(
         !text.contains(&hex::encode(secret)),
         "the seed must not leak"

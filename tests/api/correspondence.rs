@@ -693,7 +693,13 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         let settings = worp::webhooks::WebhookSettings::default();
         let until = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
-            worp::webhooks::deliver_due(&restarted, &client, &settings).await;
+            worp::webhooks::deliver_due(
+                &restarted.store,
+                restarted.clock.as_ref(),
+                &client,
+                &settings,
+            )
+            .await;
             let log = restarted.store.deliveries(hook2, 10).await.expect("log");
             if log.iter().all(|d| d.status == "delivered") && !got2.lock().expect("got").is_empty()
             {

@@ -1,14 +1,13 @@
 //! `spawn_app`: the real application on a random port against a fresh database.
 
-use std::net::TcpListener;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 use uuid::Uuid;
+use worp::clock::{Clock, SystemClock};
 use worp::configuration::Settings;
-use worp::service::{SystemClock, Worp};
-
-use worp::store::Store;
+use worp::service::Worp;
+use worp::startup::Application;
 
 /// Which database a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,10 +36,16 @@ impl Drop for TempDir {
     }
 }
 
-/// The PostgreSQL server tests create their databases on.
+/// The PostgreSQL server tests create their databases on: the private, throw-away
+/// cluster the README's test command starts (never a shared server).
 pub fn postgres_admin_url() -> String {
-    std::env::var("WORP_TEST_POSTGRES")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+    std::env::var("WORP_TEST_POSTGRES").unwrap_or_else(|_| {
+        panic!(
+            "WORP_TEST_POSTGRES is not set: run the README's test command, which starts a \
+             private PostgreSQL for the tests, or point it at a server you can create \
+             databases on"
+        )
+    })
 }
 
 /// A fresh, uniquely named database; returns its URL.
@@ -82,7 +87,7 @@ impl ManualClock {
     }
 }
 
-impl worp::service::Clock for ManualClock {
+impl Clock for ManualClock {
     fn now(&self) -> chrono::DateTime<chrono::Utc> {
         *self.0.lock().expect("clock")
     }
@@ -103,29 +108,14 @@ pub async fn fresh_database(backend: Backend) -> (String, Option<TempDir>) {
     }
 }
 
-pub async fn spawn_app_with(backend: Backend, clock: Arc<dyn worp::service::Clock>) -> TestApp {
-    let (url, dir) = match backend {
-        Backend::Postgres => (fresh_postgres().await, None),
-        Backend::Sqlite => {
-            let dir = std::env::temp_dir().join(format!("worp-test-{}", Uuid::new_v4().simple()));
-            std::fs::create_dir_all(&dir).expect("temp dir");
-            (
-                dir.join("worp.sqlite").display().to_string(),
-                Some(TempDir(dir)),
-            )
-        }
-    };
-    let store = Store::connect(&url, 8).await.expect("connect and migrate");
-    let mut worp = Worp::new(store, 1000, clock);
-    worp.keepalive = std::time::Duration::from_millis(500);
-    let worp = Arc::new(worp);
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = listener.local_addr().expect("addr").port();
-    let settings = Settings {
-        database_url: Some(url),
+/// The settings every test app runs with: `database`, any free port on loopback, and
+/// short intervals so that background work shows within a test.
+pub fn test_settings(database: String) -> Settings {
+    Settings {
+        database_url: Some(database),
         sqlite_path: String::new(),
         bind: [127, 0, 0, 1].into(),
-        port,
+        port: 0,
         cors_origins: vec!["https://front.example".into()],
         body_limit: 16 * 1024,
         cache_states: 1000,
@@ -137,15 +127,33 @@ pub async fn spawn_app_with(backend: Backend, clock: Arc<dyn worp::service::Cloc
             poll: std::time::Duration::from_millis(100),
             timeout: std::time::Duration::from_secs(5),
         },
-    };
-    worp::startup::spawn_background(worp.clone(), &settings);
-    let server = worp::startup::run(listener, worp.clone(), &settings).expect("server");
-    tokio::spawn(server);
+        rate_limits: worp::ratelimit::Limits::default(),
+    }
+}
+
+pub async fn spawn_app_with(backend: Backend, clock: Arc<dyn Clock>) -> TestApp {
+    let (url, dir) = fresh_database(backend).await;
+    spawn_app_from(test_settings(url), clock, dir).await
+}
+
+/// The app as `worp serve` builds it, from `settings`, serving in the background.
+pub async fn spawn_app_from(
+    settings: Settings,
+    clock: Arc<dyn Clock>,
+    dir: Option<TempDir>,
+) -> TestApp {
+    let database = settings.database();
+    let app = Application::build(settings, clock)
+        .await
+        .expect("the application builds");
+    let address = format!("http://{}", app.address());
+    let worp = app.worp();
+    tokio::spawn(app.run_until_stopped());
     TestApp {
-        address: format!("http://127.0.0.1:{port}"),
+        address,
         client: reqwest::Client::new(),
         worp,
-        database: settings.database_url.clone().unwrap_or_default(),
+        database,
         _dir: dir,
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 use worp::events::StoredEvent;
-use worp::service::GameView;
+use worp::routes::views::GameView;
 use worp::table::Table;
 use worp_engine::playout::SplitMix64;
 

@@ -8,7 +8,8 @@ use uuid::Uuid;
 use crate::auth::{Caller, MaybeCaller};
 use crate::events::StoredEvent;
 use crate::problem::{ApiError, Problem};
-use crate::service::{CreateGame, GameSummary, GameView, Worp};
+use crate::routes::views::{game_json, GameView};
+use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
 use crate::store::GameFilter;
 use crate::table::Table;
 
@@ -289,9 +290,7 @@ pub async fn play_move(
     };
     if let Some(k) = &key {
         if let Some(saved) = worp.saved_response(&caller.0, k).await? {
-            let status = actix_web::http::StatusCode::from_u16(saved.status)
-                .unwrap_or(actix_web::http::StatusCode::OK);
-            return Ok(HttpResponse::build(status)
+            return Ok(HttpResponse::Ok()
                 .insert_header(("Idempotent-Replayed", "true"))
                 .json(saved.body));
         }
@@ -303,19 +302,22 @@ pub async fn play_move(
             id,
             body.into_inner().mv,
             if_match,
-            key.as_deref(),
+            key.as_deref().map(|key| Idempotency {
+                key,
+                answer: game_json,
+            }),
         )
         .await;
     match (result, &key) {
         (Ok(table), _) => Ok(game_response(actix_web::http::StatusCode::OK, &table)),
         // A retry that raced its own first attempt: answer what the first one stored.
-        (Err(ApiError::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
+        (Err(Refusal::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
             Some(saved) => Ok(HttpResponse::Ok()
                 .insert_header(("Idempotent-Replayed", "true"))
                 .json(saved.body)),
             None => Err(ApiError::Conflict(m)),
         },
-        (Err(e), _) => Err(e),
+        (Err(e), _) => Err(e.into()),
     }
 }
 
@@ -400,22 +402,7 @@ pub async fn list_events(
             "after must be 0 or more and limit 1 to 1000".into(),
         ));
     }
-    let id = id.into_inner();
-    let events = worp
-        .store
-        .events(id, after, limit)
-        .await
-        .map_err(ApiError::from)?;
-    if events.is_empty()
-        && worp
-            .store
-            .events(id, 0, 1)
-            .await
-            .map_err(ApiError::from)?
-            .is_empty()
-    {
-        return Err(ApiError::NotFound(format!("no game {id}")));
-    }
+    let events = worp.events_after(id.into_inner(), after, limit).await?;
     let next_after = (events.len() as i64 == limit).then(|| events.last().map_or(after, |e| e.seq));
     Ok(HttpResponse::Ok().json(EventPage { events, next_after }))
 }
@@ -515,15 +502,7 @@ pub async fn export_game(
             table.variant
         )));
     }
-    let mut names = Vec::new();
-    for (seat, s) in table.seats.iter().enumerate() {
-        let name = match (s.player_id, s.bot) {
-            (Some(p), _) => worp.store.player_name(p).await?.unwrap_or_default(),
-            (None, Some(bot)) => format!("{bot:?}_bot"),
-            (None, None) => format!("seat_{seat}"),
-        };
-        names.push(name);
-    }
+    let names = worp.seat_names(&table).await?;
     let steps = crate::export::record_steps(&export.events)
         .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
     let header = worp_engine::backgammon::mat::MatHeader {

@@ -26,13 +26,10 @@ pub struct Health {
 )]
 #[get("/healthz")]
 pub async fn healthz(worp: web::Data<Worp>) -> Result<HttpResponse, ApiError> {
-    worp.store
-        .ping()
-        .await
-        .map_err(|e| ApiError::Unavailable(format!("the database does not answer: {e}")))?;
+    worp.ping().await?;
     Ok(HttpResponse::Ok().json(Health {
         status: "ok",
-        database: worp.store.backend(),
+        database: worp.backend(),
         rules_version: worp_engine::RULES_VERSION,
     }))
 }

@@ -12,7 +12,7 @@ use crate::auth::Caller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::GamePage;
 use crate::service::{GameSummary, Worp};
-use crate::store::{Delivery, GameFilter, Webhook};
+use crate::store::{Delivery, GameFilter};
 
 /// The caller.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -166,32 +166,7 @@ pub async fn create_webhook(
     caller: Caller,
     body: web::Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
-    let url = body.url.trim();
-    let parsed = reqwest::Url::parse(url).map_err(|e| ApiError::BadRequest(format!("url: {e}")))?;
-    if !matches!(parsed.scheme(), "http" | "https")
-        || parsed.host_str().is_none()
-        || url.len() > 2048
-    {
-        return Err(ApiError::BadRequest(
-            "url must be an http or https URL with a host, at most 2,048 characters".into(),
-        ));
-    }
-    let hooks = worp.store.webhooks(caller.0.id).await?;
-    if hooks.len() >= 10 {
-        return Err(ApiError::BadRequest(
-            "at most 10 webhooks per player".into(),
-        ));
-    }
-    let secret = crate::dice::new_server_seed()
-        .map_err(|e| ApiError::Internal(format!("no randomness available: {e}")))?;
-    let w = Webhook {
-        id: Uuid::new_v4(),
-        player_id: caller.0.id,
-        url: url.to_owned(),
-        secret: format!("whsec_{}", hex::encode(secret)),
-        created_at: Utc::now(),
-    };
-    worp.store.create_webhook(&w).await?;
+    let w = worp.create_webhook(&caller.0, &body.url).await?;
     Ok(HttpResponse::Created().json(CreatedWebhook {
         id: w.id,
         url: w.url,
@@ -214,7 +189,7 @@ pub async fn list_webhooks(
     worp: web::Data<Worp>,
     caller: Caller,
 ) -> Result<HttpResponse, ApiError> {
-    let hooks = worp.store.webhooks(caller.0.id).await?;
+    let hooks = worp.webhooks(&caller.0).await?;
     Ok(HttpResponse::Ok().json(
         hooks
             .into_iter()
@@ -244,15 +219,8 @@ pub async fn delete_webhook(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    if worp
-        .store
-        .delete_webhook(caller.0.id, id.into_inner())
-        .await?
-    {
-        Ok(HttpResponse::NoContent().finish())
-    } else {
-        Err(ApiError::NotFound("no such webhook of yours".into()))
-    }
+    worp.delete_webhook(&caller.0, id.into_inner()).await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// The delivery log of one of the caller's webhooks, newest first: every notice, its
@@ -273,15 +241,6 @@ pub async fn deliveries(
     caller: Caller,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    if !worp
-        .store
-        .webhooks(caller.0.id)
-        .await?
-        .iter()
-        .any(|w| w.id == id)
-    {
-        return Err(ApiError::NotFound("no such webhook of yours".into()));
-    }
-    Ok(HttpResponse::Ok().json(worp.store.deliveries(id, 100).await?))
+    let deliveries = worp.deliveries(&caller.0, id.into_inner(), 100).await?;
+    Ok(HttpResponse::Ok().json(deliveries))
 }

@@ -6,6 +6,7 @@ pub mod me;
 pub mod players;
 pub mod streams;
 pub mod variants;
+pub mod views;
 #[path = "web.rs"]
 pub mod web_client;
 

@@ -46,8 +46,14 @@ pub struct StreamQuery {
     pub after: Option<i64>,
 }
 
+/// The longest silence on a live stream before a keep-alive comment
+/// (`WORP_SSE_KEEPALIVE_SECS`).
+#[derive(Debug, Clone, Copy)]
+pub struct KeepAlive(pub std::time::Duration);
+
 struct GameStream {
     worp: Arc<Worp>,
+    keepalive: std::time::Duration,
     id: Uuid,
     after: i64,
     changes: broadcast::Receiver<Change>,
@@ -74,6 +80,7 @@ struct GameStream {
 #[get("/v1/games/{id}/stream")]
 pub async fn game_stream(
     worp: web::Data<Worp>,
+    keepalive: web::Data<KeepAlive>,
     req: HttpRequest,
     id: web::Path<Uuid>,
     q: web::Query<StreamQuery>,
@@ -98,6 +105,7 @@ pub async fn game_stream(
     let after = last_event_id.or(q.after).unwrap_or(table.version);
     let state = GameStream {
         worp,
+        keepalive: keepalive.0,
         id,
         after,
         changes,
@@ -108,7 +116,7 @@ pub async fn game_stream(
             if let Some(b) = st.pending.pop_front() {
                 return Some((Ok(b), st));
             }
-            match st.worp.store.events(st.id, st.after, 500).await {
+            match st.worp.events(st.id, st.after, 500).await {
                 Ok(events) if !events.is_empty() => {
                     for e in &events {
                         st.pending.push_back(event_message(e));
@@ -123,7 +131,7 @@ pub async fn game_stream(
                 }
             }
             // Wait for this game to change, or keep the connection alive.
-            let deadline = tokio::time::Instant::now() + st.worp.keepalive;
+            let deadline = tokio::time::Instant::now() + st.keepalive;
             loop {
                 match tokio::time::timeout_at(deadline, st.changes.recv()).await {
                     Ok(Ok(c)) if c.game_id == st.id => break,
@@ -143,7 +151,7 @@ pub async fn game_stream(
 }
 
 struct PlayerStream {
-    worp: Arc<Worp>,
+    keepalive: std::time::Duration,
     player: Uuid,
     changes: broadcast::Receiver<Change>,
     pending: std::collections::VecDeque<Bytes>,
@@ -162,11 +170,14 @@ struct PlayerStream {
     )
 )]
 #[get("/v1/players/me/stream")]
-pub async fn player_stream(worp: web::Data<Worp>, caller: Caller) -> HttpResponse {
-    let worp = worp.into_inner();
+pub async fn player_stream(
+    worp: web::Data<Worp>,
+    keepalive: web::Data<KeepAlive>,
+    caller: Caller,
+) -> HttpResponse {
     let state = PlayerStream {
         changes: worp.live.subscribe(),
-        worp,
+        keepalive: keepalive.0,
         player: caller.0.id,
         pending: std::collections::VecDeque::from([Bytes::from_static(
             b": worp player stream\n\n",
@@ -177,7 +188,7 @@ pub async fn player_stream(worp: web::Data<Worp>, caller: Caller) -> HttpRespons
             if let Some(b) = st.pending.pop_front() {
                 return Some((Ok(b), st));
             }
-            match tokio::time::timeout(st.worp.keepalive, st.changes.recv()).await {
+            match tokio::time::timeout(st.keepalive, st.changes.recv()).await {
                 Ok(Ok(c)) => {
                     for n in c.notices.iter().filter(|n| n.player_id == st.player) {
                         let data = serde_json::to_string(&n.payload).unwrap_or_default();

@@ -1,38 +1,15 @@
-//! Delivering notices to players' webhooks from the outbox.
-//!
-//! Each delivery is a JSON POST signed like Stripe's and GitHub's: the headers
-//! `Worp-Timestamp: <unix seconds>` and `Worp-Signature: t=<unix>,v1=<hex>` where the hex is
-//! HMAC-SHA256(webhook secret, "<unix>.<body>"). Failed deliveries are retried with
-//! exponential backoff; the log of attempts is readable over the API. Deliveries are
-//! rows written in the same transaction as the events, so a restart loses none.
+//! The delivery worker: sends due deliveries from the outbox, records each attempt, and
+//! retries failures with exponential backoff.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::Utc;
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
-
-use crate::service::Worp;
-use crate::store::{Attempt, Delivery};
+use super::signing::signature;
+use crate::clock::Clock;
+use crate::store::{Attempt, Delivery, Store};
 
 /// How many attempts before a delivery is given up.
 pub const MAX_ATTEMPTS: i32 = 8;
-
-/// The signature header value for `body` sent at `timestamp`.
-pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    let mut mac = match Hmac::<Sha256>::new_from_slice(secret.as_bytes()) {
-        Ok(m) => m,
-        Err(_) => return String::new(),
-    };
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    format!(
-        "t={timestamp},v1={}",
-        hex::encode(mac.finalize().into_bytes())
-    )
-}
 
 /// Delivery settings.
 #[derive(Debug, Clone)]
@@ -57,13 +34,14 @@ impl Default for WebhookSettings {
 
 /// Sends every due delivery once; returns how many were attempted.
 pub async fn deliver_due(
-    worp: &Worp,
+    store: &Store,
+    clock: &dyn Clock,
     client: &reqwest::Client,
     settings: &WebhookSettings,
 ) -> usize {
-    let now = Utc::now();
+    let now = clock.now();
     let lease = now + chrono::Duration::from_std(settings.timeout * 3).unwrap_or_default();
-    let due = match worp.store.claim_due_deliveries(now, lease, 50).await {
+    let due = match store.claim_due_deliveries(now, lease, 50).await {
         Ok(d) => d,
         Err(e) => {
             tracing::warn!("cannot read the webhook outbox: {e}");
@@ -72,13 +50,14 @@ pub async fn deliver_due(
     };
     let n = due.len();
     for (d, url, secret) in due {
-        attempt(worp, client, settings, d, &url, &secret).await;
+        attempt(store, clock, client, settings, d, &url, &secret).await;
     }
     n
 }
 
 async fn attempt(
-    worp: &Worp,
+    store: &Store,
+    clock: &dyn Clock,
     client: &reqwest::Client,
     settings: &WebhookSettings,
     d: Delivery,
@@ -86,7 +65,7 @@ async fn attempt(
     secret: &str,
 ) {
     let body = serde_json::to_vec(&d.payload).unwrap_or_default();
-    let ts = Utc::now().timestamp();
+    let ts = clock.now().timestamp();
     let result = client
         .post(url)
         .timeout(settings.timeout)
@@ -100,7 +79,7 @@ async fn attempt(
         .send()
         .await;
     let attempts = d.attempts + 1;
-    let now = Utc::now();
+    let now = clock.now();
     let (status, code, error) = match result {
         Ok(resp) if resp.status().is_success() => {
             ("delivered", Some(i32::from(resp.status().as_u16())), None)
@@ -132,38 +111,23 @@ async fn attempt(
         last_error: error.as_deref(),
         delivered_at,
     };
-    if let Err(e) = worp.store.record_attempt(&outcome).await {
+    if let Err(e) = store.record_attempt(&outcome).await {
         tracing::warn!("cannot record a webhook attempt: {e}");
     }
 }
 
 /// Runs deliveries until the process ends.
-pub async fn run(worp: Arc<Worp>, settings: WebhookSettings) {
+pub async fn run(store: Store, clock: Arc<dyn Clock>, settings: WebhookSettings) {
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_default();
-    let written = worp.store.outbox_written();
+    let written = store.outbox_written();
     loop {
-        deliver_due(&worp, &client, &settings).await;
+        deliver_due(&store, clock.as_ref(), &client, &settings).await;
         // Wake when this process wrote deliveries (one may be due now), or after the poll
         // interval (retries, deliveries written by other processes). Waking on every
         // change instead cost a query per move.
         let _ = tokio::time::timeout(settings.poll, written.notified()).await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn signature_is_hmac_of_timestamp_dot_body() {
-        // Same construction as Stripe: HMAC-SHA256(secret, "t.body").
-        let sig = signature("whsec", 1700000000, b"{}");
-        assert!(sig.starts_with("t=1700000000,v1="));
-        assert_eq!(sig.len(), "t=1700000000,v1=".len() + 64);
-        assert_ne!(sig, signature("whsec", 1700000001, b"{}"));
-        assert_ne!(sig, signature("other", 1700000000, b"{}"));
     }
 }

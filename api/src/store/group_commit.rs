@@ -8,6 +8,8 @@
 //! statement of data-modifying CTEs over `unnest`ed arrays: the same rows, the same
 //! checks, a single commit. Every change names the last sequence number its caller saw:
 //!
+//! The statements are in [`super::sql`], with the three forms of the version check.
+//!
 //! - A batch of moves to existing games (the common case, [`APPEND_MOVES`]) is judged
 //!   change by change. A change's `games` row is updated only while it is still at that
 //!   version (the upsert finds and locks the row by its key anyway, so the check costs
@@ -42,8 +44,11 @@ use sqlx::{PgConnection, PgPool, Postgres, Row};
 use tokio::sync::{mpsc, oneshot, Mutex, Notify};
 use uuid::Uuid;
 
+use super::error::StoreError;
+use super::postgres::append_alone;
+use super::records::{Append, GameRow, PlayerNotice, SavedResponse};
+use super::sql::{APPEND_MOVES, APPEND_TOGETHER};
 use crate::events::StoredEvent;
-use crate::store::{Append, GameRow, PgStore, PlayerNotice, SavedResponse, StoreError};
 
 /// Writer tasks: while one waits for its commit, the next gathers the changes that
 /// arrived meanwhile.
@@ -100,13 +105,13 @@ impl GroupCommit {
     pub async fn append(&self, a: Append) -> Answer {
         if a.events.is_empty() {
             // Only a version check: nothing to batch.
-            return PgStore::append_alone(&self.pool, &a, &self.outbox).await;
+            return append_alone(&self.pool, &a, &self.outbox).await;
         }
         let (reply, answer) = oneshot::channel();
         let job = Job { append: a, reply };
         if let Err(mpsc::error::SendError(job)) = self.queue.send(job) {
             // The writers are gone (their runtime ended): append here.
-            return PgStore::append_alone(&self.pool, &job.append, &self.outbox).await;
+            return append_alone(&self.pool, &job.append, &self.outbox).await;
         }
         answer.await.unwrap_or_else(|_| {
             // The writer was stopped in the middle of this change: whether it was
@@ -208,7 +213,7 @@ async fn write(
     // What was not written (a game had moved on, or the statement was refused): each
     // change on its own, for its own answer.
     for job in again {
-        let answer = PgStore::append_alone(pool, &job.append, outbox).await;
+        let answer = append_alone(pool, &job.append, outbox).await;
         let _ = job.reply.send(answer);
     }
 }
@@ -223,165 +228,6 @@ fn same_error(e: &sqlx::Error) -> sqlx::Error {
         other => sqlx::Error::Protocol(other.to_string()),
     }
 }
-
-/// The events of the batch (`$3` to `$9`), in the batch's order, where `$filter` holds.
-macro_rules! insert_events {
-    ($filter:literal) => {
-        concat!(
-            "
-    INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash)
-    SELECT x.game_id, x.seq, x.kind, x.payload::jsonb, x.rules_version, x.recorded_at, x.hash
-    FROM unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::int4[], $8::timestamptz[], $9::text[])
-        WITH ORDINALITY AS x(game_id, seq, kind, payload, rules_version, recorded_at, hash, n)
-    WHERE ",
-            $filter,
-            "
-    ORDER BY x.n
-    RETURNING game_id, seq, position"
-        )
-    };
-}
-
-/// The `games` rows of the batch (`$10` to `$19`): `$filter` guards the new rows,
-/// `$update` ends the update of existing ones (a condition, what to return).
-macro_rules! upsert_games {
-    ($filter:literal, $update:literal) => {
-        concat!(
-            "
-    INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)
-    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::json,
-        r.created_at, r.updated_at, r.deadline
-    FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
-        $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
-        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)",
-            $filter,
-            "
-    ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
-        to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
-        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline",
-            $update
-        )
-    };
-}
-
-/// The webhook outbox (`$20` to `$25`): a delivery per notice and webhook of its player,
-/// where `$filter` holds.
-macro_rules! insert_deliveries {
-    ($filter:literal) => {
-        concat!(
-            "
-    INSERT INTO webhook_deliveries (id, webhook_id, player_id, game_id, version, kind, payload,
-        status, attempts, next_attempt_at, created_at)
-    SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
-        'pending', 0, n.at, n.at
-    FROM unnest($20::uuid[], $21::uuid[], $22::int8[], $23::text[], $24::text[], $25::timestamptz[])
-        AS n(player_id, game_id, version, kind, payload, at)
-    JOIN webhooks w ON w.player_id = n.player_id
-    WHERE ",
-            $filter,
-            "
-    RETURNING 1"
-        )
-    };
-}
-
-/// The versions each change was judged on (`$1`, `$2`).
-macro_rules! heads {
-    () => {
-        "\
-WITH heads AS (
-    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
-)"
-    };
-}
-
-/// The answer: the positions of the events written, and how many webhook deliveries.
-macro_rules! append_answer {
-    () => {
-        "
-SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins"
-    };
-}
-
-/// The part of the statement every batch of [`APPEND_TOGETHER`] needs: the version check,
-/// the events, the `games` rows and the webhook outbox. Parameters `$1` to `$25`.
-macro_rules! append_common {
-    () => {
-        concat!(
-            heads!(),
-            ", stale AS (
-    SELECT 1 FROM heads h
-    WHERE COALESCE((SELECT max(e.seq) FROM events e WHERE e.game_id = h.game_id), 0) <> h.expected
-    LIMIT 1
-), ins AS (",
-            insert_events!("NOT EXISTS (SELECT 1 FROM stale)"),
-            "
-), game_rows AS (",
-            upsert_games!(
-                "
-    WHERE NOT EXISTS (SELECT 1 FROM stale)",
-                ""
-            ),
-            "
-), outbox AS (",
-            insert_deliveries!("NOT EXISTS (SELECT 1 FROM stale)"),
-            "
-)"
-        )
-    };
-}
-
-/// A batch of moves to games that exist: nothing but events, `games` rows and the
-/// outbox, with the parameters `$1` to `$25` of [`APPEND_TOGETHER`]. Each change is
-/// judged on its own, without an index scan of the log: its `games` row is updated only
-/// if it is still at the version the change was judged on (the upsert finds the row by
-/// its key anyway, locks it, and, when another writer's update got there first, waits
-/// for it and checks the condition again on the row it committed), and its events and
-/// notices are written only if its row was. A change to a game that has moved on writes
-/// nothing and is answered by `append_alone`; the rest of the batch is written. Two
-/// changes to the same game in one batch either fail the statement ("cannot affect row
-/// a second time"; the batch is then appended change by change) or are both skipped.
-const APPEND_MOVES: &str = concat!(
-    heads!(),
-    ", game_rows AS (",
-    upsert_games!(
-        "",
-        "
-    WHERE games.version = (SELECT h.expected FROM heads h WHERE h.game_id = excluded.id LIMIT 1)
-    RETURNING id"
-    ),
-    "
-), ins AS (",
-    insert_events!("x.game_id IN (SELECT id FROM game_rows)"),
-    "
-), outbox AS (",
-    insert_deliveries!("n.game_id IN (SELECT id FROM game_rows)"),
-    "
-)",
-    append_answer!()
-);
-
-/// A batch with new games, seats taken or `Idempotency-Key` answers. `$26` to `$35`.
-const APPEND_TOGETHER: &str = concat!(
-    append_common!(),
-    ", seat_rows AS (
-    INSERT INTO game_seats (game_id, seat, player_id)
-    SELECT s.game_id, s.seat, s.player_id FROM unnest($26::uuid[], $27::int4[], $28::uuid[]) AS s(game_id, seat, player_id)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
-    ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id
-), secrets AS (
-    INSERT INTO game_secrets (game_id, server_seed)
-    SELECT k.game_id, k.server_seed FROM unnest($29::uuid[], $30::bytea[]) AS k(game_id, server_seed)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
-), answers AS (
-    INSERT INTO idempotency (player_id, key, status, body, created_at)
-    SELECT a.player_id, a.key, a.status, a.body::jsonb, a.at
-    FROM unnest($31::uuid[], $32::text[], $33::int4[], $34::text[], $35::timestamptz[])
-        AS a(player_id, key, status, body, at)
-    WHERE NOT EXISTS (SELECT 1 FROM stale)
-)",
-    append_answer!()
-);
 
 /// What a batch statement did for each of its changes, in order: the positions of the
 /// change's events, or `None` when nothing of it was written (its game had moved on);
@@ -474,7 +320,6 @@ async fn append_together(
             .bind(secrets.1)
             .bind(answers.player_id)
             .bind(answers.key)
-            .bind(answers.status)
             .bind(answers.body)
             .bind(answers.at);
     }
@@ -593,7 +438,6 @@ impl NoticeColumns {
 struct AnswerColumns {
     player_id: Vec<Uuid>,
     key: Vec<String>,
-    status: Vec<i32>,
     body: Vec<String>,
     at: Vec<chrono::DateTime<chrono::Utc>>,
 }
@@ -608,7 +452,6 @@ impl AnswerColumns {
     ) {
         self.player_id.push(player);
         self.key.push(key.to_owned());
-        self.status.push(i32::from(resp.status));
         self.body.push(resp.body.to_string());
         self.at.push(at);
     }

@@ -1,94 +1,32 @@
-//! Telling whoever listens that a game changed: live streams in this process, and (on
-//! PostgreSQL) every other `worp serve` process through `LISTEN/NOTIFY`.
+//! Changes between `worp serve` processes on one PostgreSQL: announced with `NOTIFY`
+//! (batched off the request path), heard with `LISTEN` and put into this process's hub.
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use uuid::Uuid;
 
-use crate::store::{PlayerNotice, Store};
+use super::change::Change;
+use crate::store::Store;
 
 /// The channel name on PostgreSQL.
 pub const CHANNEL: &str = "worp_events";
 
-/// A game reached a new version.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    /// The process that wrote it.
-    pub origin: Uuid,
-    pub game_id: Uuid,
-    pub version: i64,
-    /// What players should hear about.
-    #[serde(default)]
-    pub notices: Vec<PlayerNotice>,
-}
-
-/// How many announcements may wait for the announcer before new ones are dropped.
-const OUTBOX: usize = 10_000;
-
-/// The in-process hub of changes.
-#[derive(Debug)]
-pub struct Live {
-    pub origin: Uuid,
-    tx: broadcast::Sender<Change>,
-    /// Announcements for other processes, sent in batches by [`announce`].
-    outbound: mpsc::Sender<String>,
-    outbound_rx: std::sync::Mutex<Option<mpsc::Receiver<String>>>,
-}
-
-impl Default for Live {
-    fn default() -> Self {
-        Live::new()
-    }
-}
-
-impl Live {
-    pub fn new() -> Live {
-        let (tx, _) = broadcast::channel(4096);
-        let (outbound, outbound_rx) = mpsc::channel(OUTBOX);
-        Live {
-            origin: Uuid::new_v4(),
-            tx,
-            outbound,
-            outbound_rx: std::sync::Mutex::new(Some(outbound_rx)),
-        }
-    }
-
-    /// Listens to every change from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
-        self.tx.subscribe()
-    }
-
-    /// Tells this process's listeners.
-    pub fn publish_local(&self, change: Change) {
-        let _ = self.tx.send(change);
-    }
-
-    /// Tells this process's listeners now, and queues the change for the other
-    /// processes (sent in batches off the request path by [`announce`]).
-    pub async fn publish(&self, store: &Store, change: Change) {
-        let payload = serde_json::to_string(&change).unwrap_or_default();
-        // NOTIFY payloads must stay under 8,000 bytes: drop the notices if they do not fit
-        // (streams elsewhere still see the new events).
-        let payload = if payload.len() < MAX_PAYLOAD - 100 {
-            payload
-        } else {
-            serde_json::to_string(&Change {
-                notices: Vec::new(),
-                ..change.clone()
-            })
-            .unwrap_or_default()
-        };
-        self.publish_local(change);
-        if matches!(store, Store::Postgres(_)) && self.outbound.try_send(payload).is_err() {
-            tracing::warn!(
-                "the announcement queue is full: another process's streams may miss a change"
-            );
-        }
-    }
-}
-
 /// The largest NOTIFY payload PostgreSQL takes is 8,000 bytes; stay under it.
 const MAX_PAYLOAD: usize = 7_900;
+
+/// A change as announced: JSON, without its notices if they would not fit in one
+/// notification (streams elsewhere still see the new events).
+pub fn announcement(change: &Change) -> String {
+    let payload = serde_json::to_string(change).unwrap_or_default();
+    if payload.len() < MAX_PAYLOAD - 100 {
+        return payload;
+    }
+    serde_json::to_string(&Change {
+        notices: Vec::new(),
+        ..change.clone()
+    })
+    .unwrap_or_default()
+}
 
 /// What one notification carries: changes of one process, many per notification
 /// (`origin` too, which the reader recognises its own by, before parsing).
@@ -131,13 +69,8 @@ pub const ANNOUNCE_INTERVAL: std::time::Duration = std::time::Duration::from_mil
 /// to a notification and many notifications to a statement, at most one statement per
 /// [`ANNOUNCE_INTERVAL`]: a NOTIFY serialises commits, and every notification is read
 /// by every listening process, so one per move would cap the move rate. The first
-/// change after a quiet spell goes out at once. Runs until the process ends; does
-/// nothing on SQLite.
-pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) {
-    let rx = live.live.outbound_rx.lock().ok().and_then(|mut r| r.take());
-    let (Store::Postgres(_), Some(mut rx)) = (&store, rx) else {
-        return;
-    };
+/// change after a quiet spell goes out at once. Runs until the hub is dropped.
+pub async fn announce(store: Store, origin: Uuid, mut rx: mpsc::Receiver<String>) {
     let mut batch = Vec::with_capacity(1024);
     loop {
         batch.clear();
@@ -145,7 +78,7 @@ pub async fn announce(store: Store, live: std::sync::Arc<crate::service::Worp>) 
             return;
         }
         let started = tokio::time::Instant::now();
-        let payloads = pack(live.live.origin, &batch);
+        let payloads = pack(origin, &batch);
         if let Err(e) = store.announce(&payloads).await {
             tracing::warn!(
                 "could not announce {} changes to other processes: {e}",
@@ -174,25 +107,21 @@ fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde
 
 /// Relays changes announced by other processes into this one (PostgreSQL only). Runs
 /// until the process ends, reconnecting after errors.
-pub async fn relay_postgres(store: Store, live: std::sync::Arc<crate::service::Worp>) {
-    let Store::Postgres(pg) = store else {
-        return;
-    };
+pub async fn listen(pool: sqlx::PgPool, origin: Uuid, hub: broadcast::Sender<Change>) {
     loop {
-        match sqlx::postgres::PgListener::connect_with(&pg.pool).await {
+        match sqlx::postgres::PgListener::connect_with(&pool).await {
             Ok(mut listener) => {
                 if let Err(e) = listener.listen(CHANNEL).await {
                     tracing::warn!("LISTEN failed: {e}");
                 } else {
-                    let own = format!("{{\"origin\":\"{}\"", live.live.origin);
+                    let own = format!("{{\"origin\":\"{origin}\"");
                     loop {
                         match listener.recv().await {
                             Ok(n) => match foreign_changes(n.payload(), &own) {
                                 Ok(changes) => {
-                                    for change in
-                                        changes.into_iter().filter(|c| c.origin != live.live.origin)
+                                    for change in changes.into_iter().filter(|c| c.origin != origin)
                                     {
-                                        live.live.publish_local(change);
+                                        let _ = hub.send(change);
                                     }
                                 }
                                 Err(e) => tracing::warn!("unreadable notification: {e}"),

@@ -1,0 +1,432 @@
+//! The operations that change games: create, take a seat, move, resign, time out.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+use worp_engine::{variant, Seat};
+
+use super::draft::Draft;
+use super::read_model::{game_row, notices};
+use super::refusal::Refusal;
+use super::Worp;
+use crate::bots::BotKind;
+use crate::dice;
+use crate::events::{Event, RetireReason, StoredEvent};
+use crate::live::Change;
+use crate::store::{Append, Player, SavedResponse};
+use crate::table::{SeatInfo, Status, Table};
+
+/// The longest client seed accepted, in bytes.
+pub const MAX_CLIENT_SEED: usize = 256;
+
+/// A retry key of a move (`Idempotency-Key`), and how to render the answer kept for it
+/// (the same body the first request was answered with).
+#[derive(Debug, Clone, Copy)]
+pub struct Idempotency<'a> {
+    pub key: &'a str,
+    pub answer: fn(&Table) -> Value,
+}
+
+/// A seat in a create request: a player id, a bot, or `null` for an open seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum SeatRequest {
+    /// A player's id.
+    Player(Uuid),
+    /// A seat the computer plays: `{"bot": "random"}` or `{"bot": "greedy"}`.
+    Bot { bot: BotKind },
+}
+
+/// The days a move may take (`days_per_move`).
+pub const DAYS_PER_MOVE: [u32; 7] = [1, 2, 3, 5, 7, 10, 14];
+
+/// `POST /v1/games`.
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"variant": "backgammon", "options": {}, "seats": ["6f1c6c1e-8d3a-4a53-9d55-0d6c4e6f9a11", {"bot": "greedy"}], "days_per_move": 3}))]
+pub struct CreateGame {
+    /// A registered variant name.
+    pub variant: String,
+    /// The variant's options; absent or `null` for the defaults.
+    #[serde(default)]
+    pub options: Value,
+    /// One entry per seat: a player id, `{"bot": "random" | "greedy"}` for a seat the
+    /// computer plays, or `null` for an open seat. The creator must be in at least one seat.
+    pub seats: Vec<Option<SeatRequest>>,
+    /// The clock: days each seat has for each move (1, 2, 3, 5, 7, 10 or 14); absent or
+    /// `null` for none. A seat whose time runs out retires (in a two-seat game the other
+    /// seat wins).
+    #[serde(default)]
+    pub days_per_move: Option<u32>,
+    /// A seed the creator adds to the dice (for every seat the creator takes).
+    #[serde(default)]
+    pub client_seed: Option<String>,
+}
+
+fn check_client_seed(seed: &Option<String>) -> Result<(), Refusal> {
+    match seed {
+        Some(s) if s.len() > MAX_CLIENT_SEED => Err(Refusal::Invalid(format!(
+            "client_seed is {} bytes; at most {MAX_CLIENT_SEED} are allowed",
+            s.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+impl Worp {
+    /// A draft of new events for `table`, with its secret seed.
+    async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
+        // The secret never changes once stored: cached after the first read.
+        let seed = match self.cache.secret(table.id) {
+            Some(s) => s,
+            None => {
+                let s = self.store.secret(table.id).await?.ok_or_else(|| {
+                    Refusal::Internal(format!("game {} has no dice seed", table.id))
+                })?;
+                self.cache.put_secret(table.id, &s);
+                s
+            }
+        };
+        Ok(Draft {
+            table: table.clone(),
+            events: Vec::new(),
+            now,
+            seed,
+        })
+    }
+
+    /// Appends `draft` as one change judged on `expected_version`, then caches the new
+    /// table and tells live listeners.
+    async fn record(
+        &self,
+        before: Option<&Table>,
+        draft: Draft,
+        expected_version: i64,
+        secret: Option<&[u8]>,
+        idempotency: Option<(Uuid, Idempotency<'_>)>,
+    ) -> Result<Arc<Table>, Refusal> {
+        let table = draft.table;
+        let notices = notices(before, &table);
+        self.store
+            .append(Append {
+                game_id: table.id,
+                expected_version,
+                events: draft.events,
+                row: game_row(&table),
+                secret: secret.map(<[u8]>::to_vec),
+                // The answer is rendered only for an Idempotency-Key (it costs).
+                idempotency: idempotency.map(|(player, i)| {
+                    let body = (i.answer)(&table);
+                    (player, i.key.to_owned(), SavedResponse { body })
+                }),
+                notices: notices.clone(),
+            })
+            .await?;
+        if let Some(s) = secret {
+            self.cache.put_secret(table.id, s);
+        }
+        let table = Arc::new(table);
+        self.cache.put(table.clone());
+        self.live.publish(Change {
+            origin: self.live.origin,
+            game_id: table.id,
+            version: table.version,
+            notices,
+        });
+        Ok(table)
+    }
+
+    /// Creates a game.
+    pub async fn create_game(
+        &self,
+        creator: &Player,
+        req: CreateGame,
+    ) -> Result<Arc<Table>, Refusal> {
+        let v = variant(&req.variant).map_err(Refusal::from)?;
+        let count = u8::try_from(req.seats.len())
+            .ok()
+            .filter(|n| (v.min_seats..=v.max_seats).contains(n))
+            .ok_or_else(|| {
+                Refusal::Invalid(format!(
+                    "{} is played by {} to {} seats, not {}",
+                    v.name,
+                    v.min_seats,
+                    v.max_seats,
+                    req.seats.len()
+                ))
+            })?;
+        let players: Vec<Option<Uuid>> = req
+            .seats
+            .iter()
+            .map(|s| match s {
+                Some(SeatRequest::Player(p)) => Some(*p),
+                _ => None,
+            })
+            .collect();
+        let bots: Vec<Option<BotKind>> = req
+            .seats
+            .iter()
+            .map(|s| match s {
+                Some(SeatRequest::Bot { bot }) => Some(*bot),
+                _ => None,
+            })
+            .collect();
+        if let Some(d) = req.days_per_move {
+            if !DAYS_PER_MOVE.contains(&d) {
+                return Err(Refusal::Invalid(format!(
+                    "days_per_move must be one of {DAYS_PER_MOVE:?}, not {d}"
+                )));
+            }
+        }
+        if !players.contains(&Some(creator.id)) {
+            return Err(Refusal::Invalid(
+                "the creator must take at least one seat".into(),
+            ));
+        }
+        check_client_seed(&req.client_seed)?;
+        for p in players.iter().flatten() {
+            if *p != creator.id && !self.store.player_exists(*p).await? {
+                return Err(Refusal::Invalid(format!("no player {p}")));
+            }
+        }
+        // Validates the options against the rules before anything is stored.
+        let game = v.create(&req.options, count)?;
+        let seed = dice::new_server_seed()
+            .map_err(|e| Refusal::Internal(format!("no randomness available: {e}")))?;
+        let id = Uuid::new_v4();
+        let now = self.now();
+        let created = Event::GameCreated {
+            variant: v.name.to_owned(),
+            options: game.options(),
+            seats: players.clone(),
+            bots: if bots.iter().any(Option::is_some) {
+                bots
+            } else {
+                Vec::new()
+            },
+            days_per_move: req.days_per_move,
+            client_seeds: players
+                .iter()
+                .map(|p| {
+                    if *p == Some(creator.id) {
+                        req.client_seed.clone()
+                    } else {
+                        None
+                    }
+                })
+                .collect(),
+            dice_commitment: dice::commitment(&seed),
+            created_by: creator.id,
+        };
+        let first = StoredEvent::new(id, 1, &created, now, "");
+        let table = Table::from_events(std::slice::from_ref(&first))?;
+        let mut draft = Draft {
+            table,
+            events: vec![first],
+            now,
+            seed: seed.to_vec(),
+        };
+        draft.advance()?;
+        self.record(None, draft, 0, Some(&seed), None).await
+    }
+
+    /// Takes an open seat.
+    pub async fn take_seat(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: u8,
+        client_seed: Option<String>,
+    ) -> Result<Arc<Table>, Refusal> {
+        check_client_seed(&client_seed)?;
+        let table = self.load(id).await?;
+        let info: &SeatInfo = table
+            .seats
+            .get(usize::from(seat))
+            .ok_or_else(|| Refusal::NotFound(format!("game {id} has no seat {seat}")))?;
+        if table.status() != Status::Waiting || !info.is_open() {
+            return Err(Refusal::Conflict(format!("seat {seat} is already taken")));
+        }
+        let expected = table.version;
+        let mut draft = self.draft(&table, self.now()).await?;
+        draft.push(Event::SeatTaken {
+            seat,
+            player_id: player.id,
+            client_seed,
+        })?;
+        draft.advance()?;
+        self.record(Some(&table), draft, expected, None, None).await
+    }
+
+    /// Plays a move for the caller's seat.
+    pub async fn play(
+        &self,
+        player: &Player,
+        id: Uuid,
+        mv: Value,
+        if_match: Option<i64>,
+        idempotency: Option<Idempotency<'_>>,
+    ) -> Result<Arc<Table>, Refusal> {
+        // The newest cached state is trusted without reading the log first: if another
+        // process appended since, the append's version check refuses this one, and so
+        // does any refusal judged on a state that may be old. Either way the move is
+        // judged once more on the state read from the log, and that answer stands.
+        let cached = self.cache.newest(id);
+        let mut refused = None;
+        if let Some(cached) = &cached {
+            match self
+                .play_on(cached, player, mv.clone(), if_match, idempotency)
+                .await
+            {
+                Ok(t) => return Ok(t),
+                Err(e @ (Refusal::Unavailable(_) | Refusal::Internal(_))) => return Err(e),
+                Err(e) => refused = Some((cached.version, e)),
+            }
+        }
+        let table = self.load(id).await?;
+        match refused {
+            // The log has not moved on: judged on this very state already.
+            Some((version, e)) if version == table.version => Err(e),
+            _ => {
+                self.play_on(&table, player, mv, if_match, idempotency)
+                    .await
+            }
+        }
+    }
+
+    async fn play_on(
+        &self,
+        table: &Table,
+        player: &Player,
+        mv: Value,
+        if_match: Option<i64>,
+        idempotency: Option<Idempotency<'_>>,
+    ) -> Result<Arc<Table>, Refusal> {
+        if let Some(v) = if_match {
+            if v != table.version {
+                return Err(Refusal::Stale(format!(
+                    "the game is at version {}, not {v}",
+                    table.version
+                )));
+            }
+        }
+        let seat = self.seat_to_act(table, player)?;
+        let expected = table.version;
+        let mut draft = self.draft(table, self.now()).await?;
+        draft.push(Event::MovePlayed { seat: seat.0, mv })?;
+        draft.advance()?;
+        self.record(
+            Some(table),
+            draft,
+            expected,
+            None,
+            idempotency.map(|i| (player.id, i)),
+        )
+        .await
+    }
+
+    fn seat_to_act(&self, table: &Table, player: &Player) -> Result<Seat, Refusal> {
+        let mine = table.seats_of(player.id);
+        if mine.is_empty() {
+            return Err(Refusal::NotYours("you have no seat in this game".into()));
+        }
+        if table.status() != Status::Active {
+            return Err(Refusal::Conflict(format!(
+                "the game is {}",
+                table.status().as_str()
+            )));
+        }
+        match table.to_move() {
+            Some(seat) if mine.contains(&seat) => Ok(seat),
+            _ => Err(Refusal::Conflict("it is not your turn".into())),
+        }
+    }
+
+    /// The caller gives up `seat` (or their only seat).
+    pub async fn resign(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: Option<u8>,
+    ) -> Result<Arc<Table>, Refusal> {
+        let table = self.load(id).await?;
+        let mine: Vec<Seat> = table
+            .seats_of(player.id)
+            .into_iter()
+            .filter(|s| !table.seats[s.index()].retired)
+            .collect();
+        if table.seats_of(player.id).is_empty() {
+            return Err(Refusal::NotYours("you have no seat in this game".into()));
+        }
+        if table.status() != Status::Active {
+            return Err(Refusal::Conflict(format!(
+                "the game is {}",
+                table.status().as_str()
+            )));
+        }
+        let seat = match (seat, mine.as_slice()) {
+            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
+            (Some(s), _) => {
+                return Err(Refusal::NotYours(format!(
+                    "seat {s} is not yours to resign"
+                )))
+            }
+            (None, [only]) => *only,
+            (None, []) => return Err(Refusal::Conflict("you have already resigned".into())),
+            (None, _) => {
+                return Err(Refusal::Invalid(
+                    "you hold several seats: say which one resigns".into(),
+                ))
+            }
+        };
+        let expected = table.version;
+        let mut draft = self.draft(&table, self.now()).await?;
+        draft.push(Event::SeatRetired {
+            seat: seat.0,
+            reason: RetireReason::Resigned,
+        })?;
+        draft.advance()?;
+        self.record(Some(&table), draft, expected, None, None).await
+    }
+
+    /// Records a time-out for the seat to move of game `id` if its deadline has passed
+    /// by the clock. Returns whether it did (another process may have been first: then
+    /// the expected-version append fails and this is a no-op).
+    pub async fn time_out(&self, id: Uuid) -> Result<bool, Refusal> {
+        let table = self.load(id).await?;
+        let now = self.now();
+        let (Some(deadline), Some(seat)) = (table.deadline(), table.to_move()) else {
+            return Ok(false);
+        };
+        if deadline > now {
+            return Ok(false);
+        }
+        let expected = table.version;
+        let mut draft = self.draft(&table, now).await?;
+        draft.push(Event::SeatRetired {
+            seat: seat.0,
+            reason: RetireReason::TimedOut,
+        })?;
+        draft.advance()?;
+        match self.record(Some(&table), draft, expected, None, None).await {
+            Ok(_) => Ok(true),
+            Err(Refusal::Conflict(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Times out every game whose deadline has passed; returns how many.
+    pub async fn sweep_deadlines(&self) -> Result<usize, Refusal> {
+        let mut n = 0;
+        for id in self.store.overdue_games(self.now(), 500).await? {
+            if self.time_out(id).await? {
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}

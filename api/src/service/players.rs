@@ -1,0 +1,128 @@
+//! Players: registering, recognising their bearer tokens, and their webhooks.
+
+use sha2::{Digest, Sha256};
+use uuid::Uuid;
+
+use super::refusal::Refusal;
+use super::Worp;
+use crate::dice;
+use crate::store::{Delivery, Player, Webhook};
+
+/// The longest player name accepted, in characters.
+pub const MAX_NAME: usize = 64;
+/// The most webhooks a player may register.
+pub const MAX_WEBHOOKS: usize = 10;
+/// The longest webhook URL accepted, in bytes.
+pub const MAX_WEBHOOK_URL: usize = 2048;
+
+/// The SHA-256 of a bearer token, as stored.
+pub fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// 32 random bytes, hex: tokens and webhook secrets.
+fn random_hex() -> Result<String, Refusal> {
+    dice::new_server_seed()
+        .map(hex::encode)
+        .map_err(|e| Refusal::Internal(format!("no randomness available: {e}")))
+}
+
+impl Worp {
+    /// Registers a player; returns the player and the token (shown only now).
+    pub async fn create_player(&self, name: &str) -> Result<(Player, String), Refusal> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control)
+        {
+            return Err(Refusal::Invalid(format!(
+                "name must be 1 to {MAX_NAME} characters without control characters"
+            )));
+        }
+        let token = format!("worp_{}", random_hex()?);
+        let player = Player {
+            id: Uuid::new_v4(),
+            name: name.to_owned(),
+            token_hash: token_hash(&token),
+        };
+        self.store.create_player(&player, self.now()).await?;
+        Ok((player, token))
+    }
+
+    /// The player a bearer token belongs to.
+    pub async fn authenticate(&self, token: &str) -> Result<Player, Refusal> {
+        let hash = token_hash(token);
+        let player = match self.cache.player(&hash) {
+            Some(p) => p,
+            None => {
+                let p = self
+                    .store
+                    .player_by_token_hash(&hash)
+                    .await?
+                    .ok_or_else(|| Refusal::UnknownToken("unknown token".into()))?;
+                self.cache.put_player(&p);
+                p
+            }
+        };
+        // The lookup is by hash; compare once more in constant time.
+        if subtle::ConstantTimeEq::ct_eq(player.token_hash.as_slice(), hash.as_slice()).into() {
+            Ok(player)
+        } else {
+            Err(Refusal::UnknownToken("unknown token".into()))
+        }
+    }
+
+    /// Registers `url` to hear `player`'s notices; returns the webhook with its signing
+    /// secret (shown only now).
+    pub async fn create_webhook(&self, player: &Player, url: &str) -> Result<Webhook, Refusal> {
+        let url = url.trim();
+        let parsed = reqwest::Url::parse(url).map_err(|e| Refusal::Invalid(format!("url: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https")
+            || parsed.host_str().is_none()
+            || url.len() > MAX_WEBHOOK_URL
+        {
+            return Err(Refusal::Invalid(
+                "url must be an http or https URL with a host, at most 2,048 characters".into(),
+            ));
+        }
+        if self.store.webhooks(player.id).await?.len() >= MAX_WEBHOOKS {
+            return Err(Refusal::Invalid(format!(
+                "at most {MAX_WEBHOOKS} webhooks per player"
+            )));
+        }
+        let w = Webhook {
+            id: Uuid::new_v4(),
+            player_id: player.id,
+            url: url.to_owned(),
+            secret: format!("whsec_{}", random_hex()?),
+            created_at: self.now(),
+        };
+        self.store.create_webhook(&w).await?;
+        Ok(w)
+    }
+
+    /// `player`'s webhooks, oldest first.
+    pub async fn webhooks(&self, player: &Player) -> Result<Vec<Webhook>, Refusal> {
+        Ok(self.store.webhooks(player.id).await?)
+    }
+
+    /// Removes one of `player`'s webhooks.
+    pub async fn delete_webhook(&self, player: &Player, id: Uuid) -> Result<(), Refusal> {
+        if self.store.delete_webhook(player.id, id).await? {
+            Ok(())
+        } else {
+            Err(Refusal::NotFound("no such webhook of yours".into()))
+        }
+    }
+
+    /// The newest `limit` deliveries of one of `player`'s webhooks.
+    pub async fn deliveries(
+        &self,
+        player: &Player,
+        webhook: Uuid,
+        limit: i64,
+    ) -> Result<Vec<Delivery>, Refusal> {
+        if !self.webhooks(player).await?.iter().any(|w| w.id == webhook) {
+            return Err(Refusal::NotFound("no such webhook of yours".into()));
+        }
+        Ok(self.store.deliveries(webhook, limit).await?)
+    }
+}

@@ -1,0 +1,123 @@
+//! The read model: what is derived from a game's table and stored beside its events in
+//! the same transaction: the `games` row with the listing entry (`GameSummary`), and the
+//! notices players hear (webhooks, their live stream).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+use worp_engine::GameResult;
+
+use crate::store::{GameRow, JsonText, PlayerNotice};
+use crate::table::Table;
+
+/// A game in a listing.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GameSummary {
+    pub id: Uuid,
+    pub variant: String,
+    pub status: String,
+    pub version: i64,
+    /// The player of each seat (`null` = open).
+    pub seats: Vec<Option<Uuid>>,
+    pub to_move: Option<u8>,
+    pub to_move_player: Option<Uuid>,
+    /// When the seat to move runs out of time (games with a clock).
+    pub deadline: Option<DateTime<Utc>>,
+    pub result: Option<GameResult>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub last_move_at: Option<DateTime<Utc>>,
+}
+
+/// The read-model row of a table.
+pub fn game_row(t: &Table) -> GameRow {
+    let summary = GameSummary {
+        id: t.id,
+        variant: t.variant.to_owned(),
+        status: t.status().as_str().to_owned(),
+        version: t.version,
+        seats: t.seats.iter().map(|s| s.player_id).collect(),
+        to_move: t.to_move().map(|s| s.0),
+        to_move_player: t.to_move_player(),
+        deadline: t.deadline(),
+        result: t.result.clone(),
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+        last_move_at: t.last_move_at,
+    };
+    GameRow {
+        id: t.id,
+        variant: t.variant.to_owned(),
+        status: t.status().as_str().to_owned(),
+        version: t.version,
+        to_move_seat: t.to_move().map(|s| i32::from(s.0)),
+        to_move_player: t.to_move_player(),
+        summary: JsonText::of(&summary),
+        seats: summary.seats.clone(),
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+        deadline: t.deadline(),
+    }
+}
+
+/// What players should hear about after a change from `before` to `after`: the player
+/// whose turn it now is (when it was not theirs already), or everybody seated when the
+/// game ended.
+pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
+    let status = after.status();
+    let payload = |kind: &str| {
+        JsonText::of(&NoticePayload {
+            deadline: after.deadline(),
+            game_id: after.id,
+            result: &after.result,
+            seat: after.to_move().map(|s| s.0),
+            status: status.as_str(),
+            kind,
+            url: format!("/v1/games/{}", after.id),
+            variant: after.variant,
+            version: after.version,
+        })
+    };
+    let base = |kind: &str, player: Uuid, payload: JsonText| PlayerNotice {
+        player_id: player,
+        game_id: after.id,
+        version: after.version,
+        kind: kind.to_owned(),
+        payload,
+    };
+    let was_finished = before.is_some_and(|b| b.result.is_some());
+    if after.result.is_some() && !was_finished {
+        let mut players: Vec<Uuid> = after.seats.iter().filter_map(|s| s.player_id).collect();
+        players.sort();
+        players.dedup();
+        let text = payload("game_finished");
+        return players
+            .into_iter()
+            .map(|p| base("game_finished", p, text.clone()))
+            .collect();
+    }
+    match after.to_move_player() {
+        Some(p) if before.and_then(Table::to_move_player) != Some(p) => {
+            vec![base("your_turn", p, payload("your_turn"))]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// What a notice says (webhook body, stream data), serialised straight from the table.
+/// Its members stay in alphabetical order, the order they had when the payload was a
+/// `serde_json::Value`.
+#[derive(Serialize)]
+struct NoticePayload<'a> {
+    deadline: Option<DateTime<Utc>>,
+    game_id: Uuid,
+    result: &'a Option<GameResult>,
+    seat: Option<u8>,
+    status: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    url: String,
+    variant: &'a str,
+    version: i64,
+}

@@ -1,0 +1,189 @@
+//! What the service reads: tables (from the cache and the events after it), listings,
+//! event pages, exports, and the rebuild of the read models from the log.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::read_model::game_row;
+use super::refusal::Refusal;
+use super::Worp;
+use crate::events::StoredEvent;
+use crate::export::Export;
+use crate::store::{GameFilter, Player, SavedResponse};
+use crate::table::Table;
+
+impl Worp {
+    /// The newest state of a game.
+    pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, Refusal> {
+        let cached = self.cache.newest(id);
+        let after = cached.as_ref().map_or(0, |t| t.version);
+        let mut events = self.store.events(id, after, 1000).await?;
+        if events.is_empty() {
+            // Nothing new since the cached state (the common case): no copy, no replay.
+            return cached.ok_or_else(|| Refusal::NotFound(format!("no game {id}")));
+        }
+        let mut table = match cached {
+            Some(t) => (*t).clone(),
+            None => Table::from_events(&events[..1])?,
+        };
+        let mut skip = usize::from(after == 0);
+        loop {
+            for e in &events[skip..] {
+                table.apply(e)?;
+            }
+            if events.len() < 1000 {
+                break;
+            }
+            events = self.store.events(id, table.version, 1000).await?;
+            skip = 0;
+            if events.is_empty() {
+                break;
+            }
+        }
+        let table = Arc::new(table);
+        self.cache.put(table.clone());
+        Ok(table)
+    }
+
+    /// The state of a game right after event `at`.
+    pub async fn load_at(&self, id: Uuid, at: i64) -> Result<Arc<Table>, Refusal> {
+        if let Some(t) = self.cache.get(id, at) {
+            return Ok(t);
+        }
+        if at < 1 {
+            return Err(Refusal::Invalid("at must be 1 or more".into()));
+        }
+        let mut events = Vec::new();
+        while (events.len() as i64) < at {
+            let batch = self
+                .store
+                .events(
+                    id,
+                    events.len() as i64,
+                    (at - events.len() as i64).min(1000),
+                )
+                .await?;
+            if batch.is_empty() {
+                break;
+            }
+            events.extend(batch);
+        }
+        if events.is_empty() {
+            return Err(Refusal::NotFound(format!("no game {id}")));
+        }
+        if (events.len() as i64) < at {
+            return Err(Refusal::NotFound(format!(
+                "game {id} has only {} events",
+                events.len()
+            )));
+        }
+        let table = Arc::new(Table::from_events(&events)?);
+        self.cache.put(table.clone());
+        Ok(table)
+    }
+
+    /// Lists games.
+    pub async fn list(&self, f: &GameFilter) -> Result<Vec<Value>, Refusal> {
+        Ok(self.store.list_games(f).await?)
+    }
+
+    /// All events of a game, in order.
+    pub async fn all_events(&self, id: Uuid) -> Result<Vec<StoredEvent>, Refusal> {
+        let mut events = Vec::new();
+        loop {
+            let batch = self.store.events(id, events.len() as i64, 1000).await?;
+            if batch.is_empty() {
+                break;
+            }
+            events.extend(batch);
+        }
+        Ok(events)
+    }
+
+    /// The export bundle of a game (and its table).
+    pub async fn export(&self, id: Uuid) -> Result<(Export, Table), Refusal> {
+        let events = self.all_events(id).await?;
+        if events.is_empty() {
+            return Err(Refusal::NotFound(format!("no game {id}")));
+        }
+        let table = Table::from_events(&events)?;
+        Ok((Export::of(&table, events), table))
+    }
+
+    /// Rebuilds the read models from the event log; returns how many games.
+    pub async fn rebuild(&self) -> Result<usize, Refusal> {
+        let ids = self.store.game_ids().await?;
+        let mut rows = Vec::with_capacity(ids.len());
+        for id in ids {
+            let events = self.all_events(id).await?;
+            let table = Table::from_events(&events)?;
+            rows.push(game_row(&table));
+        }
+        self.store.replace_read_models(&rows).await?;
+        Ok(rows.len())
+    }
+
+    /// The answer kept for a repeated `Idempotency-Key` of `player`.
+    pub async fn saved_response(
+        &self,
+        player: &Player,
+        key: &str,
+    ) -> Result<Option<SavedResponse>, Refusal> {
+        Ok(self.store.saved_response(player.id, key).await?)
+    }
+
+    /// Up to `limit` events of game `id` after sequence number `after` (none: nothing new,
+    /// or no such game).
+    pub async fn events(
+        &self,
+        id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, Refusal> {
+        Ok(self.store.events(id, after, limit).await?)
+    }
+
+    /// The same, but not found when the game has no events at all.
+    pub async fn events_after(
+        &self,
+        id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, Refusal> {
+        let events = self.store.events(id, after, limit).await?;
+        if events.is_empty() && self.store.events(id, 0, 1).await?.is_empty() {
+            return Err(Refusal::NotFound(format!("no game {id}")));
+        }
+        Ok(events)
+    }
+
+    /// The names the seats of `table` go by in files for other programs: the player's
+    /// name, `<bot>_bot`, or `seat_<n>` while open.
+    pub async fn seat_names(&self, table: &Table) -> Result<Vec<String>, Refusal> {
+        let mut names = Vec::with_capacity(table.seats.len());
+        for (seat, s) in table.seats.iter().enumerate() {
+            let name = match (s.player_id, s.bot) {
+                (Some(p), _) => self.store.player_name(p).await?.unwrap_or_default(),
+                (None, Some(bot)) => format!("{bot:?}_bot"),
+                (None, None) => format!("seat_{seat}"),
+            };
+            names.push(name);
+        }
+        Ok(names)
+    }
+
+    /// `postgres` or `sqlite`.
+    pub fn backend(&self) -> &'static str {
+        self.store.backend()
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<(), Refusal> {
+        self.store
+            .ping()
+            .await
+            .map_err(|e| Refusal::Unavailable(format!("the database does not answer: {e}")))
+    }
+}

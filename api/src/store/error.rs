@@ -1,0 +1,46 @@
+//! What the store could not do.
+
+/// A failed read or write of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another append to the same game won the race (the version check refused it).
+    #[error("another change to this game was recorded first")]
+    Conflict,
+    /// The database failed or is unreachable.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// Migrations failed.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+impl StoreError {
+    /// Whether the database is not there now (try again shortly), rather than a fault of
+    /// the request or of the server.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Database(e) => unavailable(e),
+            _ => false,
+        }
+    }
+}
+
+fn unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // Class 08: connection exception; 57P01-57P03: the server shuts down, was
+            // shut down or cannot take connections yet; 53300: too many connections;
+            // 55000: the database does not accept connections now.
+            code.starts_with("08")
+                || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300" | "55000")
+        }),
+        // A connection the server closed mid-conversation.
+        sqlx::Error::Protocol(msg) => msg.contains("EOF") || msg.contains("closed"),
+        _ => false,
+    }
+}

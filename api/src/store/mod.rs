@@ -1,0 +1,235 @@
+//! Persistence: the event log and its read models, on PostgreSQL or embedded SQLite.
+//!
+//! - [`sql`]: every SQL text, the column lists, and the three forms of the version check
+//!   side by side.
+//! - [`statements`]: the statements as functions over a pool, stamped out per backend in
+//!   [`postgres`] and [`sqlite`].
+//! - [`group_commit`]: on PostgreSQL, the changes that arrive together share one
+//!   statement and one durable commit.
+//! - [`records`]: what is read and written; [`error`]: what can fail.
+//!
+//! Every change of a game is atomic: its new events (written only if the log ends where
+//! the caller saw it end), the games read model, the webhook outbox and the idempotency
+//! record. A lost race comes back as [`StoreError::Conflict`], never as a gap or a
+//! duplicate (`UNIQUE (game_id, seq)`).
+
+pub mod error;
+pub mod group_commit;
+pub mod postgres;
+pub mod records;
+pub mod sql;
+pub mod sqlite;
+mod statements;
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::postgres::PgPoolOptions;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+pub use error::StoreError;
+use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
+pub use records::{
+    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, Player, PlayerNotice, SavedResponse,
+    Webhook,
+};
+
+use crate::events::StoredEvent;
+
+/// The store on PostgreSQL: appends go through the group commit.
+#[derive(Debug, Clone)]
+pub struct PgStore {
+    pub pool: sqlx::PgPool,
+    group: GroupCommit,
+}
+
+/// The store on an SQLite file.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pub pool: sqlx::SqlitePool,
+    outbox: Arc<Notify>,
+}
+
+/// The store on whichever backend is configured.
+#[derive(Debug, Clone)]
+pub enum Store {
+    Postgres(PgStore),
+    Sqlite(SqliteStore),
+}
+
+/// Runs statement `$f` of the configured backend on its pool.
+macro_rules! on_backend {
+    ($self:ident . $f:ident ( $($arg:expr),* )) => {
+        match $self {
+            Store::Postgres(s) => postgres::$f(&s.pool, $($arg),*).await,
+            Store::Sqlite(s) => sqlite::$f(&s.pool, $($arg),*).await,
+        }
+    };
+}
+
+impl Store {
+    /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or
+    /// `sqlite://` URL) and runs the migrations.
+    pub async fn connect(url: &str, max_connections: u32) -> Result<Store, StoreError> {
+        let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = PgPoolOptions::new()
+                .max_connections(max_connections)
+                // No round trip to test a connection before each use: a broken one fails
+                // its query, is closed, and the next is opened afresh (503 meanwhile).
+                .test_before_acquire(false)
+                .acquire_timeout(Duration::from_secs(5))
+                .connect(url)
+                .await?;
+            sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS);
+            Store::Postgres(PgStore { pool, group })
+        } else {
+            let path = url.strip_prefix("sqlite://").unwrap_or(url);
+            if let Some(dir) = std::path::Path::new(path).parent() {
+                if !dir.as_os_str().is_empty() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+                }
+            }
+            let opts = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true);
+            // One connection: SQLite has one writer, and this keeps every transaction
+            // strictly serial (no upgrade deadlocks between readers that become writers).
+            let pool = SqlitePoolOptions::new()
+                .max_connections(1)
+                .connect_with(opts)
+                .await?;
+            sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+            Store::Sqlite(SqliteStore {
+                pool,
+                outbox: Arc::new(Notify::new()),
+            })
+        };
+        Ok(store)
+    }
+
+    /// `postgres` or `sqlite`.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Store::Postgres(_) => "postgres",
+            Store::Sqlite(_) => "sqlite",
+        }
+    }
+
+    /// The most connections the pool opens.
+    pub fn max_connections(&self) -> u32 {
+        match self {
+            Store::Postgres(s) => s.pool.options().get_max_connections(),
+            Store::Sqlite(s) => s.pool.options().get_max_connections(),
+        }
+    }
+
+    /// Appends one change of a game atomically: all of it or nothing. On PostgreSQL the
+    /// changes that arrive together share one statement and one commit.
+    pub async fn append(&self, a: Append) -> Result<Vec<StoredEvent>, StoreError> {
+        match self {
+            Store::Postgres(s) => s.group.append(a).await,
+            Store::Sqlite(s) => sqlite::append_alone(&s.pool, &a, &s.outbox).await,
+        }
+    }
+
+    /// Signalled whenever an append wrote webhook deliveries to the outbox (the delivery
+    /// worker waits on it between polls).
+    pub fn outbox_written(&self) -> Arc<Notify> {
+        match self {
+            Store::Postgres(s) => s.group.outbox(),
+            Store::Sqlite(s) => s.outbox.clone(),
+        }
+    }
+
+    /// Tells other server processes on the same PostgreSQL that games changed. On
+    /// SQLite there is only one process: nothing to do.
+    pub async fn announce(&self, payloads: &[String]) -> Result<(), StoreError> {
+        match self {
+            Store::Postgres(s) => postgres::announce(&s.pool, payloads).await,
+            Store::Sqlite(_) => Ok(()),
+        }
+    }
+
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        on_backend!(self.ping())
+    }
+    pub async fn create_player(&self, p: &Player, now: DateTime<Utc>) -> Result<(), StoreError> {
+        on_backend!(self.create_player(p, now))
+    }
+    pub async fn player_by_token_hash(&self, hash: &[u8]) -> Result<Option<Player>, StoreError> {
+        on_backend!(self.player_by_token_hash(hash))
+    }
+    pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
+        on_backend!(self.player_name(id))
+    }
+    pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self.player_exists(id))
+    }
+    /// Up to `limit` events of a game after sequence number `after`, in order.
+    pub async fn events(
+        &self,
+        game_id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        on_backend!(self.events(game_id, after, limit))
+    }
+    pub async fn secret(&self, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {
+        on_backend!(self.secret(game_id))
+    }
+    pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
+        on_backend!(self.list_games(f))
+    }
+    pub async fn saved_response(
+        &self,
+        player: Uuid,
+        key: &str,
+    ) -> Result<Option<SavedResponse>, StoreError> {
+        on_backend!(self.saved_response(player, key))
+    }
+    pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
+        on_backend!(self.game_ids())
+    }
+    pub async fn replace_read_models(&self, rows: &[GameRow]) -> Result<(), StoreError> {
+        on_backend!(self.replace_read_models(rows))
+    }
+    pub async fn overdue_games(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Uuid>, StoreError> {
+        on_backend!(self.overdue_games(now, limit))
+    }
+    pub async fn create_webhook(&self, w: &Webhook) -> Result<(), StoreError> {
+        on_backend!(self.create_webhook(w))
+    }
+    pub async fn webhooks(&self, player: Uuid) -> Result<Vec<Webhook>, StoreError> {
+        on_backend!(self.webhooks(player))
+    }
+    pub async fn delete_webhook(&self, player: Uuid, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self.delete_webhook(player, id))
+    }
+    pub async fn deliveries(&self, webhook: Uuid, limit: i64) -> Result<Vec<Delivery>, StoreError> {
+        on_backend!(self.deliveries(webhook, limit))
+    }
+    pub async fn claim_due_deliveries(
+        &self,
+        now: DateTime<Utc>,
+        lease_until: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
+        on_backend!(self.claim_due_deliveries(now, lease_until, limit))
+    }
+    pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<(), StoreError> {
+        on_backend!(self.record_attempt(a))
+    }
+}

@@ -1,0 +1,158 @@
+//! What the store reads and writes: players, the games read model, notices, webhooks
+//! and their deliveries, idempotency answers, and the atomic change of a game.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::events::StoredEvent;
+
+/// A registered player.
+#[derive(Debug, Clone)]
+pub struct Player {
+    pub id: Uuid,
+    pub name: String,
+    pub token_hash: Vec<u8>,
+}
+
+/// JSON text written once and carried as it is: the summaries and notices of every move
+/// are written to the database, announced and streamed, and building them as
+/// `serde_json::Value` trees first cost a tenth of a move's time on the server.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct JsonText(Box<serde_json::value::RawValue>);
+
+impl JsonText {
+    /// `value` serialised.
+    pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> JsonText {
+        let raw = serde_json::value::to_raw_value(value)
+            .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned());
+        JsonText(raw)
+    }
+
+    /// The text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+}
+
+impl PartialEq for JsonText {
+    fn eq(&self, other: &JsonText) -> bool {
+        self.get() == other.get()
+    }
+}
+
+/// The games read model of one game (derived from its events).
+#[derive(Debug, Clone)]
+pub struct GameRow {
+    pub id: Uuid,
+    pub variant: String,
+    pub status: String,
+    pub version: i64,
+    pub to_move_seat: Option<i32>,
+    pub to_move_player: Option<Uuid>,
+    /// The listing entry shown by `GET /v1/games` (a `GameSummary`).
+    pub summary: JsonText,
+    pub seats: Vec<Option<Uuid>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// When the seat to move runs out of time.
+    pub deadline: Option<DateTime<Utc>>,
+}
+
+/// Something a player should hear about (it is their turn, a game ended): delivered to
+/// their webhooks through the outbox and to their live stream.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlayerNotice {
+    pub player_id: Uuid,
+    pub game_id: Uuid,
+    pub version: i64,
+    /// `your_turn` or `game_finished`.
+    pub kind: String,
+    pub payload: JsonText,
+}
+
+/// The outcome of one delivery attempt.
+#[derive(Debug, Clone)]
+pub struct Attempt<'a> {
+    pub id: Uuid,
+    /// `pending` (to retry), `delivered` or `failed`.
+    pub status: &'a str,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub last_status: Option<i32>,
+    pub last_error: Option<&'a str>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// A registered webhook.
+#[derive(Debug, Clone)]
+pub struct Webhook {
+    pub id: Uuid,
+    pub player_id: Uuid,
+    pub url: String,
+    pub secret: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One delivery of a notice to a webhook.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct Delivery {
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub game_id: Uuid,
+    pub version: i64,
+    /// `your_turn` or `game_finished`.
+    pub kind: String,
+    pub payload: Value,
+    /// `pending`, `delivered` or `failed`.
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    /// The receiver's last HTTP status.
+    pub last_status: Option<i32>,
+    pub last_error: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// The answer stored for an `Idempotency-Key` (always a success: refusals are not kept).
+#[derive(Debug, Clone)]
+pub struct SavedResponse {
+    pub body: Value,
+}
+
+/// One atomic change of a game.
+#[derive(Debug, Clone)]
+pub struct Append {
+    pub game_id: Uuid,
+    /// The last sequence number the caller saw (0 for a new game).
+    pub expected_version: i64,
+    pub events: Vec<StoredEvent>,
+    pub row: GameRow,
+    /// The secret server seed, stored with a new game.
+    pub secret: Option<Vec<u8>>,
+    /// The answer to keep for `(player, key)`.
+    pub idempotency: Option<(Uuid, String, SavedResponse)>,
+    /// Notices for players' webhooks (the outbox).
+    pub notices: Vec<PlayerNotice>,
+}
+
+impl Append {
+    /// Whether the seats read model changes: only when a game is created or a seat taken.
+    pub fn seats_changed(&self) -> bool {
+        self.events
+            .iter()
+            .any(|e| e.kind == "game_created" || e.kind == "seat_taken")
+    }
+}
+
+/// Which games to list.
+#[derive(Debug, Clone, Default)]
+pub struct GameFilter {
+    pub player: Option<Uuid>,
+    pub status: Option<String>,
+    pub to_move_player: Option<Uuid>,
+    pub limit: i64,
+    pub offset: i64,
+}

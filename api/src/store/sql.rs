@@ -1,0 +1,358 @@
+//! Every SQL text of the store, in one place: the column lists, the statements both
+//! backends run (`$1`-style parameters work on PostgreSQL and SQLite alike), and the
+//! group commit's batch statements on PostgreSQL, built from the same column lists.
+//!
+//! ## The version check
+//! A change of a game is written only if the game's log ends exactly at the version
+//! its caller saw; otherwise nothing of it is written and the caller gets a conflict.
+//! The rule has three forms, one per write path, side by side here:
+//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends): the
+//!    first event is inserted only if [`log_end!`] is the expected version; a change
+//!    without events checks [`LOG_END`] alone. A racing append of the same sequence
+//!    number violates `UNIQUE (game_id, seq)`.
+//! 2. [`APPEND_TOGETHER`] (a group-commit batch with new games, seats or answers): the
+//!    `stale` CTE finds any game whose [`log_end!`] is not its change's version, and then
+//!    every insert of the batch is skipped: all or nothing.
+//! 3. [`APPEND_MOVES`] (a group-commit batch of moves to existing games): each change's
+//!    `games` row is updated only while its `version` is the expected one, and its
+//!    events and notices are written only with its row. The row is written in the same
+//!    transaction as every append, so its version is the log's end, read through the
+//!    primary key instead of an index scan of the log.
+
+/// The end of game `$game`'s log: its last sequence number, 0 when it has no events.
+macro_rules! log_end {
+    ($game:literal) => {
+        concat!(
+            "COALESCE((SELECT max(seq) FROM events WHERE game_id = ",
+            $game,
+            "), 0)"
+        )
+    };
+}
+
+/// The columns of an event, in the order every insert binds them.
+macro_rules! event_columns {
+    () => {
+        "game_id, seq, kind, payload, rules_version, recorded_at, hash"
+    };
+}
+
+/// The columns of a `games` row, in the order every write binds them.
+macro_rules! game_columns {
+    () => {
+        "id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline"
+    };
+}
+
+/// What a write of an existing `games` row changes.
+macro_rules! game_update {
+    () => {
+        "
+    ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
+        to_move_seat = excluded.to_move_seat, to_move_player = excluded.to_move_player,
+        summary = excluded.summary, updated_at = excluded.updated_at, deadline = excluded.deadline"
+    };
+}
+
+/// The columns of a new webhook delivery.
+macro_rules! delivery_columns {
+    () => {
+        "id, webhook_id, player_id, game_id, version, kind, payload, status, attempts, next_attempt_at, created_at"
+    };
+}
+
+/// The columns a delivery is read with (`records::Delivery`).
+macro_rules! delivery_read_columns {
+    () => {
+        "id, webhook_id, game_id, version, kind, payload, status, attempts, next_attempt_at, last_status, last_error, created_at, delivered_at"
+    };
+}
+
+/// The columns of a seat row, and what a write of an existing one changes.
+macro_rules! seat_columns {
+    () => {
+        "game_id, seat, player_id"
+    };
+}
+macro_rules! seat_update {
+    () => {
+        " ON CONFLICT (game_id, seat) DO UPDATE SET player_id = excluded.player_id"
+    };
+}
+
+// ---- One change in its own transaction (both backends) ----
+
+/// Form 1 of the version check: the first event of a change, inserted only if the log
+/// ends at `$8`.
+pub const INSERT_FIRST_EVENT: &str = concat!(
+    "INSERT INTO events (",
+    event_columns!(),
+    ") SELECT $1, $2, $3, $4, $5, $6, $7 WHERE ",
+    log_end!("$1"),
+    " = $8 RETURNING position"
+);
+/// The further events of a change (the first one checked the version).
+pub const INSERT_EVENT: &str = concat!(
+    "INSERT INTO events (",
+    event_columns!(),
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position"
+);
+/// Form 1 for a change without events: where the log ends.
+pub const LOG_END: &str = concat!("SELECT ", log_end!("$1"), " AS last");
+pub const INSERT_SECRET: &str = "INSERT INTO game_secrets (game_id, server_seed) VALUES ($1, $2)";
+pub const WRITE_GAME_ROW: &str = concat!(
+    "INSERT INTO games (",
+    game_columns!(),
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+    game_update!()
+);
+pub const WRITE_SEAT: &str = concat!(
+    "INSERT INTO game_seats (",
+    seat_columns!(),
+    ") VALUES ($1, $2, $3)",
+    seat_update!()
+);
+pub const WEBHOOKS_OF_PLAYER: &str = "SELECT id FROM webhooks WHERE player_id = $1";
+/// A delivery per webhook, `pending`, due at once (`$8`).
+pub const INSERT_DELIVERY: &str = concat!(
+    "INSERT INTO webhook_deliveries (",
+    delivery_columns!(),
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8)"
+);
+pub const INSERT_ANSWER: &str =
+    "INSERT INTO idempotency (player_id, key, status, body, created_at) \
+     VALUES ($1, $2, 200, $3, $4)";
+
+// ---- Reads and the other writes (both backends) ----
+
+pub const PING: &str = "SELECT 1";
+pub const INSERT_PLAYER: &str =
+    "INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
+pub const PLAYER_BY_TOKEN_HASH: &str =
+    "SELECT id, name, token_hash FROM players WHERE token_hash = $1";
+pub const PLAYER_NAME: &str = "SELECT name FROM players WHERE id = $1";
+pub const PLAYER_EXISTS: &str = "SELECT 1 FROM players WHERE id = $1";
+pub const EVENTS_AFTER: &str = concat!(
+    "SELECT position, ",
+    event_columns!(),
+    " FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
+);
+pub const SECRET: &str = "SELECT server_seed FROM game_secrets WHERE game_id = $1";
+pub const LIST_GAMES: &str = "SELECT g.summary FROM games g \
+     WHERE ($1 IS NULL OR g.id IN (SELECT s.game_id FROM game_seats s WHERE s.player_id = $1)) \
+     AND ($2 IS NULL OR g.status = $2) \
+     AND ($3 IS NULL OR g.to_move_player = $3) \
+     ORDER BY g.updated_at DESC, g.id LIMIT $4 OFFSET $5";
+pub const ANSWER: &str = "SELECT body FROM idempotency WHERE player_id = $1 AND key = $2";
+pub const OVERDUE_GAMES: &str =
+    "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
+     ORDER BY deadline LIMIT $2";
+pub const INSERT_WEBHOOK: &str =
+    "INSERT INTO webhooks (id, player_id, url, secret, created_at) VALUES ($1, $2, $3, $4, $5)";
+pub const WEBHOOKS: &str = "SELECT id, player_id, url, secret, created_at FROM webhooks \
+     WHERE player_id = $1 ORDER BY created_at";
+pub const DELETE_WEBHOOK: &str = "DELETE FROM webhooks WHERE player_id = $1 AND id = $2";
+pub const DELIVERIES: &str = concat!(
+    "SELECT ",
+    delivery_read_columns!(),
+    " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2"
+);
+pub const DUE_DELIVERIES: &str = concat!(
+    "SELECT ",
+    delivery_read_columns!(),
+    ", url, secret FROM (SELECT d.*, w.url, w.secret FROM webhook_deliveries d \
+     JOIN webhooks w ON w.id = d.webhook_id \
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 ORDER BY d.next_attempt_at LIMIT $2) AS due \
+     ORDER BY next_attempt_at"
+);
+/// Takes a due delivery for a lease, unless another process took it first.
+pub const LEASE_DELIVERY: &str = "UPDATE webhook_deliveries SET next_attempt_at = $1 \
+     WHERE id = $2 AND status = 'pending' AND next_attempt_at = $3";
+pub const RECORD_ATTEMPT: &str =
+    "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, \
+     last_status = $4, last_error = $5, delivered_at = $6 WHERE id = $7";
+/// Every game, in the order of its first event.
+pub const GAME_IDS: &str = "SELECT game_id FROM events WHERE seq = 1 ORDER BY position";
+pub const CLEAR_SEATS: &str = "DELETE FROM game_seats";
+pub const CLEAR_GAMES: &str = "DELETE FROM games";
+/// Tells other processes on the same PostgreSQL server that games changed.
+pub const ANNOUNCE: &str = "SELECT pg_notify('worp_events', p) FROM unnest($1::text[]) AS p";
+
+// ---- The group commit on PostgreSQL: many changes in one statement ----
+
+/// The events of the batch (`$3` to `$9`), in the batch's order, where `$filter` holds.
+macro_rules! insert_events {
+    ($filter:literal) => {
+        concat!(
+            "
+    INSERT INTO events (",
+            event_columns!(),
+            ")
+    SELECT x.game_id, x.seq, x.kind, x.payload::jsonb, x.rules_version, x.recorded_at, x.hash
+    FROM unnest($3::uuid[], $4::int8[], $5::text[], $6::text[], $7::int4[], $8::timestamptz[], $9::text[])
+        WITH ORDINALITY AS x(game_id, seq, kind, payload, rules_version, recorded_at, hash, n)
+    WHERE ",
+            $filter,
+            "
+    ORDER BY x.n
+    RETURNING game_id, seq, position"
+        )
+    };
+}
+
+/// The `games` rows of the batch (`$10` to `$19`): `$filter` guards the new rows,
+/// `$update` ends the update of existing ones (a condition, what to return).
+macro_rules! upsert_games {
+    ($filter:literal, $update:literal) => {
+        concat!(
+            "
+    INSERT INTO games (",
+            game_columns!(),
+            ")
+    SELECT r.id, r.variant, r.status, r.version, r.to_move_seat, r.to_move_player, r.summary::json,
+        r.created_at, r.updated_at, r.deadline
+    FROM unnest($10::uuid[], $11::text[], $12::text[], $13::int8[], $14::int4[], $15::uuid[], $16::text[],
+        $17::timestamptz[], $18::timestamptz[], $19::timestamptz[])
+        AS r(id, variant, status, version, to_move_seat, to_move_player, summary, created_at, updated_at, deadline)",
+            $filter,
+            game_update!(),
+            $update
+        )
+    };
+}
+
+/// The webhook outbox (`$20` to `$25`): a delivery per notice and webhook of its player,
+/// where `$filter` holds.
+macro_rules! insert_deliveries {
+    ($filter:literal) => {
+        concat!(
+            "
+    INSERT INTO webhook_deliveries (",
+            delivery_columns!(),
+            ")
+    SELECT gen_random_uuid(), w.id, n.player_id, n.game_id, n.version, n.kind, n.payload::jsonb,
+        'pending', 0, n.at, n.at
+    FROM unnest($20::uuid[], $21::uuid[], $22::int8[], $23::text[], $24::text[], $25::timestamptz[])
+        AS n(player_id, game_id, version, kind, payload, at)
+    JOIN webhooks w ON w.player_id = n.player_id
+    WHERE ",
+            $filter,
+            "
+    RETURNING 1"
+        )
+    };
+}
+
+/// The versions each change was judged on (`$1`, `$2`).
+macro_rules! heads {
+    () => {
+        "\
+WITH heads AS (
+    SELECT * FROM unnest($1::uuid[], $2::int8[]) AS h(game_id, expected)
+)"
+    };
+}
+
+/// The answer: the positions of the events written, and how many webhook deliveries.
+macro_rules! append_answer {
+    () => {
+        "
+SELECT game_id, seq, position, (SELECT count(*) FROM outbox) AS deliveries FROM ins"
+    };
+}
+
+/// Form 3 of the version check: a batch of moves to games that exist, `$1` to `$25`.
+/// Each change is judged on its own: its `games` row is updated only if it is still at
+/// the version the change was judged on (the upsert finds the row by its key anyway,
+/// locks it, and, when another writer's update got there first, waits for it and checks
+/// the condition again on the row it committed), and its events and notices are
+/// written only if its row was. A change to a game that has moved on writes nothing;
+/// the rest of the batch is written. Two changes to the same game in one batch either
+/// fail the statement ("cannot affect row a second time") or are both skipped.
+pub const APPEND_MOVES: &str = concat!(
+    heads!(),
+    ", game_rows AS (",
+    upsert_games!(
+        "",
+        "
+    WHERE games.version = (SELECT h.expected FROM heads h WHERE h.game_id = excluded.id LIMIT 1)
+    RETURNING id"
+    ),
+    "
+), ins AS (",
+    insert_events!("x.game_id IN (SELECT id FROM game_rows)"),
+    "
+), outbox AS (",
+    insert_deliveries!("n.game_id IN (SELECT id FROM game_rows)"),
+    "
+)",
+    append_answer!()
+);
+
+/// Form 2 of the version check: a batch with new games, seats taken or
+/// `Idempotency-Key` answers, `$1` to `$34`, all or nothing: when the log of any of its
+/// games does not end at its change's version (`stale`), nothing is inserted.
+pub const APPEND_TOGETHER: &str = concat!(
+    heads!(),
+    ", stale AS (
+    SELECT 1 FROM heads h WHERE ",
+    log_end!("h.game_id"),
+    " <> h.expected LIMIT 1
+), ins AS (",
+    insert_events!("NOT EXISTS (SELECT 1 FROM stale)"),
+    "
+), game_rows AS (",
+    upsert_games!(
+        "
+    WHERE NOT EXISTS (SELECT 1 FROM stale)",
+        ""
+    ),
+    "
+), outbox AS (",
+    insert_deliveries!("NOT EXISTS (SELECT 1 FROM stale)"),
+    "
+), seat_rows AS (
+    INSERT INTO game_seats (",
+    seat_columns!(),
+    ")
+    SELECT s.game_id, s.seat, s.player_id FROM unnest($26::uuid[], $27::int4[], $28::uuid[]) AS s(game_id, seat, player_id)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)",
+    seat_update!(),
+    "
+), secrets AS (
+    INSERT INTO game_secrets (game_id, server_seed)
+    SELECT k.game_id, k.server_seed FROM unnest($29::uuid[], $30::bytea[]) AS k(game_id, server_seed)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+), answers AS (
+    INSERT INTO idempotency (player_id, key, status, body, created_at)
+    SELECT a.player_id, a.key, 200, a.body::jsonb, a.at
+    FROM unnest($31::uuid[], $32::text[], $33::text[], $34::timestamptz[])
+        AS a(player_id, key, body, at)
+    WHERE NOT EXISTS (SELECT 1 FROM stale)
+)",
+    append_answer!()
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_three_version_checks_read_the_same_columns() {
+        assert!(INSERT_FIRST_EVENT
+            .contains("COALESCE((SELECT max(seq) FROM events WHERE game_id = $1), 0) = $8"));
+        assert!(APPEND_TOGETHER.contains(
+            "COALESCE((SELECT max(seq) FROM events WHERE game_id = h.game_id), 0) <> h.expected"
+        ));
+        assert!(APPEND_MOVES.contains("WHERE games.version = (SELECT h.expected"));
+        // Every insert of events names the same columns in the same order.
+        for sql in [
+            INSERT_FIRST_EVENT,
+            INSERT_EVENT,
+            APPEND_MOVES,
+            APPEND_TOGETHER,
+        ] {
+            assert!(sql.contains("INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash)"), "{sql}");
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! The store's statements on an embedded SQLite file, the zero-set-up default: one
+//! connection, each change its own transaction.
+
+super::statements::statements!(sqlx::Sqlite);
