@@ -33,8 +33,8 @@ use crate::routes;
         routes::me::deliveries,
         routes::streams::game_stream,
         routes::streams::player_stream,
-        routes::games::export_game,
-        routes::games::audit_game,
+        routes::audit::export_game,
+        routes::audit::audit_game,
     ),
     components(schemas(
         crate::problem::Problem,
@@ -43,7 +43,7 @@ use crate::routes;
         worp_engine::Ending,
         worp_engine::Die,
         routes::games::StatusFilter,
-        routes::games::ExportFormat,
+        routes::audit::ExportFormat,
     )),
     modifiers(&BearerAuth),
     tags(

@@ -1,5 +1,6 @@
 //! The HTTP routes of API version 1, one module per resource.
 
+pub mod audit;
 pub mod games;
 pub mod health;
 pub mod me;
@@ -37,6 +38,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::deliveries)
         .service(streams::game_stream)
         .service(streams::player_stream)
-        .service(games::export_game)
-        .service(games::audit_game);
+        .service(audit::export_game)
+        .service(audit::audit_game);
 }

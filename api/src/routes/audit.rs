@@ -1,0 +1,112 @@
+//! Exports and audits that need no trust in the server: the self-contained bundle, the
+//! replay record, match files for other programs, and the audit run on the server's copy.
+
+use actix_web::http::header;
+use actix_web::{get, web, HttpResponse};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+
+use crate::problem::{ApiError, Problem};
+use crate::service::Worp;
+
+/// Which export format.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ExportQuery {
+    /// `json` (default): the self-contained, checkable bundle; `record`: the game record
+    /// `worp replay` reads; `mat`: a Jellyfish / GNU Backgammon match file (backgammon only).
+    pub format: Option<ExportFormat>,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The Worp bundle (`worp-export/1`).
+    Json,
+    /// A Jellyfish `.mat` match file, as GNU Backgammon imports (backgammon only).
+    Mat,
+    /// The game record `worp replay` reads: variant, options, seats and every input.
+    Record,
+}
+
+/// A self-contained bundle of the game: variant, options, seats, rules version, every
+/// event with its sequence, time and hash, the dice commitment, the client seeds, and,
+/// once the game is over, the revealed server seed. `worp audit FILE` checks it offline.
+#[utoipa::path(
+    tag = "audit",
+    params(("id" = Uuid, Path, description = "The game"), ExportQuery),
+    responses(
+        (status = 200, description = "The bundle (format=json), the replay record (format=record), or a text/plain match file (format=mat)", body = crate::export::Export),
+        (status = 400, description = "Malformed parameters, or format=mat for a game that is not backgammon", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/export")]
+pub async fn export_game(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+    q: web::Query<ExportQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (export, table) = worp.export(id.into_inner()).await?;
+    match q.format {
+        None | Some(ExportFormat::Json) => return Ok(HttpResponse::Ok().json(export)),
+        Some(ExportFormat::Record) => {
+            let steps = crate::export::record_steps(&export.events)
+                .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
+            return Ok(HttpResponse::Ok().json(worp_engine::replay::Record {
+                variant: export.variant,
+                options: export.options,
+                seats: export.seats.len() as u8,
+                steps,
+            }));
+        }
+        Some(ExportFormat::Mat) => {}
+    }
+    if table.variant != "backgammon" {
+        return Err(ApiError::BadRequest(format!(
+            "format=mat is for backgammon games; this is {}",
+            table.variant
+        )));
+    }
+    let names = worp.seat_names(&table).await?;
+    let steps = crate::export::record_steps(&export.events)
+        .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
+    let header = worp_engine::backgammon::mat::MatHeader {
+        white: names.first().cloned().unwrap_or_default(),
+        black: names.get(1).cloned().unwrap_or_default(),
+        date: Some(table.created_at.format("%Y.%m.%d").to_string()),
+    };
+    let text = worp_engine::backgammon::mat::match_file(&steps, &header)?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; charset=utf-8")
+        .insert_header((
+            header::CONTENT_DISPOSITION,
+            format!("attachment; filename=\"worp-{}.mat\"", table.id),
+        ))
+        .body(text))
+}
+
+/// Runs the offline audit on the server's copy of the game: the hash chain, the
+/// sequence, every roll against the revealed seed, every move through the rules.
+#[utoipa::path(
+    tag = "audit",
+    params(("id" = Uuid, Path, description = "The game")),
+    responses(
+        (status = 200, description = "The log checks out", body = crate::audit::AuditReport),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "The stored log is broken (names the event)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/audit")]
+pub async fn audit_game(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let (export, _) = worp.export(id.into_inner()).await?;
+    let report = crate::export::audit_export(&export)
+        .map_err(|e| ApiError::Internal(format!("the stored log fails its audit: {e}")))?;
+    Ok(HttpResponse::Ok().json(report))
+}
