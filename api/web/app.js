@@ -10,8 +10,8 @@ const BOARDS = {
   hoofden: () => import('./boards/hoofden.js'),
   ludo: () => import('./boards/ludo.js'),
 };
-const EVENT_TYPES = ['message', 'game_created', 'seat_taken', 'dice_rolled', 'move_played', 'seat_retired',
-  'game_finished', 'deadline_changed', 'bot_moved'];
+// The `event:` names of a game's stream: the kinds of the stored events.
+const EVENT_TYPES = ['game_created', 'seat_taken', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished'];
 
 const main = document.getElementById('main');
 let cleanup = () => {};
