@@ -3,15 +3,8 @@
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
 
-const BOARDS = {
-  backgammon: () => import('./boards/backgammon.js'),
-  mens_erger_je_niet: () => import('./boards/mens_erger_je_niet.js'),
-  ali_baba: () => import('./boards/ali_baba.js'),
-  hoofden: () => import('./boards/hoofden.js'),
-  ludo: () => import('./boards/ludo.js'),
-};
-const EVENT_TYPES = ['message', 'game_created', 'seat_taken', 'dice_rolled', 'move_played', 'seat_retired',
-  'game_finished', 'deadline_changed', 'bot_moved'];
+// The `event:` names of a game's stream: the kinds of the stored events.
+const EVENT_TYPES = ['game_created', 'seat_taken', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished'];
 
 const main = document.getElementById('main');
 let cleanup = () => {};
@@ -90,11 +83,18 @@ async function variants() {
 async function variantInfo(name) {
   return (await variants()).find((v) => v.name === name);
 }
-const boardCache = {};
-async function boardFor(name) {
-  if (!BOARDS[name]) return null;
-  if (!boardCache[name]) boardCache[name] = (await BOARDS[name]()).default;
-  return boardCache[name];
+// A game's board module is `boards/<variant name>.js`, found by name: adding a game adds
+// that file and nothing else. A variant without one (or with one that fails to load) gets
+// the generic view: its state as JSON and its legal moves as buttons.
+const boardCache = new Map();
+function boardFor(name) {
+  if (!/^[a-z0-9_]+$/.test(name)) return Promise.resolve(null);
+  if (!boardCache.has(name)) {
+    boardCache.set(name, import(`./boards/${name}.js`).then(
+      (m) => (m.default && typeof m.default.draw === 'function' ? m.default : null),
+      (e) => { console.warn(`no board module for ${name}: ${e.message}`); return null; }));
+  }
+  return boardCache.get(name);
 }
 
 function shortId(id) { return id ? String(id).slice(0, 8) : ''; }
@@ -491,12 +491,13 @@ async function gameView(id) {
     replayLabel.textContent = live ? `live (event ${st.game.version})` : `event ${st.replay} of ${st.game.version}`;
     liveBtn.disabled = live;
 
-    const interactive = live && myTurn(g) && !st.busy && st.board;
+    if (!st.board) { renderGeneric(g, live && myTurn(g) && !st.busy); return; }
+    const interactive = live && myTurn(g) && !st.busy;
     const cands = interactive ? candidates(g) : [];
     const display = interactive && st.hops.length && st.board.tentative ? st.board.tentative(g, st.hops) : g;
     const focusedKey = document.activeElement && document.activeElement.closest && document.activeElement.closest('svg [data-key]');
     const fk = focusedKey ? focusedKey.getAttribute('data-key') : null;
-    const svg = st.board ? st.board.draw(display, { me: mySeats(g) }) : h('pre', {}, JSON.stringify(g.state, null, 1));
+    const svg = st.board.draw(display, { me: mySeats(g) });
     boardWrap.replaceChildren(svg);
     selInfo.replaceChildren();
     if (!interactive || !svg.querySelectorAll) return;
@@ -560,6 +561,19 @@ async function gameView(id) {
     }
   }
 
+  // The view of a game without a board module: the state as JSON, and while it is my
+  // turn one button per legal move.
+  function renderGeneric(g, interactive) {
+    const moves = interactive ? g.legal_moves || [] : [];
+    boardWrap.replaceChildren(h('div', { class: 'generic', id: 'generic-board' },
+      h('pre', { class: 'mono state', 'aria-label': 'Game state' }, JSON.stringify(g.state, null, 1)),
+      moves.length ? h('div', { class: 'moves', id: 'moves', role: 'group', 'aria-label': 'Legal moves' },
+        h('p', { class: 'help' }, 'Your move: choose one.'),
+        ...moves.map((m, i) => h('button', { type: 'button', class: 'secondary', 'data-move': i, onclick: () => play(m) },
+          JSON.stringify(m)))) : null));
+    selInfo.replaceChildren();
+  }
+
   function focusFirst() {
     const t = boardWrap.querySelector('.target[tabindex]') || boardWrap.querySelector('.movable[tabindex]');
     if (t && document.activeElement && boardWrap.contains(document.activeElement)) t.focus();
@@ -608,7 +622,7 @@ async function gameView(id) {
       await refresh();
     }
     if (hadFocus) {
-      const t = boardWrap.querySelector('.movable[tabindex]');
+      const t = boardWrap.querySelector('.movable[tabindex], [data-move]');
       if (t) t.focus(); else main.focus();
     }
   }

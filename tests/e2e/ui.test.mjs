@@ -1,5 +1,6 @@
 // The rest of the client: static files, the inbox with deadlines, playing a bot, the
-// replay slider, the live stream, and keyboard use.
+// replay slider, the live stream, keyboard use, board modules found by the game's name
+// and the generic view of a game without one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launch, player, createGame, playToEnd } from './lib.mjs';
@@ -108,6 +109,76 @@ test('a move shows up live on the other player\'s page, and pieces work from the
   assert.equal(g.to_move, 1);
   assert.deepEqual(carol.errors, []);
   assert.deepEqual(dave.errors, []);
+});
+
+/** Creates a game of `variant` through the API: carol in seat 0, random bots in the others. */
+async function gameAgainstBots(variant, options = {}) {
+  const v = (await (await fetch(`${BASE}/v1/variants`)).json()).find((x) => x.name === variant);
+  const token = await carol.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+  const seats = [carol.id, ...Array.from({ length: v.min_seats - 1 }, () => ({ bot: 'random' }))];
+  const r = await fetch(`${BASE}/v1/games`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ variant, options, seats }),
+  });
+  assert.equal(r.status, 201, await r.clone().text());
+  return (await r.json()).id;
+}
+
+test('each game\'s board module is found by the variant\'s name', async () => {
+  const names = (await (await fetch(`${BASE}/v1/variants`)).json()).map((v) => v.name);
+  assert.ok(names.length >= 1);
+  for (const name of names) {
+    const id = await gameAgainstBots(name);
+    // A fresh page each time: a page imports each module once.
+    const page = await carol.context.newPage();
+    try {
+      const boards = [];
+      page.on('response', (r) => {
+        const m = new URL(r.url()).pathname.match(/^\/web\/boards\/(.+)\.js$/);
+        if (m) boards.push(`${m[1]}:${r.status()}`);
+      });
+      await page.goto(`${BASE}/#/game/${id}`);
+      await page.waitForSelector('#board svg');
+      assert.equal(await page.locator('#generic-board').count(), 0, name);
+      assert.ok(boards.includes(`${name}:200`), `${name}: ${boards}`);
+    } finally {
+      await page.close();
+    }
+  }
+});
+
+test('a game without a board module shows its state, and its legal moves as buttons that play', async () => {
+  const id = await gameAgainstBots('ali_baba', { planks: 2 });
+  const page = await carol.context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    // As if the game had no board module: the page falls back to the generic view.
+    await page.route('**/web/boards/ali_baba.js', (r) => r.fulfill({ status: 404, body: 'no such web file' }));
+    await page.goto(`${BASE}/#/game/${id}`);
+    await page.waitForSelector('#generic-board pre');
+    assert.equal(await page.locator('#board svg').count(), 0);
+    assert.deepEqual(JSON.parse(await page.textContent('#generic-board pre')),
+      (await (await fetch(`${BASE}/v1/games/${id}`)).json()).state);
+    for (let i = 0; i < 2000; i++) {
+      if ((await page.getAttribute('main', 'data-status')) === 'finished') break;
+      const moves = page.locator('#moves button');
+      if ((await page.getAttribute('main', 'data-my-turn')) === 'true' && await moves.count()) {
+        const before = await page.getAttribute('main', 'data-version');
+        await moves.nth(Math.floor(Math.random() * await moves.count())).click();
+        await page.waitForFunction((v) => document.querySelector('main').dataset.version !== v, before);
+      } else {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    assert.match(await page.textContent('#status'), /Game over/);
+    const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
+    assert.equal(g.status, 'finished');
+    assert.deepEqual(errors, []);
+  } finally {
+    await page.close();
+  }
 });
 
 test('a newcomer opening an invite link names a player first, then sits down', async () => {
