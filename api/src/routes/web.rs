@@ -5,9 +5,8 @@
 //! API, like any third-party client. These routes are not part of the API and not in the
 //! OpenAPI document.
 //!
-//! `include_dir!` makes cargo rebuild when an included file changes, but not when a file
-//! is added to the folder: a new file is picked up by the next build of this crate (adding
-//! a game changes the engine, which rebuilds it).
+//! `include_dir!` makes cargo rebuild when an included file changes; `api/build.rs` makes
+//! it rebuild when a file is added to or removed from the folder.
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
