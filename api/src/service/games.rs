@@ -12,7 +12,7 @@ use worp_engine::{variant, Seat};
 use super::draft::Draft;
 use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
-use super::Worp;
+use super::worp::Worp;
 use crate::bots::BotKind;
 use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};

@@ -17,46 +17,11 @@ pub mod players;
 pub mod read_model;
 pub mod reads;
 mod refusal;
-
-use std::sync::Arc;
-
-use chrono::{DateTime, SubsecRound, Utc};
+mod worp;
 
 pub use crate::clock::{Clock, SystemClock};
 pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE, MAX_CLIENT_SEED};
 pub use players::{token_hash, MAX_NAME};
 pub use read_model::{game_row, notices, GameSummary};
 pub use refusal::Refusal;
-
-use crate::cache::StateCache;
-use crate::live::Live;
-use crate::store::Store;
-
-/// The server's shared state: the store, the cache of tables, the clock, and the hub of
-/// live changes.
-#[derive(Debug)]
-pub struct Worp {
-    pub store: Store,
-    pub cache: StateCache,
-    pub clock: Arc<dyn Clock>,
-    pub live: Arc<Live>,
-}
-
-impl Worp {
-    /// The service over `store`, keeping `cache_size` tables in memory. Changes are
-    /// relayed to other processes when the store is shared (PostgreSQL).
-    pub fn new(store: Store, cache_size: usize, clock: Arc<dyn Clock>) -> Worp {
-        let live = Arc::new(Live::new(matches!(store, Store::Postgres(_))));
-        Worp {
-            store,
-            cache: StateCache::new(cache_size),
-            clock,
-            live,
-        }
-    }
-
-    /// Now, to the microsecond (what the database keeps).
-    pub fn now(&self) -> DateTime<Utc> {
-        self.clock.now().trunc_subsecs(6)
-    }
-}
+pub use worp::Worp;

@@ -4,7 +4,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::refusal::Refusal;
-use super::Worp;
+use super::worp::Worp;
 use crate::dice;
 use crate::store::{Delivery, Player, Webhook};
 

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::read_model::game_row;
 use super::refusal::Refusal;
-use super::Worp;
+use super::worp::Worp;
 use crate::events::StoredEvent;
 use crate::export::Export;
 use crate::store::{GameFilter, Player, SavedResponse};

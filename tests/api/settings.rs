@@ -1,0 +1,248 @@
+//! Every setting of `Settings` takes effect in the app `Application::build` makes (the
+//! same build `worp serve` runs): each test sets one to a value other than the test
+//! default and watches the server behave accordingly.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use worp::clock::SystemClock;
+
+use crate::helpers::{
+    fresh_database, spawn_app_from, test_settings, Backend, ManualClock, TempDir, TestApp,
+};
+
+async fn app_with(
+    backend: Backend,
+    change: impl FnOnce(&mut worp::configuration::Settings),
+) -> TestApp {
+    let (url, dir) = fresh_database(backend).await;
+    let mut settings = test_settings(url);
+    change(&mut settings);
+    spawn_app_from(settings, Arc::new(SystemClock), dir).await
+}
+
+#[tokio::test]
+async fn the_database_url_chooses_the_backend() {
+    for (backend, name) in [(Backend::Postgres, "postgres"), (Backend::Sqlite, "sqlite")] {
+        let app = app_with(backend, |_| {}).await;
+        let health = app.get_json("/healthz").await;
+        assert_eq!(health["database"], name);
+    }
+}
+
+#[tokio::test]
+async fn without_a_database_url_the_sqlite_file_is_where_the_setting_says() {
+    let dir = std::env::temp_dir().join(format!("worp-settings-{}", uuid::Uuid::new_v4().simple()));
+    let file = dir.join("nested").join("games.sqlite");
+    let mut settings = test_settings(String::new());
+    settings.database_url = None;
+    settings.sqlite_path = file.display().to_string();
+    let app = spawn_app_from(settings, Arc::new(SystemClock), Some(TempDir(dir))).await;
+    app.player("a").await;
+    assert!(file.exists(), "{} was not created", file.display());
+}
+
+#[tokio::test]
+async fn the_server_listens_on_the_bind_address_and_port() {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = free.local_addr().expect("addr").port();
+    drop(free);
+    let app = app_with(Backend::Sqlite, |s| {
+        s.bind = [127, 0, 0, 1].into();
+        s.port = port;
+    })
+    .await;
+    assert_eq!(app.address, format!("http://127.0.0.1:{port}"));
+    assert_eq!(app.get("/healthz").await.status(), 200);
+}
+
+#[tokio::test]
+async fn only_the_configured_origins_may_call_from_a_browser() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.cors_origins = vec!["https://club.example".into()];
+    })
+    .await;
+    let allowed = |origin: &'static str| {
+        let app = &app;
+        async move {
+            let resp = app
+                .client
+                .get(app.url("/v1/variants"))
+                .header("origin", origin)
+                .send()
+                .await
+                .expect("request");
+            resp.headers()
+                .get("access-control-allow-origin")
+                .map(|v| v.to_str().unwrap_or_default().to_owned())
+        }
+    };
+    assert_eq!(
+        allowed("https://club.example").await.as_deref(),
+        Some("https://club.example")
+    );
+    // The test default's origin is not allowed here.
+    assert_eq!(allowed("https://front.example").await, None);
+}
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_refused_with_413() {
+    let app = app_with(Backend::Sqlite, |s| s.body_limit = 1024).await;
+    let name = "x".repeat(2000);
+    let resp = app
+        .client
+        .post(app.url("/v1/players"))
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(resp.status(), 413);
+    // Under the limit the same route answers as usual.
+    app.player("short").await;
+}
+
+#[tokio::test]
+async fn the_cache_and_the_pool_have_the_configured_sizes() {
+    let app = app_with(Backend::Postgres, |s| {
+        s.cache_states = 7;
+        s.db_connections = 3;
+    })
+    .await;
+    assert_eq!(app.worp.cache.capacity(), 7);
+    assert_eq!(app.worp.store.max_connections(), 3);
+}
+
+#[tokio::test]
+async fn the_deadline_sweep_runs_at_the_configured_interval() {
+    let clock = ManualClock::new();
+    let (url, dir) = fresh_database(Backend::Sqlite).await;
+    let mut settings = test_settings(url);
+    settings.sweep_interval = Duration::from_secs(1);
+    let app = spawn_app_from(settings, clock.clone(), dir).await;
+    let (a, b) = (app.player("a").await, app.player("b").await);
+    let resp = app
+        .post(
+            "/v1/games",
+            &a,
+            json!({"variant": "backgammon", "seats": [a.id, b.id], "days_per_move": 1}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let game: Value = resp.json().await.expect("json");
+    let id = game["id"].as_str().expect("id").to_owned();
+    clock.advance(chrono::Duration::days(2));
+    // The test default sweeps once an hour: only the setting can end the game this soon.
+    let until = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = app.get_json(&format!("/v1/games/{id}")).await;
+        if now["status"] == "finished" {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < until, "not timed out: {now}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_quiet_stream_gets_keep_alives_at_the_configured_interval() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.sse_keepalive = Duration::from_millis(200);
+    })
+    .await;
+    let (_, _, game) = app.two_player_game("backgammon").await;
+    let id = game["id"].as_str().expect("id");
+    let mut resp = app
+        .client
+        .get(app.url(&format!("/v1/games/{id}/stream")))
+        .send()
+        .await
+        .expect("stream");
+    let started = tokio::time::Instant::now();
+    let mut text = String::new();
+    while !text.contains(": keep-alive") {
+        let chunk = tokio::time::timeout(Duration::from_secs(2), resp.chunk())
+            .await
+            .expect("a keep-alive within 2 s")
+            .expect("read")
+            .expect("open");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    // The test default is 500 ms.
+    assert!(
+        started.elapsed() < Duration::from_millis(450),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn failed_webhook_deliveries_are_retried_after_the_configured_backoff() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.webhooks.base_backoff = Duration::from_millis(100);
+        s.webhooks.poll = Duration::from_millis(50);
+    })
+    .await;
+    // A port nothing listens on: every attempt fails.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = closed.local_addr().expect("addr").port();
+    drop(closed);
+    let (a, b) = (app.player("a").await, app.player("b").await);
+    let hook = app
+        .post(
+            "/v1/players/me/webhooks",
+            &b,
+            json!({"url": format!("http://127.0.0.1:{port}/hook")}),
+        )
+        .await;
+    assert_eq!(hook.status(), 201);
+    let hook: Value = hook.json().await.expect("json");
+    let hook_id = hook["id"].as_str().expect("id").to_owned();
+    let game = app
+        .create(&a, "backgammon", Value::Null, vec![Some(a.id), Some(b.id)])
+        .await;
+    // A game that ends tells every seated player.
+    let id = game["id"].as_str().expect("id");
+    let resign = app
+        .post(&format!("/v1/games/{id}/resign"), &a, Value::Null)
+        .await;
+    assert_eq!(resign.status(), 200);
+    // With the default backoff (10 s, doubling) a third attempt takes 30 s.
+    let until = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let log = app
+            .get_json_as(&format!("/v1/players/me/webhooks/{hook_id}/deliveries"), &b)
+            .await;
+        let attempts = log
+            .as_array()
+            .and_then(|d| d.iter().filter_map(|d| d["attempts"].as_i64()).max())
+            .unwrap_or(0);
+        if attempts >= 3 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < until, "{log}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_token_over_the_configured_rate_gets_429() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.rate_limits.per_token = 5;
+    })
+    .await;
+    let a = app.player("a").await;
+    let mut statuses = Vec::new();
+    for _ in 0..7 {
+        let resp = app
+            .client
+            .get(app.url("/v1/players/me"))
+            .bearer_auth(&a.token)
+            .send()
+            .await
+            .expect("request");
+        statuses.push(resp.status().as_u16());
+    }
+    assert_eq!(&statuses[..5], &[200; 5]);
+    assert_eq!(statuses[5], 429, "{statuses:?}");
+}
