@@ -263,7 +263,7 @@ mod tests {
         assert_eq!(out, br#"{"a":{"c":"x","d":[2,{"y":1,"z":0}]},"b":1}"#);
     }
 
-    /// The canonical bytes as they were first defined: a JSON object built with every
+    /// The canonical bytes by their definition: a JSON object built with every
     /// field, then written with keys sorted. The streaming writer must match it byte for
     /// byte, or stored chains and exported games would stop verifying.
     fn reference_canonical_bytes(e: &StoredEvent) -> Vec<u8> {

@@ -98,7 +98,7 @@ fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde
     }
     match serde_json::from_str::<Envelope>(payload) {
         Ok(envelope) => Ok(envelope.changes),
-        // One change per notification, as earlier servers sent them.
+        // A notification may also carry a single change, not wrapped in an envelope.
         Err(e) => serde_json::from_str::<Change>(payload)
             .map(|c| vec![c])
             .map_err(|_| e),

@@ -163,7 +163,7 @@ pub async fn list_games(
         .filter_map(|v| serde_json::from_value(v).ok())
         .collect::<Vec<GameSummary>>();
     Ok(HttpResponse::Ok().json(GamePage {
-        // Saturating: an offset near i64::MAX must not overflow (it panicked in debug builds).
+        // Saturating: an offset near i64::MAX must not overflow.
         next_offset: more.then_some(offset.saturating_add(limit)),
         games,
     }))

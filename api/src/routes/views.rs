@@ -89,8 +89,8 @@ impl GameView {
             deadline: t.deadline(),
             days_per_move: t.days_per_move,
             awaiting: t.game.awaiting(),
-            // Written straight from the engine's types: building `Value`s first cost a
-            // tenth of a move's time on the server.
+            // Written straight from the engine's types, without `Value` trees between
+            // (they would cost about a tenth of a move's time on the server).
             state: t.game.state_json(),
             last_dice: t.last_dice.clone(),
             legal_moves: if status == Status::Active {

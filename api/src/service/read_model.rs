@@ -105,9 +105,8 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
     }
 }
 
-/// What a notice says (webhook body, stream data), serialised straight from the table.
-/// Its members stay in alphabetical order, the order they had when the payload was a
-/// `serde_json::Value`.
+/// What a notice says (webhook body, stream data), serialised straight from the table,
+/// its members in alphabetical order (receivers may compare payloads as text).
 #[derive(Serialize)]
 struct NoticePayload<'a> {
     deadline: Option<DateTime<Utc>>,
