@@ -19,7 +19,7 @@ pub struct Live {
     /// This process, as named in its announcements.
     pub origin: Uuid,
     tx: broadcast::Sender<Change>,
-    /// Announcements for other processes, sent in batches by [`relay::announce`];
+    /// Announcements for other processes, packed by [`relay::announce`];
     /// `None` when no other process shares the store (SQLite).
     outbound: Option<mpsc::Sender<String>>,
     outbound_rx: std::sync::Mutex<Option<mpsc::Receiver<String>>>,
@@ -66,7 +66,7 @@ impl Live {
     }
 
     /// Tells this process's listeners now, and queues the change for the other
-    /// processes (sent in batches off the request path by [`relay::announce`]).
+    /// processes (packed off the request path by [`relay::announce`]).
     pub fn publish(&self, change: Change) {
         let Some(outbound) = &self.outbound else {
             self.publish_local(change);

@@ -1,5 +1,5 @@
 //! Changes between `worp serve` processes on one PostgreSQL: announced with `NOTIFY`
-//! (batched off the request path), heard with `LISTEN` and put into this process's hub.
+//! (packed off the request path), heard with `LISTEN` and put into this process's hub.
 
 use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
@@ -71,18 +71,18 @@ pub const ANNOUNCE_INTERVAL: std::time::Duration = std::time::Duration::from_mil
 /// by every listening process, so one per move would cap the move rate. The first
 /// change after a quiet spell goes out at once. Runs until the hub is dropped.
 pub async fn announce(store: Store, origin: Uuid, mut rx: mpsc::Receiver<String>) {
-    let mut batch = Vec::with_capacity(1024);
+    let mut queued = Vec::with_capacity(1024);
     loop {
-        batch.clear();
-        if rx.recv_many(&mut batch, 1024).await == 0 {
+        queued.clear();
+        if rx.recv_many(&mut queued, 1024).await == 0 {
             return;
         }
         let started = tokio::time::Instant::now();
-        let payloads = pack(origin, &batch);
+        let payloads = pack(origin, &queued);
         if let Err(e) = store.announce(&payloads).await {
             tracing::warn!(
                 "could not announce {} changes to other processes: {e}",
-                batch.len()
+                queued.len()
             );
         }
         // Whatever queues meanwhile goes in the next statement.

@@ -57,7 +57,7 @@ impl Worp {
         }
         let mut events = Vec::new();
         while (events.len() as i64) < at {
-            let batch = self
+            let page = self
                 .store
                 .events(
                     id,
@@ -65,10 +65,10 @@ impl Worp {
                     (at - events.len() as i64).min(1000),
                 )
                 .await?;
-            if batch.is_empty() {
+            if page.is_empty() {
                 break;
             }
-            events.extend(batch);
+            events.extend(page);
         }
         if events.is_empty() {
             return Err(Refusal::NotFound(format!("no game {id}")));
@@ -93,11 +93,11 @@ impl Worp {
     pub async fn all_events(&self, id: Uuid) -> Result<Vec<StoredEvent>, Refusal> {
         let mut events = Vec::new();
         loop {
-            let batch = self.store.events(id, events.len() as i64, 1000).await?;
-            if batch.is_empty() {
+            let page = self.store.events(id, events.len() as i64, 1000).await?;
+            if page.is_empty() {
                 break;
             }
-            events.extend(batch);
+            events.extend(page);
         }
         Ok(events)
     }
