@@ -68,6 +68,17 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
         if e.game_id != first.game_id {
             return Err(broken(e.seq, "belongs to another game"));
         }
+        // The rules versions that exist are 1 to this engine's.
+        if !(1..=i64::from(worp_engine::RULES_VERSION)).contains(&i64::from(e.rules_version)) {
+            return Err(broken(
+                e.seq,
+                format!(
+                    "rules version {} does not exist (this engine knows 1 to {})",
+                    e.rules_version,
+                    worp_engine::RULES_VERSION
+                ),
+            ));
+        }
         if e.chain_hash(&prev_hash) != e.hash {
             return Err(broken(
                 e.seq,

@@ -98,7 +98,10 @@ fn imports(
         }
     }
     // Paths relative to this module: `use records::Player`, `games::play_move`.
-    for child in known.keys().filter(|k| k.len() == at.len() + 1 && k.starts_with(at)) {
+    for child in known
+        .keys()
+        .filter(|k| k.len() == at.len() + 1 && k.starts_with(at))
+    {
         let name = format!("{}::", child[at.len()]);
         let mut from = 0;
         while let Some(i) = code[from..].find(&name) {

@@ -7,6 +7,7 @@ mod correspondence;
 mod errors;
 mod faults;
 mod group_commit;
+mod hostile;
 mod interchange;
 mod layout;
 mod load;

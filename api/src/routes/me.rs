@@ -96,7 +96,7 @@ pub async fn inbox(
             .into_iter()
             .filter_map(|v| serde_json::from_value::<GameSummary>(v).ok())
             .collect(),
-        next_offset: more.then_some(offset + limit),
+        next_offset: more.then_some(offset.saturating_add(limit)),
     };
     let body = serde_json::to_vec(&page).unwrap_or_default();
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);

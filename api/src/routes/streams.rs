@@ -43,6 +43,7 @@ fn event_message(e: &StoredEvent) -> Bytes {
 pub struct StreamQuery {
     /// Send the events after this sequence number first (as `Last-Event-ID` does);
     /// default: only events from now on.
+    #[param(minimum = 0)]
     pub after: Option<i64>,
 }
 
@@ -102,6 +103,11 @@ pub async fn game_stream(
                 })?,
         ),
     };
+    if q.after.is_some_and(|a| a < 0) {
+        return Err(ApiError::BadRequest(
+            "after must be a sequence number (0 or more)".into(),
+        ));
+    }
     let after = last_event_id.or(q.after).unwrap_or(table.version);
     let state = GameStream {
         worp,

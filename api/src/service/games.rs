@@ -33,7 +33,7 @@ pub struct Idempotency<'a> {
 
 /// A seat in a create request: a player id, a bot, or `null` for an open seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(untagged)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum SeatRequest {
     /// A player's id.
     Player(Uuid),
@@ -420,11 +420,16 @@ impl Worp {
     }
 
     /// Times out every game whose deadline has passed; returns how many.
+    /// A game that cannot be timed out (its log does not replay) is logged and skipped;
+    /// the sweep stops early only when the database is away.
     pub async fn sweep_deadlines(&self) -> Result<usize, Refusal> {
         let mut n = 0;
         for id in self.store.overdue_games(self.now(), 500).await? {
-            if self.time_out(id).await? {
-                n += 1;
+            match self.time_out(id).await {
+                Ok(true) => n += 1,
+                Ok(false) => {}
+                Err(e @ Refusal::Unavailable(_)) => return Err(e),
+                Err(e) => tracing::error!("game {id} could not be timed out: {e}"),
             }
         }
         Ok(n)
