@@ -5,6 +5,7 @@ use std::fmt::Debug;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::capability::Capabilities;
 use crate::EngineError;
 
 /// A participant's place at the table, numbered from 0 in the order the seats were given.
@@ -187,6 +188,9 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     const MIN_SEATS: u8;
     /// The most seats the game can be played by.
     const MAX_SEATS: u8;
+    /// What the game can do beyond being played (match files, analysis); none unless
+    /// the game says so.
+    const CAPABILITIES: Capabilities = Capabilities::NONE;
 
     /// A new game with these options for `seats` seats, at its very beginning.
     fn new(options: &Self::Options, seats: u8) -> Result<Self, EngineError>;

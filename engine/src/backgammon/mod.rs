@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::{Awaiting, Die, Ending, EngineError, Game, GameResult, Seat};
+use crate::{Awaiting, Capabilities, Die, Ending, EngineError, Game, GameResult, Seat};
 
 pub use moves::{Move, Step, Steps};
 pub use point::{Destination, Origin, Point};
@@ -282,6 +282,10 @@ impl Game for Backgammon {
     const TITLE: &'static str = "Backgammon";
     const MIN_SEATS: u8 = 2;
     const MAX_SEATS: u8 = 2;
+    const CAPABILITIES: Capabilities = Capabilities {
+        match_file: Some(mat::match_file_of_seats),
+        analyze_line: Some(analyze::analyze_line),
+    };
 
     fn new(options: &BackgammonOptions, seats: u8) -> Result<Self, EngineError> {
         crate::game::check_seat_count::<Self>(seats)?;
