@@ -784,7 +784,8 @@ fn retiring_in_a_two_seat_game_makes_the_other_seat_win() {
             result: GameResult {
                 winner: Some(Seat(1)),
                 ending: Ending::OpponentsRetired,
-                points: 1
+                points: 1,
+                ..
             }
         }
     ));

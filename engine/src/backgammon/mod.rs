@@ -122,11 +122,7 @@ impl Backgammon {
             } else {
                 (Ending::Gammon, 2)
             };
-            self.finish(GameResult {
-                winner: Some(side.seat()),
-                ending,
-                points,
-            });
+            self.finish(GameResult::of(vec![side.seat()], ending, points));
         } else {
             self.to_move = side.opponent();
             self.phase = Phase::Roll;

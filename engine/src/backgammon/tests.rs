@@ -410,6 +410,7 @@ fn win_single_game_when_the_loser_bore_off_a_checker() {
     play(&mut g, "24/off");
     let want = GameResult {
         winner: Some(Seat(0)),
+        winners: vec![Seat(0)],
         ending: Ending::Won,
         points: 1,
     };
@@ -433,6 +434,7 @@ fn win_gammon_when_the_loser_bore_off_none() {
         g.result(),
         Some(&GameResult {
             winner: Some(Seat(1)),
+            winners: vec![Seat(1)],
             ending: Ending::Gammon,
             points: 2,
         })
@@ -449,6 +451,7 @@ fn win_backgammon_when_the_loser_is_still_in_the_winners_home_board_or_on_the_ba
         g.result(),
         Some(&GameResult {
             winner: Some(Seat(1)),
+            winners: vec![Seat(1)],
             ending: Ending::Backgammon,
             points: 3,
         })

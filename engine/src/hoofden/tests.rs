@@ -841,6 +841,7 @@ fn retiring_gives_the_other_seat_the_win() {
         game.awaiting(),
         finished(GameResult {
             winner: Some(B),
+            winners: vec![B],
             ending: Ending::OpponentsRetired,
             points: 1
         })

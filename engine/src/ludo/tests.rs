@@ -941,6 +941,7 @@ fn retiring_takes_the_pawns_off_and_passes_the_turn() {
         Awaiting::Finished {
             result: GameResult {
                 winner: Some(Seat(1)),
+                winners: vec![Seat(1)],
                 ending: Ending::OpponentsRetired,
                 points: 1
             }
