@@ -14,6 +14,7 @@
 pub mod ali_baba;
 pub mod backgammon;
 pub mod capability;
+pub mod colour;
 pub mod error;
 pub mod game;
 pub mod hoofden;

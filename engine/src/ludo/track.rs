@@ -46,7 +46,7 @@ impl Field {
 
     /// The shared track field this is for a pawn of `colour` (meaningful on the track only).
     pub fn track_field(self, colour: Colour) -> TrackField {
-        TrackField((colour.start().0 + self.0) % TRACK_FIELDS)
+        TrackField((super::colour::start(colour).0 + self.0) % TRACK_FIELDS)
     }
 
     /// Whether this is a globe field.
