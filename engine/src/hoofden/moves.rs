@@ -103,10 +103,3 @@ pub fn generate(board: &Board, seat: Seat, options: &Options, out: &mut Vec<Move
         }
     }
 }
-
-/// Whether `seat` has any legal move at all.
-pub fn has_move(board: &Board, seat: Seat, movement: Movement) -> bool {
-    board
-        .squares_of(seat)
-        .any(|from| destinations(board, from, movement) != 0)
-}

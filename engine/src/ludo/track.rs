@@ -49,16 +49,6 @@ impl Field {
         TrackField((super::colour::start(colour).0 + self.0) % TRACK_FIELDS)
     }
 
-    /// Whether this is a globe field.
-    pub fn is_globe(self) -> bool {
-        GLOBES.contains(&self.0)
-    }
-
-    /// Whether this is a star field.
-    pub fn is_star(self) -> bool {
-        STARS.contains(&self.0)
-    }
-
     /// Where a globe takes a track pawn from here: the next globe field ahead; `None` from
     /// 47, 48, 49 (no globe ahead) and from 50 (there the globe takes the pawn home,
     /// which is not a field).
