@@ -104,6 +104,8 @@ pub async fn fresh_database(backend: Backend) -> (String, Option<TempDir>) {
 }
 
 pub async fn spawn_app_with(backend: Backend, clock: Arc<dyn worp::service::Clock>) -> TestApp {
+    // Every server of this binary plays the test's sixth game too.
+    crate::sixth_game::register();
     let (url, dir) = match backend {
         Backend::Postgres => (fresh_postgres().await, None),
         Backend::Sqlite => {

@@ -12,4 +12,5 @@ mod load;
 mod openapi;
 mod play;
 mod races;
+mod sixth_game;
 mod store;
