@@ -2,12 +2,12 @@
 //! random choices among the legal moves.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use worp_engine::ali_baba::{AliBaba, AliBabaOptions};
+use worp_engine::ali_baba::{AliBaba, Options};
 use worp_engine::playout::{play_out, SplitMix64, Stop};
 use worp_engine::Game;
 
 fn random_games(c: &mut Criterion) {
-    let options = AliBabaOptions { planks: 6 };
+    let options = Options { planks: 6 };
     let mut group = c.benchmark_group("ali_baba");
     group.throughput(Throughput::Elements(1));
     let mut rng = SplitMix64(0xA11_BABA);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::Deserialize;
-use worp_engine::backgammon::{Backgammon, BackgammonOptions, OutcomeCounter, Position, Side};
+use worp_engine::backgammon::{Backgammon, Options, OutcomeCounter, Position, Side};
 use worp_engine::playout::{play_random, SplitMix64};
 use worp_engine::Game;
 
@@ -73,7 +73,7 @@ fn random_games(c: &mut Criterion) {
     group.bench_function("random_game", |b| {
         let mut rng = SplitMix64(1);
         b.iter(|| {
-            let mut g = Backgammon::new(&BackgammonOptions::default(), 2).expect("a game");
+            let mut g = Backgammon::new(&Options::default(), 2).expect("a game");
             play_random(&mut g, &mut rng, 100_000).expect("a finished game");
             g
         })

@@ -1,11 +1,11 @@
 //! Random complete games of Hoofden per second, under both movement rules.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use worp_engine::hoofden::{Hoofden, HoofdenOptions, Movement};
+use worp_engine::hoofden::{Hoofden, Movement, Options};
 use worp_engine::playout::{play_out, SplitMix64, Stop};
 use worp_engine::Game;
 
-fn random_game(options: &HoofdenOptions, seed: u64) -> Hoofden {
+fn random_game(options: &Options, seed: u64) -> Hoofden {
     let mut game = match Hoofden::new(options, 2) {
         Ok(game) => game,
         Err(e) => panic!("{e}"),
@@ -27,7 +27,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("hoofden");
     group.throughput(Throughput::Elements(1));
     for (name, movement) in [("basic", Movement::Basic), ("by_head", Movement::ByHead)] {
-        let options = HoofdenOptions {
+        let options = Options {
             movement,
             forced_attack: false,
         };

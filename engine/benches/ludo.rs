@@ -2,11 +2,11 @@
 //! special die and with the plain die.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use worp_engine::ludo::{DieKind, Ludo, LudoOptions};
+use worp_engine::ludo::{DieKind, Ludo, Options};
 use worp_engine::playout::{play_out, SplitMix64, Stop};
 use worp_engine::Game;
 
-fn random_game(options: &LudoOptions, rng: &mut SplitMix64) -> Stop {
+fn random_game(options: &Options, rng: &mut SplitMix64) -> Stop {
     let mut game = Ludo::new(options, 4).expect("valid options");
     let mut choices = SplitMix64(rng.next_u64());
     play_out(
@@ -23,7 +23,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("ludo");
     group.throughput(Throughput::Elements(1));
     for (name, die) in [("special", DieKind::Special), ("plain", DieKind::Plain)] {
-        let options = LudoOptions {
+        let options = Options {
             die,
             pawns: 4,
             colours: None,

@@ -5,6 +5,7 @@ use std::fmt::Debug;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::capability::Capabilities;
 use crate::EngineError;
 
 /// A participant's place at the table, numbered from 0 in the order the seats were given.
@@ -100,9 +101,14 @@ impl Awaiting {
 
 /// How a finished game ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(from = "StoredResult")]
 pub struct GameResult {
-    /// The winning seat; absent for a draw.
+    /// The winning seat; absent for a draw. Where several seats win, the first of
+    /// `winners`.
     pub winner: Option<Seat>,
+    /// Every winning seat, best placed first where the game ranks them: one seat for an
+    /// ordinary win, none for a draw.
+    pub winners: Vec<Seat>,
     /// The kind of ending.
     pub ending: Ending,
     /// What the win is worth: backgammon 1 (single), 2 (gammon) or 3 (backgammon); other
@@ -110,32 +116,51 @@ pub struct GameResult {
     pub points: u8,
 }
 
+/// A result as stored: results recorded before `winners` existed name only `winner`,
+/// which was then the one winning seat.
+#[derive(Deserialize)]
+struct StoredResult {
+    winner: Option<Seat>,
+    winners: Option<Vec<Seat>>,
+    ending: Ending,
+    points: u8,
+}
+
+impl From<StoredResult> for GameResult {
+    fn from(r: StoredResult) -> Self {
+        GameResult {
+            winners: r.winners.unwrap_or_else(|| r.winner.into_iter().collect()),
+            winner: r.winner,
+            ending: r.ending,
+            points: r.points,
+        }
+    }
+}
+
 impl GameResult {
+    /// A result won by `winners` (best placed first; none for a draw).
+    pub fn of(winners: Vec<Seat>, ending: Ending, points: u8) -> Self {
+        GameResult {
+            winner: winners.first().copied(),
+            winners,
+            ending,
+            points,
+        }
+    }
+
     /// An ordinary win worth one point.
     pub fn won(winner: Seat) -> Self {
-        GameResult {
-            winner: Some(winner),
-            ending: Ending::Won,
-            points: 1,
-        }
+        GameResult::of(vec![winner], Ending::Won, 1)
     }
 
     /// A draw.
     pub fn draw() -> Self {
-        GameResult {
-            winner: None,
-            ending: Ending::Draw,
-            points: 0,
-        }
+        GameResult::of(Vec::new(), Ending::Draw, 0)
     }
 
     /// The last seat left after every other seat retired (resigned or timed out).
     pub fn last_seat_standing(winner: Seat) -> Self {
-        GameResult {
-            winner: Some(winner),
-            ending: Ending::OpponentsRetired,
-            points: 1,
-        }
+        GameResult::of(vec![winner], Ending::OpponentsRetired, 1)
     }
 }
 
@@ -187,6 +212,9 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     const MIN_SEATS: u8;
     /// The most seats the game can be played by.
     const MAX_SEATS: u8;
+    /// What the game can do beyond being played (match files, analysis); none unless
+    /// the game says so.
+    const CAPABILITIES: Capabilities = Capabilities::NONE;
 
     /// A new game with these options for `seats` seats, at its very beginning.
     fn new(options: &Self::Options, seats: u8) -> Result<Self, EngineError>;
@@ -234,5 +262,48 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     fn progress(&self, seat: Seat) -> i32 {
         let _ = seat;
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_result_names_its_winners_beside_the_first_winner() {
+        let won = serde_json::to_value(GameResult::won(Seat(2))).expect("json");
+        assert_eq!(
+            won,
+            json!({"winner": 2, "winners": [2], "ending": "won", "points": 1})
+        );
+        let draw = serde_json::to_value(GameResult::draw()).expect("json");
+        assert_eq!(draw["winner"], json!(null));
+        assert_eq!(draw["winners"], json!([]));
+        let shared = GameResult::of(vec![Seat(1), Seat(0)], Ending::Won, 1);
+        assert_eq!(shared.winner, Some(Seat(1)));
+    }
+
+    #[test]
+    fn a_result_stored_before_winners_existed_reads_as_its_one_winner() {
+        // As in the game_finished events of older logs: the audit compares them with
+        // the engine's result, which must still be equal.
+        let old: GameResult =
+            serde_json::from_value(json!({"winner": 1, "ending": "gammon", "points": 2}))
+                .expect("an old result");
+        assert_eq!(old, GameResult::of(vec![Seat(1)], Ending::Gammon, 2));
+        let old_draw: GameResult =
+            serde_json::from_value(json!({"winner": null, "ending": "draw", "points": 0}))
+                .expect("an old draw");
+        assert_eq!(old_draw, GameResult::draw());
+    }
+
+    #[test]
+    fn a_stored_result_with_winners_keeps_them_and_round_trips() {
+        let shared = GameResult::of(vec![Seat(3), Seat(1)], Ending::Won, 1);
+        let text = serde_json::to_string(&shared).expect("json");
+        let back: GameResult = serde_json::from_str(&text).expect("read back");
+        assert_eq!(back, shared);
     }
 }

@@ -7,10 +7,14 @@
 //! inputs always replay to the same state.
 //!
 //! [`variant`] registers every game behind a type-erased interface ([`AnyGame`]) that the
-//! HTTP layer and the command line use; adding a game means one module and one line there.
+//! HTTP layer and the command line use; adding a game means one module and one line there
+//! (or, for a game defined outside this crate, one call of [`register`]). What a game can
+//! do beyond being played ([`capability`]) is asked of its registry entry, not its name.
 
 pub mod ali_baba;
 pub mod backgammon;
+pub mod capability;
+pub mod colour;
 pub mod error;
 pub mod game;
 pub mod hoofden;
@@ -21,9 +25,10 @@ pub mod replay;
 pub mod rolloff;
 pub mod variant;
 
+pub use capability::{Capabilities, Capability, CapabilityError, MatchHeader};
 pub use error::EngineError;
 pub use game::{Awaiting, Die, Ending, Game, GameResult, Seat};
-pub use variant::{variant, variants, AnyGame, Variant};
+pub use variant::{register, variant, variants, AnyGame, RegisterError, Variant};
 
 /// The version of the rules this engine implements. Every stored event records it; a
 /// change that would make a past game replay differently must raise it.

@@ -1,15 +1,20 @@
 //! The registry of games, behind a type-erased interface.
 //!
 //! The HTTP layer, the store and the command line know games only through [`AnyGame`]
-//! (moves, options and state as JSON) and the [`Variant`] entries of [`variants`].
-//! Registering a new game is one line in `VARIANTS`.
+//! (moves, options and state as JSON) and the [`Variant`] entries of [`variants`]; what a
+//! game can do beyond being played (match files, analysis) they ask its entry, never its
+//! name. Registering a new game of this crate is one line in `VARIANTS`; a game defined
+//! elsewhere (a test's) is one call of [`register`].
 
 use std::fmt::Debug;
+use std::sync::{PoisonError, RwLock};
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
+use crate::capability::{Capabilities, Capability, CapabilityError, MatchHeader};
+use crate::replay::Step;
 use crate::{Awaiting, EngineError, Game, Seat};
 
 /// A game of any variant, with moves, options and state as JSON.
@@ -124,6 +129,7 @@ pub struct Variant {
     create: CreateFn,
     default_options: fn() -> Value,
     schemas: fn() -> VariantSchemas,
+    capabilities: Capabilities,
 }
 
 impl Debug for Variant {
@@ -143,6 +149,7 @@ impl Variant {
             create: create::<G>,
             default_options: default_options::<G>,
             schemas: schemas::<G>,
+            capabilities: G::CAPABILITIES,
         }
     }
 
@@ -160,6 +167,36 @@ impl Variant {
     /// The JSON schemas of the options, a move and the state.
     pub fn schemas(&self) -> VariantSchemas {
         (self.schemas)()
+    }
+
+    /// What the game can do beyond being played.
+    pub fn capabilities(&self) -> Capabilities {
+        self.capabilities
+    }
+
+    /// The game played by `steps` (as in a replay record) as a match file other programs
+    /// import (backgammon: Jellyfish `.mat`).
+    pub fn match_file(
+        &self,
+        steps: &[Step],
+        header: &MatchHeader,
+    ) -> Result<String, CapabilityError> {
+        let write = self.capability(self.capabilities.match_file, Capability::MatchFile)?;
+        Ok(write(steps, header)?)
+    }
+
+    /// The analyzer's answer to one input line (`worp analyze <variant>`); the answer
+    /// names what is wrong with a bad line.
+    pub fn analyze_line(&self, line: &str) -> Result<Value, CapabilityError> {
+        let analyze = self.capability(self.capabilities.analyze_line, Capability::AnalyzeLine)?;
+        Ok(analyze(line))
+    }
+
+    fn capability<F>(&self, f: Option<F>, capability: Capability) -> Result<F, CapabilityError> {
+        f.ok_or(CapabilityError::Unsupported {
+            variant: self.name,
+            capability,
+        })
     }
 }
 
@@ -190,7 +227,7 @@ fn schemas<G: Game>() -> VariantSchemas {
     }
 }
 
-/// Every registered game, in the order the API lists them.
+/// Every game of this crate, in the order the API lists them.
 static VARIANTS: &[Variant] = &[
     // Each game registers here, and nowhere else.
     Variant::of::<crate::mens_erger_je_niet::MensErgerJeNiet>(),
@@ -200,17 +237,49 @@ static VARIANTS: &[Variant] = &[
     Variant::of::<crate::ludo::Ludo>(),
 ];
 
-/// Every registered game.
+/// Every registered game: those of `VARIANTS`, then those given to [`register`], in
+/// the order they came. Replaced as a whole by each registration.
+static REGISTRY: RwLock<&'static [Variant]> = RwLock::new(VARIANTS);
+
+/// Every registered game, in the order the API lists them.
 pub fn variants() -> &'static [Variant] {
-    VARIANTS
+    *REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The registered game called `name`.
 pub fn variant(name: &str) -> Result<&'static Variant, EngineError> {
-    VARIANTS
+    variants()
         .iter()
         .find(|v| v.name == name)
         .ok_or_else(|| EngineError::UnknownVariant {
             name: name.to_owned(),
         })
+}
+
+/// Registers a game defined outside this crate (e.g. by a test), after every game
+/// registered so far: `register(Variant::of::<MyGame>())`. Games of this crate are
+/// listed in `VARIANTS` instead.
+///
+/// Each registration keeps the previous list alive for the rest of the process (entries
+/// already handed out stay valid), so it is meant for a few games at start-up.
+pub fn register(game: Variant) -> Result<(), RegisterError> {
+    let mut registry = REGISTRY.write().unwrap_or_else(PoisonError::into_inner);
+    if registry.iter().any(|v| v.name == game.name) {
+        return Err(RegisterError::NameTaken { name: game.name });
+    }
+    let mut grown = registry.to_vec();
+    grown.push(game);
+    *registry = Box::leak(grown.into_boxed_slice());
+    Ok(())
+}
+
+/// Why [`register`] refused a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegisterError {
+    /// A registered game already has this name.
+    #[error("a game called {name:?} is already registered")]
+    NameTaken {
+        /// The name asked for.
+        name: &'static str,
+    },
 }

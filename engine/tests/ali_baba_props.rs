@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use worp_engine::ali_baba::{AliBaba, AliBabaMove, AliBabaOptions, Figure, Position, Stage};
+use worp_engine::ali_baba::{AliBaba, Figure, Move, Options, Position, Stage};
 use worp_engine::playout::{play_out, Input, SplitMix64, Stop};
 use worp_engine::{variant, Awaiting, EngineError, Game, Seat};
 
@@ -12,7 +12,7 @@ use worp_engine::{variant, Awaiting, EngineError, Game, Seat};
 const MAX_INPUTS: usize = 20_000;
 
 fn new_game(seats: u8, planks: u8) -> AliBaba {
-    AliBaba::new(&AliBabaOptions { planks }, seats).expect("valid options")
+    AliBaba::new(&Options { planks }, seats).expect("valid options")
 }
 
 fn state(g: &AliBaba) -> Value {
@@ -122,7 +122,7 @@ proptest! {
         let mut rng = SplitMix64(seed);
         let mut choice = SplitMix64(!seed);
         let mut g = new_game(seats, planks);
-        let mut log: Vec<Input<AliBabaMove>> = Vec::new();
+        let mut log: Vec<Input<Move>> = Vec::new();
         play_out(
             &mut g,
             |d| rng.roll(d),
@@ -174,7 +174,7 @@ proptest! {
                             prop_assert_eq!(state(&c), before.clone());
                         }
                     }
-                    let early = AliBabaMove {
+                    let early = Move {
                         figure: Figure::Robber,
                         from: Position(0),
                         to: Position(1),
@@ -205,7 +205,7 @@ proptest! {
                         for figure in Figure::ALL {
                             for from in 0..=far {
                                 for to in 0..=far + 3 {
-                                    let mv = AliBabaMove {
+                                    let mv = Move {
                                         figure,
                                         from: Position(from),
                                         to: Position(to),

@@ -2,9 +2,7 @@
 //! seeded by proptest).
 
 use proptest::prelude::*;
-use worp_engine::backgammon::{
-    Backgammon, BackgammonOptions, Destination, Move, Origin, Point, Side, Step,
-};
+use worp_engine::backgammon::{Backgammon, Destination, Move, Options, Origin, Point, Side, Step};
 use worp_engine::playout::{play_out, Input, SplitMix64, Stop};
 use worp_engine::{Awaiting, EngineError, Game, Seat};
 
@@ -12,7 +10,7 @@ use worp_engine::{Awaiting, EngineError, Game, Seat};
 const MAX_INPUTS: usize = 20_000;
 
 fn new_game() -> Backgammon {
-    Backgammon::new(&BackgammonOptions::default(), 2).unwrap()
+    Backgammon::new(&Options::default(), 2).unwrap()
 }
 
 fn random_game(seed: u64) -> (Backgammon, Vec<Input<Move>>, Stop) {

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use worp_engine::hoofden::{Head, Hoofden, HoofdenOptions, Move, Movement, Square, BLUE, RED};
+use worp_engine::hoofden::{Head, Hoofden, Move, Movement, Options, Square, BLUE, RED};
 use worp_engine::playout::{play_out, Input, SplitMix64, Stop};
 use worp_engine::{Awaiting, EngineError, Game, Seat};
 
@@ -11,8 +11,8 @@ use worp_engine::{Awaiting, EngineError, Game, Seat};
 /// 100 plies between two fights, at most 8 rolls per fight.
 const MAX_INPUTS: usize = 29 * 101 + 28 * 8;
 
-fn options(by_head: bool, forced_attack: bool) -> HoofdenOptions {
-    HoofdenOptions {
+fn options(by_head: bool, forced_attack: bool) -> Options {
+    Options {
         movement: if by_head {
             Movement::ByHead
         } else {
@@ -22,7 +22,7 @@ fn options(by_head: bool, forced_attack: bool) -> HoofdenOptions {
     }
 }
 
-fn new_game(options: &HoofdenOptions) -> Hoofden {
+fn new_game(options: &Options) -> Hoofden {
     match Hoofden::new(options, 2) {
         Ok(game) => game,
         Err(e) => panic!("{e}"),

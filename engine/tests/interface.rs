@@ -56,3 +56,26 @@ fn choosing_by_index_is_choosing_the_listed_move_in_every_game() {
     index_choice_is_the_listed_move::<Hoofden>(2, 10);
     index_choice_is_the_listed_move::<Ludo>(4, 5);
 }
+
+/// The variant of `G`, which must be played with options `O` and moves `M`.
+fn variant_of<G: Game<Options = O, Move = M>, O, M>() -> &'static str {
+    G::VARIANT
+}
+
+#[test]
+fn every_game_module_names_its_state_options_and_move_alike() {
+    use worp_engine::{ali_baba, backgammon, hoofden, ludo, mens_erger_je_niet};
+    let names = [
+        variant_of::<
+            mens_erger_je_niet::State,
+            mens_erger_je_niet::Options,
+            mens_erger_je_niet::Move,
+        >(),
+        variant_of::<backgammon::State, backgammon::Options, backgammon::Move>(),
+        variant_of::<ali_baba::State, ali_baba::Options, ali_baba::Move>(),
+        variant_of::<hoofden::State, hoofden::Options, hoofden::Move>(),
+        variant_of::<ludo::State, ludo::Options, ludo::Move>(),
+    ];
+    let registered: Vec<&str> = worp_engine::variants().iter().map(|v| v.name).collect();
+    assert_eq!(names[..], registered[..5]);
+}

@@ -1,17 +1,15 @@
 //! Property tests of Ludo: random games from seeded dice and choices.
 
 use proptest::prelude::*;
-use worp_engine::ludo::{
-    Colour, DieKind, Field, Ludo, LudoMove, LudoOptions, PawnId, Place, TRACK_FIELDS,
-};
+use worp_engine::ludo::{Colour, DieKind, Field, Ludo, Move, Options, PawnId, Place, TRACK_FIELDS};
 use worp_engine::playout::{play_out, Input, SplitMix64, Stop};
 use worp_engine::{Awaiting, EngineError, Game, Seat};
 
 /// A generous bound on the inputs of one game (dice and moves together).
 const MAX_INPUTS: usize = 200_000;
 
-fn options(pawns: u8, plain: bool) -> LudoOptions {
-    LudoOptions {
+fn options(pawns: u8, plain: bool) -> Options {
+    Options {
         die: if plain {
             DieKind::Plain
         } else {
@@ -62,14 +60,14 @@ fn check_pawns(game: &Ludo, pawns: u8, plain: bool) {
 }
 
 /// Every move a seat could name, legal or not.
-fn every_move(pawns: u8) -> Vec<LudoMove> {
+fn every_move(pawns: u8) -> Vec<Move> {
     let mut all = Vec::new();
     for p in 0..=pawns {
         let pawn = PawnId(p);
-        all.push(LudoMove::Enter { pawn });
-        all.push(LudoMove::Home { pawn });
+        all.push(Move::Enter { pawn });
+        all.push(Move::Home { pawn });
         for to in 0..=56 {
-            all.push(LudoMove::Move {
+            all.push(Move::Move {
                 pawn,
                 to: Field(to),
             });

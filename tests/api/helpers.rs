@@ -142,6 +142,8 @@ pub async fn spawn_app_from(
     clock: Arc<dyn Clock>,
     dir: Option<TempDir>,
 ) -> TestApp {
+    // Every server of this binary plays the test's sixth game too.
+    crate::sixth_game::register();
     let database = settings.database();
     let app = Application::build(settings, clock)
         .await

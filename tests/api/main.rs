@@ -15,4 +15,5 @@ mod openapi;
 mod play;
 mod races;
 mod settings;
+mod sixth_game;
 mod store;

@@ -24,9 +24,12 @@ use crate::{Awaiting, Die, EngineError, Game, GameResult, Seat};
 pub use bridge::{Bridge, Position};
 pub use figure::Figure;
 pub use figures::Figures;
-pub use moves::{AliBabaMove, MoveList};
-pub use options::AliBabaOptions;
+pub use moves::{Move, MoveList};
+pub use options::Options;
 pub use stage::Stage;
+
+/// The game (its state), under the name every game module gives it.
+pub type State = AliBaba;
 
 /// The Ali Baba die: faces 0, 1, 1, 2, 2, 3.
 pub const ALI_BABA_DIE: Die = Die {
@@ -42,7 +45,7 @@ pub const ROLL_OFF_DIE: Die = Die::D6;
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct AliBaba {
     /// The options the game was created with (the number of planks).
-    options: AliBabaOptions,
+    options: Options,
     /// The far bank's position: planks + 1.
     far_bank: Position,
     /// Each seat's figures, by seat; null once the seat has retired (its figures left the
@@ -151,15 +154,15 @@ impl AliBaba {
 }
 
 impl Game for AliBaba {
-    type Options = AliBabaOptions;
-    type Move = AliBabaMove;
+    type Options = Options;
+    type Move = Move;
 
     const VARIANT: &'static str = "ali_baba";
     const TITLE: &'static str = "Ali Baba";
     const MIN_SEATS: u8 = 2;
     const MAX_SEATS: u8 = 4;
 
-    fn new(options: &AliBabaOptions, seats: u8) -> Result<Self, EngineError> {
+    fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
         let bridge = options.bridge()?;
         crate::game::check_seat_count::<Self>(seats)?;
         Ok(AliBaba {
@@ -175,7 +178,7 @@ impl Game for AliBaba {
         })
     }
 
-    fn options(&self) -> &AliBabaOptions {
+    fn options(&self) -> &Options {
         &self.options
     }
 
@@ -198,7 +201,7 @@ impl Game for AliBaba {
         }
     }
 
-    fn legal_moves(&self) -> Vec<AliBabaMove> {
+    fn legal_moves(&self) -> Vec<Move> {
         match self.stage {
             Stage::Move { .. } => self.moves.iter().copied().collect(),
             _ => Vec::new(),
@@ -227,7 +230,7 @@ impl Game for AliBaba {
         }
     }
 
-    fn apply_move(&mut self, mv: &AliBabaMove) -> Result<(), EngineError> {
+    fn apply_move(&mut self, mv: &Move) -> Result<(), EngineError> {
         let seat = match self.stage {
             Stage::Finished { .. } => return Err(EngineError::Finished),
             Stage::RollOff { .. } | Stage::Roll { .. } => return Err(EngineError::NotAwaitingMove),
@@ -312,7 +315,7 @@ impl Game for AliBaba {
 
 impl AliBaba {
     /// Why `mv` is not a legal move of `seat` for `roll`.
-    fn why_illegal(&self, seat: Seat, roll: u8, mv: &AliBabaMove) -> EngineError {
+    fn why_illegal(&self, seat: Seat, roll: u8, mv: &Move) -> EngineError {
         let Some(figures) = self.figures(seat) else {
             return EngineError::illegal("the seat to move has no figures");
         };

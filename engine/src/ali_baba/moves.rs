@@ -10,7 +10,8 @@ use super::figures::Figures;
 /// One move: `figure` goes from `from` forward to `to` (by exactly the roll).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AliBabaMove {
+#[schema(as = AliBabaMove)]
+pub struct Move {
     /// The figure that moves.
     pub figure: Figure,
     /// Where it stands now.
@@ -23,7 +24,7 @@ pub struct AliBabaMove {
 /// officer. Every move gives a distinct result (a different figure moves).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MoveList {
-    moves: [Option<AliBabaMove>; 3],
+    moves: [Option<Move>; 3],
 }
 
 impl MoveList {
@@ -34,13 +35,13 @@ impl MoveList {
             let from = figures.at(figure);
             *slot = bridge
                 .advance(from, roll)
-                .map(|to| AliBabaMove { figure, from, to });
+                .map(|to| Move { figure, from, to });
         }
         list
     }
 
     /// The moves, in order.
-    pub fn iter(&self) -> impl Iterator<Item = &AliBabaMove> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = &Move> + '_ {
         self.moves.iter().flatten()
     }
 
@@ -50,7 +51,7 @@ impl MoveList {
     }
 
     /// Whether `mv` is one of the moves.
-    pub fn contains(&self, mv: &AliBabaMove) -> bool {
+    pub fn contains(&self, mv: &Move) -> bool {
         self.iter().any(|m| m == mv)
     }
 }

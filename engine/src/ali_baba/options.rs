@@ -9,20 +9,21 @@ use crate::EngineError;
 /// The options of a game of Ali Baba.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct AliBabaOptions {
+#[schema(as = AliBabaOptions)]
+pub struct Options {
     /// The number of planks of the bridge, 1 to 20 (default 6). Positions are 0 (near
     /// bank), 1..=planks (the planks) and planks + 1 (far bank).
     #[schema(minimum = 1, maximum = 20, default = 6)]
     pub planks: u8,
 }
 
-impl Default for AliBabaOptions {
+impl Default for Options {
     fn default() -> Self {
-        AliBabaOptions { planks: 6 }
+        Options { planks: 6 }
     }
 }
 
-impl AliBabaOptions {
+impl Options {
     /// The bridge these options describe, or why they describe none.
     pub fn bridge(&self) -> Result<Bridge, EngineError> {
         Bridge::new(self.planks).ok_or_else(|| {

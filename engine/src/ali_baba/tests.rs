@@ -17,7 +17,7 @@ fn fig(robber: u8, lady: u8, officer: u8) -> Option<Figures> {
 }
 
 fn game(seats: u8, planks: u8) -> AliBaba {
-    AliBaba::new(&AliBabaOptions { planks }, seats).unwrap()
+    AliBaba::new(&Options { planks }, seats).unwrap()
 }
 
 /// A game of `seats` seats on `planks` planks whose roll-off `starter` won (it rolls a 6,
@@ -46,8 +46,8 @@ fn move_stage(seat: u8, roll: u8, extra: bool) -> Stage {
     }
 }
 
-fn m(figure: Figure, from: u8, to: u8) -> AliBabaMove {
-    AliBabaMove {
+fn m(figure: Figure, from: u8, to: u8) -> Move {
+    Move {
         figure,
         from: Position(from),
         to: Position(to),
@@ -94,7 +94,7 @@ fn every_seat_has_a_robber_a_lady_and_an_officer_on_the_near_bank() {
 
 #[test]
 fn planks_default_is_six() {
-    assert_eq!(AliBabaOptions::default(), AliBabaOptions { planks: 6 });
+    assert_eq!(Options::default(), Options { planks: 6 });
     let v = variant("ali_baba").unwrap();
     assert_eq!(v.default_options(), json!({"planks": 6}));
     let g = v.create(&Value::Null, 2).unwrap();
@@ -143,7 +143,7 @@ fn planks_option_sets_the_length_of_the_bridge() {
 #[test]
 fn planks_outside_one_to_twenty_are_refused() {
     for planks in [0, 21, 255] {
-        let err = AliBaba::new(&AliBabaOptions { planks }, 2).unwrap_err();
+        let err = AliBaba::new(&Options { planks }, 2).unwrap_err();
         assert_eq!(
             err,
             EngineError::options(format!("planks must be between 1 and 20, not {planks}"))
@@ -166,7 +166,7 @@ fn planks_outside_one_to_twenty_are_refused() {
     }
     for seats in [0, 1, 5] {
         assert!(matches!(
-            AliBaba::new(&AliBabaOptions::default(), seats),
+            AliBaba::new(&Options::default(), seats),
             Err(EngineError::SeatCount { min: 2, max: 4, .. })
         ));
         assert!(matches!(
@@ -784,7 +784,8 @@ fn retiring_in_a_two_seat_game_makes_the_other_seat_win() {
             result: GameResult {
                 winner: Some(Seat(1)),
                 ending: Ending::OpponentsRetired,
-                points: 1
+                points: 1,
+                ..
             }
         }
     ));

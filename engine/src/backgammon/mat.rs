@@ -10,7 +10,7 @@ use serde::Deserialize as _;
 
 use super::{Backgammon, Destination, Move, Origin, Side};
 use crate::replay::Step;
-use crate::{Awaiting, EngineError, Game, GameResult};
+use crate::{Awaiting, EngineError, Game, GameResult, MatchHeader};
 
 /// The names and date written in the header.
 #[derive(Debug, Clone, Default)]
@@ -77,6 +77,26 @@ fn player_name(name: &str, fallback: &str) -> String {
     } else {
         cleaned
     }
+}
+
+impl From<&MatchHeader> for MatHeader {
+    /// Seat 0 plays White, seat 1 Black.
+    fn from(header: &MatchHeader) -> Self {
+        MatHeader {
+            white: header.players.first().cloned().unwrap_or_default(),
+            black: header.players.get(1).cloned().unwrap_or_default(),
+            date: header.date.clone(),
+        }
+    }
+}
+
+/// [`match_file`] with the game-neutral header: backgammon's
+/// [`Capabilities::match_file`](crate::Capabilities::match_file).
+pub(super) fn match_file_of_seats(
+    steps: &[Step],
+    header: &MatchHeader,
+) -> Result<String, EngineError> {
+    match_file(steps, &MatHeader::from(header))
 }
 
 /// Writes the game played by `steps` (as in a replay record) as a `.mat` file.

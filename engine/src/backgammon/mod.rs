@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use crate::{Awaiting, Die, Ending, EngineError, Game, GameResult, Seat};
+use crate::{Awaiting, Capabilities, Die, Ending, EngineError, Game, GameResult, Seat};
 
 pub use moves::{Move, Step, Steps};
 pub use point::{Destination, Origin, Point};
@@ -31,6 +31,9 @@ pub use side::Side;
 
 use movegen::MoveGen;
 
+/// The game (its state), under the name every game module gives it.
+pub type State = Backgammon;
+
 /// The die of backgammon: an ordinary d6.
 pub const DIE: Die = Die::D6;
 
@@ -38,7 +41,8 @@ pub const DIE: Die = Die::D6;
 /// off) is for later.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct BackgammonOptions {}
+#[schema(as = BackgammonOptions)]
+pub struct Options {}
 
 /// Where the game stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -63,10 +67,10 @@ pub struct OpeningRoll {
     pub black: Option<u8>,
 }
 
-/// A game of backgammon. This value is the state; see [`BackgammonState`] for its JSON.
+/// A game of backgammon. This value is the state; see [`StateJson`] for its JSON.
 #[derive(Debug, Clone)]
 pub struct Backgammon {
-    options: BackgammonOptions,
+    options: Options,
     position: Position,
     to_move: Side,
     phase: Phase,
@@ -81,7 +85,8 @@ pub struct Backgammon {
 /// The state of a game as JSON: the position in the oracle corpus layout, whose turn,
 /// the last dice, the phase and the result.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct BackgammonState {
+#[schema(as = BackgammonState)]
+pub struct StateJson {
     /// Point 1..24 (index 0..23): positive = White checkers, negative = Black checkers.
     #[schema(value_type = Vec<i8>, min_items = 24, max_items = 24)]
     pub board: [i8; 24],
@@ -105,7 +110,7 @@ pub struct BackgammonState {
     /// How the game ended, once it has.
     pub result: Option<GameResult>,
     /// The creation options.
-    pub options: BackgammonOptions,
+    pub options: Options,
 }
 
 impl Backgammon {
@@ -122,11 +127,7 @@ impl Backgammon {
             } else {
                 (Ending::Gammon, 2)
             };
-            self.finish(GameResult {
-                winner: Some(side.seat()),
-                ending,
-                points,
-            });
+            self.finish(GameResult::of(vec![side.seat()], ending, points));
         } else {
             self.to_move = side.opponent();
             self.phase = Phase::Roll;
@@ -169,8 +170,8 @@ impl Backgammon {
     }
 
     /// The state as shown in JSON.
-    pub fn state(&self) -> BackgammonState {
-        BackgammonState {
+    pub fn state(&self) -> StateJson {
+        StateJson {
             board: self.position.board,
             bar: self.position.bar,
             off: self.position.off,
@@ -187,7 +188,7 @@ impl Backgammon {
 
     fn start() -> Backgammon {
         Backgammon {
-            options: BackgammonOptions::default(),
+            options: Options::default(),
             position: Position::START,
             to_move: Side::White,
             phase: Phase::OpeningRoll,
@@ -260,7 +261,7 @@ impl Serialize for Backgammon {
 
 impl PartialSchema for Backgammon {
     fn schema() -> RefOr<Schema> {
-        BackgammonState::schema()
+        StateJson::schema()
     }
 }
 
@@ -270,27 +271,31 @@ impl ToSchema for Backgammon {
     }
 
     fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-        <BackgammonState as ToSchema>::schemas(schemas);
+        <StateJson as ToSchema>::schemas(schemas);
     }
 }
 
 impl Game for Backgammon {
-    type Options = BackgammonOptions;
+    type Options = Options;
     type Move = Move;
 
     const VARIANT: &'static str = "backgammon";
     const TITLE: &'static str = "Backgammon";
     const MIN_SEATS: u8 = 2;
     const MAX_SEATS: u8 = 2;
+    const CAPABILITIES: Capabilities = Capabilities {
+        match_file: Some(mat::match_file_of_seats),
+        analyze_line: Some(analyze::analyze_line),
+    };
 
-    fn new(options: &BackgammonOptions, seats: u8) -> Result<Self, EngineError> {
+    fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
         crate::game::check_seat_count::<Self>(seats)?;
         let mut game = Backgammon::start();
         game.options = options.clone();
         Ok(game)
     }
 
-    fn options(&self) -> &BackgammonOptions {
+    fn options(&self) -> &Options {
         &self.options
     }
 

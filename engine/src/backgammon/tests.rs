@@ -85,7 +85,7 @@ fn play(g: &mut Backgammon, text: &str) {
 
 #[test]
 fn opening_roll_white_first_then_black_and_the_higher_plays_both_numbers() {
-    let mut g = Backgammon::new(&BackgammonOptions::default(), 2).unwrap();
+    let mut g = Backgammon::new(&Options::default(), 2).unwrap();
     assert_eq!(
         g.awaiting(),
         Awaiting::Dice {
@@ -125,7 +125,7 @@ fn opening_roll_white_first_then_black_and_the_higher_plays_both_numbers() {
 
 #[test]
 fn opening_roll_tie_both_roll_again() {
-    let mut g = Backgammon::new(&BackgammonOptions::default(), 2).unwrap();
+    let mut g = Backgammon::new(&Options::default(), 2).unwrap();
     g.apply_dice(&[4]).unwrap();
     g.apply_dice(&[4]).unwrap();
     assert_eq!(g.phase(), Phase::OpeningRoll);
@@ -410,6 +410,7 @@ fn win_single_game_when_the_loser_bore_off_a_checker() {
     play(&mut g, "24/off");
     let want = GameResult {
         winner: Some(Seat(0)),
+        winners: vec![Seat(0)],
         ending: Ending::Won,
         points: 1,
     };
@@ -433,6 +434,7 @@ fn win_gammon_when_the_loser_bore_off_none() {
         g.result(),
         Some(&GameResult {
             winner: Some(Seat(1)),
+            winners: vec![Seat(1)],
             ending: Ending::Gammon,
             points: 2,
         })
@@ -449,6 +451,7 @@ fn win_backgammon_when_the_loser_is_still_in_the_winners_home_board_or_on_the_ba
         g.result(),
         Some(&GameResult {
             winner: Some(Seat(1)),
+            winners: vec![Seat(1)],
             ending: Ending::Backgammon,
             points: 3,
         })
@@ -462,7 +465,7 @@ fn win_backgammon_when_the_loser_is_still_in_the_winners_home_board_or_on_the_ba
 
 #[test]
 fn retiring_gives_the_game_to_the_other_player() {
-    let mut g = Backgammon::new(&BackgammonOptions::default(), 2).unwrap();
+    let mut g = Backgammon::new(&Options::default(), 2).unwrap();
     g.apply_dice(&[2]).unwrap();
     assert_eq!(g.retire(Seat(2)), Err(EngineError::NoSuchSeat { seat: 2 }));
     g.retire(Seat(1)).unwrap();
@@ -492,12 +495,12 @@ fn invalid_options_and_seat_counts_are_refused() {
         v.create(&json!({}), 3),
         Err(EngineError::SeatCount { .. })
     ));
-    assert!(Backgammon::new(&BackgammonOptions::default(), 1).is_err());
+    assert!(Backgammon::new(&Options::default(), 1).is_err());
 }
 
 #[test]
 fn an_impossible_die_value_is_refused_and_the_game_is_unchanged() {
-    let mut g = Backgammon::new(&BackgammonOptions::default(), 2).unwrap();
+    let mut g = Backgammon::new(&Options::default(), 2).unwrap();
     let before = serde_json::to_value(&g).unwrap();
     assert_eq!(
         g.apply_dice(&[7]),
@@ -588,7 +591,7 @@ fn one_legal_move_per_distinct_result() {
 
 #[test]
 fn state_and_move_json() {
-    let g = Backgammon::new(&BackgammonOptions::default(), 2).unwrap();
+    let g = Backgammon::new(&Options::default(), 2).unwrap();
     let state = serde_json::to_value(&g).unwrap();
     assert_eq!(
         state,

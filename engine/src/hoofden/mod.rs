@@ -26,13 +26,16 @@ pub use board::{Board, Pawn, BLUE, RED};
 pub use fight::{Fight, Round};
 pub use head::{Head, COMBAT_BLUE, COMBAT_GREEN, COMBAT_RED, COMBAT_YELLOW};
 pub use moves::Move;
-pub use options::{HoofdenOptions, Movement};
+pub use options::{Movement, Options};
 pub use square::Square;
 
 use board::opponent;
 use fight::{Outcome, Survivors};
 
 use crate::{Awaiting, EngineError, Game, GameResult, Seat};
+
+/// The game (its state), under the name every game module gives it.
+pub type State = Hoofden;
 
 /// Plies in a row without a fight after which the game is drawn.
 pub const PLIES_WITHOUT_FIGHT_FOR_DRAW: u16 = 100;
@@ -41,7 +44,7 @@ pub const PLIES_WITHOUT_FIGHT_FOR_DRAW: u16 = 100;
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Hoofden {
     /// The options the game was created with.
-    options: HoofdenOptions,
+    options: Options,
     /// The pawns: square name (`a1`..`j10`, dark squares) to owner and head; empty
     /// squares are left out.
     #[schema(value_type = std::collections::BTreeMap<String, Pawn>)]
@@ -172,7 +175,7 @@ impl Hoofden {
 }
 
 impl Game for Hoofden {
-    type Options = HoofdenOptions;
+    type Options = Options;
     type Move = Move;
 
     const VARIANT: &'static str = "hoofden";
@@ -180,7 +183,7 @@ impl Game for Hoofden {
     const MIN_SEATS: u8 = 2;
     const MAX_SEATS: u8 = 2;
 
-    fn new(options: &HoofdenOptions, seats: u8) -> Result<Self, EngineError> {
+    fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
         crate::game::check_seat_count::<Self>(seats)?;
         let board = Board::start();
         let mut moves = Vec::with_capacity(64);
@@ -198,7 +201,7 @@ impl Game for Hoofden {
         })
     }
 
-    fn options(&self) -> &HoofdenOptions {
+    fn options(&self) -> &Options {
         &self.options
     }
 
@@ -335,7 +338,7 @@ impl Game for Hoofden {
 impl Hoofden {
     /// A game at an arbitrary position: `pawns` as (square, owner, head), `turn` to move.
     pub(crate) fn at_position(
-        options: HoofdenOptions,
+        options: Options,
         pawns: &[(&str, Seat, Head)],
         turn: Seat,
     ) -> Hoofden {

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::board::{opponent, Board, BLUE};
 use super::head::Head;
-use super::options::{HoofdenOptions, Movement};
+use super::options::{Movement, Options};
 use super::square::{Diagonal, Square};
 use crate::Seat;
 
@@ -78,7 +78,7 @@ fn paths(at: Square, steps: u8, visited: u64, free: u64, enemies: u64, found: &m
 /// Every legal move of `seat`, ordered by start square then end square (square order
 /// a1, c1, ..., j10), into `out` (cleared first). With `forced_attack`, only the attacks
 /// when there is at least one.
-pub fn generate(board: &Board, seat: Seat, options: &HoofdenOptions, out: &mut Vec<Move>) {
+pub fn generate(board: &Board, seat: Seat, options: &Options, out: &mut Vec<Move>) {
     out.clear();
     let enemies = board.occupied_by(opponent(seat));
     let mut any_attack = false;
@@ -102,11 +102,4 @@ pub fn generate(board: &Board, seat: Seat, options: &HoofdenOptions, out: &mut V
             }
         }
     }
-}
-
-/// Whether `seat` has any legal move at all.
-pub fn has_move(board: &Board, seat: Seat, movement: Movement) -> bool {
-    board
-        .squares_of(seat)
-        .any(|from| destinations(board, from, movement) != 0)
 }

@@ -19,7 +19,8 @@ pub enum Movement {
 /// The creation options of Hoofden.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct HoofdenOptions {
+#[schema(as = HoofdenOptions)]
+pub struct Options {
     /// How pawns move: `basic` (default: one square diagonally forward, a yellow head also
     /// backward) or `by_head` (the variant: the head's colour gives the number of steps).
     pub movement: Movement,

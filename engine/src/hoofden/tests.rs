@@ -13,12 +13,12 @@ const GREEN: Head = Head::Green;
 const RED_HEAD: Head = Head::Red;
 const YELLOW: Head = Head::Yellow;
 
-fn basic() -> HoofdenOptions {
-    HoofdenOptions::default()
+fn basic() -> Options {
+    Options::default()
 }
 
-fn by_head() -> HoofdenOptions {
-    HoofdenOptions {
+fn by_head() -> Options {
+    Options {
         movement: Movement::ByHead,
         forced_attack: false,
     }
@@ -530,7 +530,7 @@ fn forced_attack_a_player_who_can_attack_must_attack() {
     ];
     let free = Hoofden::at_position(basic(), &pawns, B);
     assert_eq!(moves(&free), ["c3-b4", "c3-d4", "g3-f4", "g3-h4"]);
-    let forced_options = HoofdenOptions {
+    let forced_options = Options {
         forced_attack: true,
         ..basic()
     };
@@ -553,7 +553,7 @@ fn forced_attack_a_player_who_can_attack_must_attack() {
     assert_eq!(moves(&quiet), ["c3-b4", "c3-d4"]);
     // With by_head too: only the green head's attack on c5 remains.
     let by_head_forced = Hoofden::at_position(
-        HoofdenOptions {
+        Options {
             forced_attack: true,
             ..by_head()
         },
@@ -610,7 +610,7 @@ fn the_mover_without_pawns_loses() {
 
 /// Red's pawns are stuck on a1, c1 (red heads, on Red's last row) and b2 (blue head),
 /// with Blue's d2 beside c1.
-fn stuck_red(options: HoofdenOptions) -> Hoofden {
+fn stuck_red(options: Options) -> Hoofden {
     Hoofden::at_position(
         options,
         &[
@@ -841,6 +841,7 @@ fn retiring_gives_the_other_seat_the_win() {
         game.awaiting(),
         finished(GameResult {
             winner: Some(B),
+            winners: vec![B],
             ending: Ending::OpponentsRetired,
             points: 1
         })

@@ -27,8 +27,8 @@ use utoipa::ToSchema;
 
 pub use colour::Colour;
 pub use die::{DieKind, Symbol, GLOBE, SIX, SPECIAL_DIE, STAR};
-pub use moves::{Effect, LudoMove, MoveList};
-pub use options::{LudoOptions, MAX_PAWNS};
+pub use moves::{Effect, Move, MoveList};
+pub use options::{Options, MAX_PAWNS};
 pub use pawn::{PawnId, Pawns, Place};
 pub use player::Player;
 pub use track::{Field, TrackField, GLOBES, HOME_COUNT, STARS, TRACK_FIELDS};
@@ -36,11 +36,14 @@ pub use track::{Field, TrackField, GLOBES, HOME_COUNT, STARS, TRACK_FIELDS};
 use crate::rolloff::RollOff;
 use crate::{Awaiting, Die, EngineError, Game, GameResult, Seat};
 
+/// The game (its state), under the name every game module gives it.
+pub type State = Ludo;
+
 /// A game of Ludo: the whole state.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Ludo {
     /// The options the game was created with, the colours filled in.
-    options: LudoOptions,
+    options: Options,
     /// The die turns are rolled with (the roll-off for who starts always uses the plain
     /// d6). The special die has faces 1..=6 where 3 is the globe and 5 the star.
     die: Die,
@@ -157,7 +160,7 @@ impl Ludo {
     }
 
     /// Why `mv` is not among the legal moves of `seat`.
-    fn why_illegal(&self, seat: Seat, roll: u8, mv: &LudoMove) -> EngineError {
+    fn why_illegal(&self, seat: Seat, roll: u8, mv: &Move) -> EngineError {
         let pawn = mv.pawn();
         let Some(player) = self.seats.get(seat.index()) else {
             return EngineError::illegal("no such seat");
@@ -201,24 +204,24 @@ fn where_is(place: Place) -> String {
 }
 
 /// A move in words, for error messages.
-fn describe(mv: LudoMove) -> String {
+fn describe(mv: Move) -> String {
     match mv {
-        LudoMove::Enter { .. } => "enter".to_owned(),
-        LudoMove::Move { to, .. } => format!("move to field {}", to.0),
-        LudoMove::Home { .. } => "go home".to_owned(),
+        Move::Enter { .. } => "enter".to_owned(),
+        Move::Move { to, .. } => format!("move to field {}", to.0),
+        Move::Home { .. } => "go home".to_owned(),
     }
 }
 
 impl Game for Ludo {
-    type Options = LudoOptions;
-    type Move = LudoMove;
+    type Options = Options;
+    type Move = Move;
 
     const VARIANT: &'static str = "ludo";
     const TITLE: &'static str = "Ludo";
     const MIN_SEATS: u8 = 2;
     const MAX_SEATS: u8 = 4;
 
-    fn new(options: &LudoOptions, seats: u8) -> Result<Self, EngineError> {
+    fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
         crate::game::check_seat_count::<Self>(seats)?;
         let colours = options.validate(seats)?;
         let players = colours
@@ -226,7 +229,7 @@ impl Game for Ludo {
             .map(|c| Player::new(*c, options.pawns))
             .collect();
         Ok(Ludo {
-            options: LudoOptions {
+            options: Options {
                 colours: Some(colours),
                 ..options.clone()
             },
@@ -240,7 +243,7 @@ impl Game for Ludo {
         })
     }
 
-    fn options(&self) -> &LudoOptions {
+    fn options(&self) -> &Options {
         &self.options
     }
 
@@ -263,7 +266,7 @@ impl Game for Ludo {
         }
     }
 
-    fn legal_moves(&self) -> Vec<LudoMove> {
+    fn legal_moves(&self) -> Vec<Move> {
         match self.turn {
             Turn::Move { .. } => self.moves.iter().map(|(m, _)| m).collect(),
             _ => Vec::new(),
@@ -308,7 +311,7 @@ impl Game for Ludo {
         }
     }
 
-    fn apply_move(&mut self, mv: &LudoMove) -> Result<(), EngineError> {
+    fn apply_move(&mut self, mv: &Move) -> Result<(), EngineError> {
         let (seat, roll, extra_roll) = match self.turn {
             Turn::Move {
                 seat,

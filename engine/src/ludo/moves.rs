@@ -13,7 +13,8 @@ use super::track::{Field, HOME_COUNT, LAST_TRACK_FIELD};
 /// interchangeable, so a move names the lowest-numbered pawn of its group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
-pub enum LudoMove {
+#[schema(as = LudoMove)]
+pub enum Move {
     /// The pawn leaves the yard for its start globe (field 0): a globe with the special
     /// die, a 6 with the plain die. E.g. `{"action": "enter", "pawn": 0}`.
     Enter {
@@ -37,13 +38,11 @@ pub enum LudoMove {
     },
 }
 
-impl LudoMove {
+impl Move {
     /// The pawn the move names.
     pub fn pawn(self) -> PawnId {
         match self {
-            LudoMove::Enter { pawn } | LudoMove::Move { pawn, .. } | LudoMove::Home { pawn } => {
-                pawn
-            }
+            Move::Enter { pawn } | Move::Move { pawn, .. } | Move::Home { pawn } => pawn,
         }
     }
 }
@@ -64,7 +63,7 @@ pub struct Effect {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MoveList {
     len: u8,
-    entries: [Option<(LudoMove, Effect)>; MAX_PAWNS as usize],
+    entries: [Option<(Move, Effect)>; MAX_PAWNS as usize],
 }
 
 impl MoveList {
@@ -73,7 +72,7 @@ impl MoveList {
         *self = MoveList::default();
     }
 
-    fn push(&mut self, mv: LudoMove, effect: Effect) {
+    fn push(&mut self, mv: Move, effect: Effect) {
         if let Some(slot) = self.entries.get_mut(usize::from(self.len)) {
             *slot = Some((mv, effect));
             self.len += 1;
@@ -86,12 +85,12 @@ impl MoveList {
     }
 
     /// The moves with their effects, in pawn order.
-    pub fn iter(&self) -> impl Iterator<Item = (LudoMove, Effect)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (Move, Effect)> + '_ {
         self.entries.iter().flatten().copied()
     }
 
     /// The effect of `mv`, if it is one of the legal moves.
-    pub fn find(&self, mv: &LudoMove) -> Option<Effect> {
+    pub fn find(&self, mv: &Move) -> Option<Effect> {
         self.iter().find(|(m, _)| m == mv).map(|(_, e)| e)
     }
 
@@ -110,11 +109,11 @@ impl MoveList {
                 continue;
             };
             let mv = if place == Place::Yard {
-                LudoMove::Enter { pawn }
+                Move::Enter { pawn }
             } else if target.0 >= HOME_COUNT {
-                LudoMove::Home { pawn }
+                Move::Home { pawn }
             } else {
-                LudoMove::Move { pawn, to: target }
+                Move::Move { pawn, to: target }
             };
             list.push(mv, landing(players, seat, pawn, target));
         }

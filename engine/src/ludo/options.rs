@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Colour, DieKind};
+use super::{colour, Colour, DieKind};
 use crate::EngineError;
 
 /// The most pawns a seat plays with.
@@ -12,7 +12,8 @@ pub const MAX_PAWNS: u8 = 4;
 /// How a game of Ludo is set up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(default, deny_unknown_fields)]
-pub struct LudoOptions {
+#[schema(as = LudoOptions)]
+pub struct Options {
     /// The die: `special` (default; faces 1, 2, globe, 4, star, 6, where the globe is
     /// value 3 and the star value 5) or `plain` (an ordinary d6 with a home column).
     pub die: DieKind,
@@ -26,9 +27,9 @@ pub struct LudoOptions {
     pub colours: Option<Vec<Colour>>,
 }
 
-impl Default for LudoOptions {
+impl Default for Options {
     fn default() -> Self {
-        LudoOptions {
+        Options {
             die: DieKind::Special,
             pawns: MAX_PAWNS,
             colours: None,
@@ -36,7 +37,7 @@ impl Default for LudoOptions {
     }
 }
 
-impl LudoOptions {
+impl Options {
     /// Checks the options for `seats` seats and returns the colour of each seat.
     pub fn validate(&self, seats: u8) -> Result<Vec<Colour>, EngineError> {
         if !(1..=MAX_PAWNS).contains(&self.pawns) {
@@ -46,7 +47,7 @@ impl LudoOptions {
             )));
         }
         let colours = match &self.colours {
-            None => Colour::defaults(seats),
+            None => colour::default_colours(seats),
             Some(colours) => colours.clone(),
         };
         if colours.len() != usize::from(seats) {
@@ -55,10 +56,10 @@ impl LudoOptions {
                 colours.len()
             )));
         }
-        if let Some(bad) = colours.iter().find(|c| !c.is_valid()) {
+        if let Some(bad) = colours.iter().find(|c| !colour::is_on_board(**c)) {
             return Err(EngineError::options(format!(
                 "colours: the colours are 0 to {}, not {}",
-                Colour::COUNT - 1,
+                colour::COLOURS - 1,
                 bad.0
             )));
         }

@@ -9,8 +9,8 @@ use crate::{Ending, Game};
 // ---------------------------------------------------------------------------------------
 // Helpers
 
-fn options(die: DieKind, pawns: u8) -> LudoOptions {
-    LudoOptions {
+fn options(die: DieKind, pawns: u8) -> Options {
+    Options {
         die,
         pawns,
         colours: None,
@@ -45,19 +45,19 @@ fn track(g: &Ludo, seat: usize, field: u8) -> Place {
     Place::counted(g.seats[seat].colour, Field(field))
 }
 
-fn mv(pawn: u8, to: u8) -> LudoMove {
-    LudoMove::Move {
+fn mv(pawn: u8, to: u8) -> Move {
+    Move::Move {
         pawn: PawnId(pawn),
         to: Field(to),
     }
 }
 
-fn enter(pawn: u8) -> LudoMove {
-    LudoMove::Enter { pawn: PawnId(pawn) }
+fn enter(pawn: u8) -> Move {
+    Move::Enter { pawn: PawnId(pawn) }
 }
 
-fn home(pawn: u8) -> LudoMove {
-    LudoMove::Home { pawn: PawnId(pawn) }
+fn home(pawn: u8) -> Move {
+    Move::Home { pawn: PawnId(pawn) }
 }
 
 fn move_turn(seat: u8, roll: u8, extra_roll: bool) -> Turn {
@@ -89,7 +89,7 @@ const YARD: Place = Place::Yard;
 
 #[test]
 fn who_starts_is_rolled_off_with_the_plain_die_even_with_the_special_die() {
-    let mut g = Ludo::new(&LudoOptions::default(), 3).unwrap();
+    let mut g = Ludo::new(&Options::default(), 3).unwrap();
     for (seat, value) in [(0, 5), (1, 5), (2, 2), (0, 3)] {
         match g.awaiting() {
             Awaiting::Dice {
@@ -199,21 +199,21 @@ fn stacked_pawns_are_interchangeable_one_entry_per_result() {
 #[test]
 fn default_colours_two_seats_opposite_three_seats_0_1_2_four_seats_all() {
     let colours = |seats| {
-        let g = Ludo::new(&LudoOptions::default(), seats).unwrap();
+        let g = Ludo::new(&Options::default(), seats).unwrap();
         g.seats.iter().map(|p| p.colour.0).collect::<Vec<_>>()
     };
     assert_eq!(colours(2), vec![0, 2]);
     assert_eq!(colours(3), vec![0, 1, 2]);
     assert_eq!(colours(4), vec![0, 1, 2, 3]);
-    let g = Ludo::new(&LudoOptions::default(), 2).unwrap();
+    let g = Ludo::new(&Options::default(), 2).unwrap();
     assert_eq!(g.options.colours, Some(vec![Colour(0), Colour(2)]));
 }
 
 #[test]
 fn colour_c_starts_on_track_field_13c_and_counts_from_there() {
-    let opts = LudoOptions {
+    let opts = Options {
         colours: Some(vec![Colour(3), Colour(1)]),
-        ..LudoOptions::default()
+        ..Options::default()
     };
     let mut g = Ludo::new(&opts, 2).unwrap();
     g.apply_dice(&[6]).unwrap();
@@ -237,9 +237,9 @@ fn colour_c_starts_on_track_field_13c_and_counts_from_there() {
 
 #[test]
 fn the_colours_option_gives_each_seat_its_colour() {
-    let opts = LudoOptions {
+    let opts = Options {
         colours: Some(vec![Colour(2), Colour(0), Colour(1)]),
-        ..LudoOptions::default()
+        ..Options::default()
     };
     let g = Ludo::new(&opts, 3).unwrap();
     let colours: Vec<u8> = g.seats.iter().map(|p| p.colour.0).collect();
@@ -817,7 +817,7 @@ fn the_first_player_with_all_pawns_home_wins() {
 
 #[test]
 fn invalid_options_are_refused() {
-    let bad = |opts: LudoOptions, seats: u8, field: &str| match Ludo::new(&opts, seats) {
+    let bad = |opts: Options, seats: u8, field: &str| match Ludo::new(&opts, seats) {
         Err(EngineError::InvalidOptions { reason }) => {
             assert!(reason.starts_with(field), "{reason}")
         }
@@ -825,9 +825,9 @@ fn invalid_options_are_refused() {
     };
     bad(options(DieKind::Special, 0), 2, "pawns");
     bad(options(DieKind::Plain, 5), 2, "pawns");
-    let colours = |c: &[u8]| LudoOptions {
+    let colours = |c: &[u8]| Options {
         colours: Some(c.iter().copied().map(Colour).collect()),
-        ..LudoOptions::default()
+        ..Options::default()
     };
     bad(colours(&[0, 4]), 2, "colours");
     bad(colours(&[1, 1]), 2, "colours");
@@ -835,7 +835,7 @@ fn invalid_options_are_refused() {
     bad(colours(&[0]), 2, "colours");
     bad(colours(&[0, 1, 2, 3]), 3, "colours");
     assert!(matches!(
-        Ludo::new(&LudoOptions::default(), 5),
+        Ludo::new(&Options::default(), 5),
         Err(EngineError::SeatCount { .. })
     ));
     // Through the registry: JSON options.
@@ -865,7 +865,7 @@ fn invalid_options_are_refused() {
 
 #[test]
 fn an_impossible_die_value_is_refused_and_changes_nothing() {
-    let mut g = Ludo::new(&LudoOptions::default(), 2).unwrap();
+    let mut g = Ludo::new(&Options::default(), 2).unwrap();
     let before = serde_json::to_value(&g).unwrap();
     assert_eq!(
         g.apply_dice(&[7]),
@@ -941,6 +941,7 @@ fn retiring_takes_the_pawns_off_and_passes_the_turn() {
         Awaiting::Finished {
             result: GameResult {
                 winner: Some(Seat(1)),
+                winners: vec![Seat(1)],
                 ending: Ending::OpponentsRetired,
                 points: 1
             }
@@ -950,7 +951,7 @@ fn retiring_takes_the_pawns_off_and_passes_the_turn() {
 
 #[test]
 fn retiring_during_the_roll_off_and_while_another_seat_moves() {
-    let mut g = Ludo::new(&LudoOptions::default(), 3).unwrap();
+    let mut g = Ludo::new(&Options::default(), 3).unwrap();
     g.apply_dice(&[2]).unwrap();
     g.apply_dice(&[6]).unwrap();
     g.retire(Seat(2)).unwrap(); // the round is decided without seat 2
@@ -1008,6 +1009,6 @@ fn the_state_and_moves_read_as_json() {
     assert!(mv_schema.contains("enter") && mv_schema.contains("home"));
     let options_schema = serde_json::to_string(&schemas.options).unwrap();
     assert!(options_schema.contains("pawns") && options_schema.contains("colours"));
-    let parsed: LudoMove = serde_json::from_value(json!({"action": "home", "pawn": 3})).unwrap();
+    let parsed: Move = serde_json::from_value(json!({"action": "home", "pawn": 3})).unwrap();
     assert_eq!(parsed, home(3));
 }

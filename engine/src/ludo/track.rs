@@ -46,17 +46,7 @@ impl Field {
 
     /// The shared track field this is for a pawn of `colour` (meaningful on the track only).
     pub fn track_field(self, colour: Colour) -> TrackField {
-        TrackField((colour.start().0 + self.0) % TRACK_FIELDS)
-    }
-
-    /// Whether this is a globe field.
-    pub fn is_globe(self) -> bool {
-        GLOBES.contains(&self.0)
-    }
-
-    /// Whether this is a star field.
-    pub fn is_star(self) -> bool {
-        STARS.contains(&self.0)
+        TrackField((super::colour::start(colour).0 + self.0) % TRACK_FIELDS)
     }
 
     /// Where a globe takes a track pawn from here: the next globe field ahead; `None` from

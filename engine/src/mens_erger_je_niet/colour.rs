@@ -1,29 +1,10 @@
-//! Colours, pawns and where a pawn stands.
+//! Colours (numbered round the board: colour c's A is track field 10·c on the
+//! four-colour side, 8·c on the six-colour side), pawns and where a pawn stands.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// A colour of the board, numbered round the board from 0 (its A is track field
-/// 10·colour on the four-colour side, 8·colour on the six-colour side).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
-)]
-#[serde(transparent)]
-#[schema(value_type = u8)]
-pub struct Colour(pub u8);
-
-impl Colour {
-    /// The colour as an index into per-colour arrays.
-    pub fn index(self) -> usize {
-        usize::from(self.0)
-    }
-}
-
-impl std::fmt::Display for Colour {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+pub use crate::colour::Colour;
 
 /// One of a colour's four pawns, numbered 0 to 3.
 #[derive(

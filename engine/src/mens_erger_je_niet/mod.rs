@@ -24,6 +24,9 @@ pub use options::Options;
 use crate::rolloff::RollOff;
 use crate::{Awaiting, Die, EngineError, Game, GameResult, Seat};
 
+/// The game (its state), under the name every game module gives it.
+pub type State = MensErgerJeNiet;
+
 /// The die of Mens-erger-je-niet: a plain d6.
 pub const DIE: Die = Die::D6;
 

@@ -1015,6 +1015,7 @@ fn retire_during_the_roll_off() {
         Awaiting::Finished {
             result: GameResult {
                 winner: Some(Seat(1)),
+                winners: vec![Seat(1)],
                 ending: Ending::OpponentsRetired,
                 points: 1
             }
