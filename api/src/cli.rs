@@ -4,6 +4,7 @@ use std::io::{BufRead, Read, Write};
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
+use worp_engine::Capability;
 
 use crate::clock::SystemClock;
 use crate::configuration::Settings;
@@ -31,10 +32,12 @@ pub enum Command {
         /// The record file; `-` or absent for standard input.
         file: Option<String>,
     },
-    /// Read positions as JSON lines on standard input and print every legal outcome.
+    /// Read positions as JSON lines on standard input and print every legal outcome, for
+    /// games with position analysis. Backgammon: lines with `board`, `bar`, `off`,
+    /// `to_move`, `dice`; answers `{"outcomes": [...]}` or `{"error": "..."}` per line.
     Analyze {
-        #[command(subcommand)]
-        game: AnalyzeGame,
+        /// The game, e.g. `backgammon`.
+        variant: String,
     },
     /// Check an exported game offline (no database): the hash chain, every roll against
     /// the revealed seed, every move through the rules, and the final state and result.
@@ -51,13 +54,6 @@ pub enum Command {
     Variants,
 }
 
-#[derive(Debug, Subcommand)]
-pub enum AnalyzeGame {
-    /// Backgammon: lines with `board`, `bar`, `off`, `to_move`, `dice`; answers
-    /// `{"outcomes": [...]}` or `{"error": "..."}` per line.
-    Backgammon,
-}
-
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
@@ -65,9 +61,7 @@ pub fn main() -> i32 {
         Command::Serve => runtime(serve()),
         Command::Rebuild => runtime(rebuild()),
         Command::Replay { file } => replay(file.as_deref()),
-        Command::Analyze {
-            game: AnalyzeGame::Backgammon,
-        } => analyze_backgammon(),
+        Command::Analyze { variant } => analyze(&variant),
         Command::Audit { file } => audit(&file),
         Command::Variants => {
             println!(
@@ -168,7 +162,18 @@ fn replay(file: Option<&str>) -> i32 {
     }
 }
 
-fn analyze_backgammon() -> i32 {
+fn analyze(name: &str) -> i32 {
+    let game = match worp_engine::variant(name) {
+        Ok(g) if g.capabilities().has(Capability::AnalyzeLine) => g,
+        Ok(_) => {
+            eprintln!("worp analyze: {name} has no position analysis");
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("worp analyze: {e}");
+            return 2;
+        }
+    };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -183,7 +188,13 @@ fn analyze_backgammon() -> i32 {
         if line.trim().is_empty() {
             continue;
         }
-        let answer = worp_engine::backgammon::analyze::analyze_line(&line);
+        let answer = match game.analyze_line(&line) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("worp analyze: {e}");
+                return 2;
+            }
+        };
         if serde_json::to_writer(&mut out, &answer).is_err() || out.write_all(b"\n").is_err() {
             return 2;
         }

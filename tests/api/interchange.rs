@@ -211,3 +211,36 @@ async fn write_golden() {
         .expect("write");
     }
 }
+
+/// `worp analyze <variant>` answers for the games with position analysis, and refuses the
+/// others and unknown names with exit code 2.
+#[test]
+fn worp_analyze_serves_the_games_that_declare_it() {
+    use std::io::Write;
+    let run = |variant: &str, input: &str| {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_worp"))
+            .args(["analyze", variant])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run worp analyze");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write");
+        child.wait_with_output().expect("output")
+    };
+    let out = run("backgammon", "{\"board\": []}\n");
+    assert!(out.status.success());
+    let answer: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON answer per line");
+    assert!(answer["error"].is_string(), "{answer}");
+    for other in ["ludo", "no_such_game"] {
+        let out = run(other, "{}\n");
+        assert_eq!(out.status.code(), Some(2), "{other}");
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -16,7 +16,7 @@ use crate::service::Worp;
 #[serde(deny_unknown_fields)]
 pub struct ExportQuery {
     /// `json` (default): the self-contained, checkable bundle; `record`: the game record
-    /// `worp replay` reads; `mat`: a Jellyfish / GNU Backgammon match file (backgammon only).
+    /// `worp replay` reads; `mat`: a Jellyfish / GNU Backgammon match file (games with match files: backgammon).
     pub format: Option<ExportFormat>,
 }
 
@@ -40,7 +40,7 @@ pub enum ExportFormat {
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(
         (status = 200, description = "The bundle (format=json), the replay record (format=record), or a text/plain match file (format=mat)", body = crate::export::Export),
-        (status = 400, description = "Malformed parameters, or format=mat for a game that is not backgammon", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Malformed parameters, or format=mat for a game without match files", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -65,21 +65,7 @@ pub async fn export_game(
         }
         Some(ExportFormat::Mat) => {}
     }
-    if table.variant != "backgammon" {
-        return Err(ApiError::BadRequest(format!(
-            "format=mat is for backgammon games; this is {}",
-            table.variant
-        )));
-    }
-    let names = worp.seat_names(&table).await?;
-    let steps = crate::export::record_steps(&export.events)
-        .map_err(|e| ApiError::Internal(format!("unreadable event: {e}")))?;
-    let header = worp_engine::backgammon::mat::MatHeader {
-        white: names.first().cloned().unwrap_or_default(),
-        black: names.get(1).cloned().unwrap_or_default(),
-        date: Some(table.created_at.format("%Y.%m.%d").to_string()),
-    };
-    let text = worp_engine::backgammon::mat::match_file(&steps, &header)?;
+    let text = worp.match_file(&export, &table).await?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; charset=utf-8")
         .insert_header((

@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use uuid::Uuid;
+use worp_engine::{variant, Capability, MatchHeader};
 
 use super::read_model::game_row;
 use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::events::StoredEvent;
-use crate::export::Export;
+use crate::export::{record_steps, Export};
 use crate::store::{GameFilter, Player, SavedResponse};
 use crate::table::Table;
 
@@ -172,6 +173,25 @@ impl Worp {
             names.push(name);
         }
         Ok(names)
+    }
+
+    /// The match file of an exported game, for the programs its game has one for (GNU
+    /// Backgammon reads backgammon's).
+    pub async fn match_file(&self, export: &Export, table: &Table) -> Result<String, Refusal> {
+        let game = variant(&table.variant)?;
+        if !game.capabilities().has(Capability::MatchFile) {
+            return Err(Refusal::Invalid(format!(
+                "{} has no match files (format=mat)",
+                table.variant
+            )));
+        }
+        let steps = record_steps(&export.events)
+            .map_err(|e| Refusal::Internal(format!("unreadable event: {e}")))?;
+        let header = MatchHeader {
+            players: self.seat_names(table).await?,
+            date: Some(table.created_at.format("%Y.%m.%d").to_string()),
+        };
+        Ok(game.match_file(&steps, &header)?)
     }
 
     /// `postgres` or `sqlite`.

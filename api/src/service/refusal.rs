@@ -1,7 +1,7 @@
 //! Why the service did not do what it was asked: the domain's refusals. Only
 //! `problem.rs`, at the HTTP edge, turns them into statuses and problem documents.
 
-use worp_engine::EngineError;
+use worp_engine::{CapabilityError, EngineError};
 
 use crate::store::StoreError;
 use crate::table::ReplayError;
@@ -74,6 +74,15 @@ impl From<EngineError> for Refusal {
             EngineError::DiceCount { .. } | EngineError::ImpossibleDieValue { .. } => {
                 Refusal::Internal(e.to_string())
             }
+        }
+    }
+}
+
+impl From<CapabilityError> for Refusal {
+    fn from(e: CapabilityError) -> Self {
+        match e {
+            CapabilityError::Unsupported { .. } => Refusal::Invalid(e.to_string()),
+            CapabilityError::Engine(e) => Refusal::from(e),
         }
     }
 }
