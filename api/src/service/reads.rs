@@ -178,7 +178,7 @@ impl Worp {
     /// The match file of an exported game, for the programs its game has one for (GNU
     /// Backgammon reads backgammon's).
     pub async fn match_file(&self, export: &Export, table: &Table) -> Result<String, Refusal> {
-        let game = variant(&table.variant)?;
+        let game = variant(table.variant)?;
         if !game.capabilities().has(Capability::MatchFile) {
             return Err(Refusal::Invalid(format!(
                 "{} has no match files (format=mat)",
