@@ -25,8 +25,12 @@ pub enum Event {
         variant: String,
         /// The options with every default filled in.
         options: Value,
-        /// The player of each seat; `null` for an open seat.
+        /// The player of each seat; `null` for an open (or reserved) seat.
         seats: Vec<Option<Uuid>>,
+        /// The player each seat is reserved for until they accept or decline (`null`:
+        /// not reserved).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        invited: Vec<Option<Uuid>>,
         /// Client seeds given at creation by the creator, per seat (`null`: none).
         #[serde(default)]
         client_seeds: Vec<Option<String>>,
@@ -40,7 +44,7 @@ pub enum Event {
         dice_commitment: String,
         created_by: Uuid,
     },
-    /// A player took an open seat.
+    /// A player took an open seat, or the seat reserved for them (accepting the invitation).
     SeatTaken {
         seat: u8,
         player_id: Uuid,
@@ -60,6 +64,8 @@ pub enum Event {
         #[serde(rename = "move")]
         mv: Value,
     },
+    /// The player a seat was reserved for declined: the seat is open again.
+    InvitationDeclined { seat: u8, player_id: Uuid },
     /// A seat left the game.
     SeatRetired { seat: u8, reason: RetireReason },
     /// The game is over; the server seed is revealed so anyone can recompute every roll.
@@ -83,6 +89,7 @@ impl Event {
         match self {
             Event::GameCreated { .. } => "game_created",
             Event::SeatTaken { .. } => "seat_taken",
+            Event::InvitationDeclined { .. } => "invitation_declined",
             Event::DiceRolled { .. } => "dice_rolled",
             Event::MovePlayed { .. } => "move_played",
             Event::SeatRetired { .. } => "seat_retired",

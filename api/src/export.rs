@@ -77,7 +77,10 @@ pub fn record_steps(
             Event::DiceRolled { values, .. } => steps.push(Step::Dice(values)),
             Event::MovePlayed { mv, .. } => steps.push(Step::Move(mv)),
             Event::SeatRetired { seat, .. } => steps.push(Step::Retire(worp_engine::Seat(seat))),
-            Event::GameCreated { .. } | Event::SeatTaken { .. } | Event::GameFinished { .. } => {}
+            Event::GameCreated { .. }
+            | Event::SeatTaken { .. }
+            | Event::InvitationDeclined { .. }
+            | Event::GameFinished { .. } => {}
         }
     }
     Ok(steps)

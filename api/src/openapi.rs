@@ -21,6 +21,7 @@ use crate::routes;
         routes::games::list_games,
         routes::games::get_game,
         routes::games::take_seat,
+        routes::games::decline_seat,
         routes::games::play_move,
         routes::games::resign,
         routes::games::list_events,

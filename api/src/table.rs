@@ -67,11 +67,19 @@ pub struct SeatInfo {
     /// Set when the computer plays this seat.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot: Option<BotKind>,
+    /// The player the seat is reserved for, until they accept (take it) or decline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invited: Option<Uuid>,
 }
 
 impl SeatInfo {
-    /// Nobody sits here yet.
+    /// Nobody sits here yet, and the seat is reserved for nobody: anyone may take it.
     pub fn is_open(&self) -> bool {
+        self.player_id.is_none() && self.bot.is_none() && self.invited.is_none()
+    }
+
+    /// Nobody sits here yet (the seat may be reserved).
+    pub fn is_empty(&self) -> bool {
         self.player_id.is_none() && self.bot.is_none()
     }
 }
@@ -138,6 +146,7 @@ impl Table {
             variant: name,
             options,
             seats,
+            invited,
             client_seeds,
             bots,
             days_per_move,
@@ -160,6 +169,7 @@ impl Table {
                 retired: false,
                 client_seed: client_seeds.get(i).cloned().flatten(),
                 bot: bots.get(i).copied().flatten(),
+                invited: invited.get(i).copied().flatten(),
             })
             .collect();
         Ok(Table {
@@ -210,11 +220,25 @@ impl Table {
                     .seats
                     .get_mut(usize::from(seat))
                     .ok_or_else(|| invalid(seq, "no such seat"))?;
-                if !s.is_open() {
+                if !s.is_empty() {
                     return Err(invalid(seq, "seat already taken"));
                 }
+                if s.invited.is_some_and(|p| p != player_id) {
+                    return Err(invalid(seq, "seat reserved for another player"));
+                }
                 s.player_id = Some(player_id);
+                s.invited = None;
                 s.client_seed = client_seed;
+            }
+            Event::InvitationDeclined { seat, player_id } => {
+                let s = self
+                    .seats
+                    .get_mut(usize::from(seat))
+                    .ok_or_else(|| invalid(seq, "no such seat"))?;
+                if s.invited != Some(player_id) || !s.is_empty() {
+                    return Err(invalid(seq, "no invitation of that player to decline"));
+                }
+                s.invited = None;
             }
             Event::DiceRolled {
                 seat,
@@ -278,7 +302,7 @@ impl Table {
     pub fn status(&self) -> Status {
         if self.result.is_some() {
             Status::Finished
-        } else if self.seats.iter().any(SeatInfo::is_open) {
+        } else if self.seats.iter().any(SeatInfo::is_empty) {
             Status::Waiting
         } else {
             Status::Active
@@ -319,6 +343,16 @@ impl Table {
             .iter()
             .enumerate()
             .filter(|(_, s)| s.player_id == Some(player))
+            .map(|(i, _)| Seat(i as u8))
+            .collect()
+    }
+
+    /// The seats reserved for `player`.
+    pub fn invitations_of(&self, player: Uuid) -> Vec<Seat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.invited == Some(player))
             .map(|(i, _)| Seat(i as u8))
             .collect()
     }

@@ -4,7 +4,7 @@ import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
-const EVENT_TYPES = ['game_created', 'seat_taken', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished'];
+const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished'];
 
 const main = document.getElementById('main');
 let cleanup = () => {};

@@ -150,7 +150,9 @@ async fn a_seat_that_runs_out_of_time_retires() {
                 json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 2}),
             )
             .await;
-        let game: Value = resp.json().await.expect("json");
+        let game: Value = app
+            .accept_invitations(resp.json().await.expect("json"))
+            .await;
         let id = game["id"].as_str().expect("id").to_owned();
         let deadline: chrono::DateTime<chrono::Utc> =
             serde_json::from_value(game["deadline"].clone()).expect("a deadline");
@@ -200,7 +202,9 @@ async fn a_seat_that_runs_out_of_time_retires() {
                 json!({"variant": three.name, "seats": [a.id, b.id, c.id], "days_per_move": 1}),
             )
             .await;
-        let game: Value = resp.json().await.expect("json");
+        let game: Value = app
+            .accept_invitations(resp.json().await.expect("json"))
+            .await;
         let id = game["id"].as_str().expect("id").to_owned();
         let first = game["to_move"].as_u64().expect("to move");
         clock.advance(chrono::Duration::days(1) + chrono::Duration::seconds(1));
@@ -439,6 +443,17 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
         .await
         .expect("json");
     let id = game["id"].as_str().expect("id");
+    // The invited player accepts, through the other process.
+    let game: Value = client
+        .post(format!("{}/v1/games/{id}/seats/1", base(0)))
+        .bearer_auth(players[1]["token"].as_str().expect("token"))
+        .send()
+        .await
+        .expect("r")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(game["status"], "active", "{game}");
     let mut stream = client
         .get(format!("{}/v1/games/{id}/stream", base(0)))
         .send()
@@ -678,6 +693,11 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
                 )
                 .await
                 .expect("create");
+            let a_player = app.worp.authenticate(&a.token).await.expect("a");
+            doomed
+                .take_seat(&a_player, game.id, 1, None)
+                .await
+                .expect("accept");
             doomed
                 .resign(&c_player, game.id, None)
                 .await

@@ -101,7 +101,21 @@ async fn game(client: &reqwest::Client, url: &str, players: &[Player]) -> Value 
         .await
         .expect("request");
     assert_eq!(resp.status(), 201);
-    resp.json().await.expect("json")
+    let game: Value = resp.json().await.expect("json");
+    // The other players accept their invitations.
+    let id = game["id"].as_str().expect("id").to_owned();
+    let mut game = game;
+    for (seat, p) in players.iter().enumerate().skip(1) {
+        let resp = client
+            .post(format!("{url}/v1/games/{id}/seats/{seat}"))
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status(), 200);
+        game = resp.json().await.expect("json");
+    }
+    game
 }
 
 /// A move the server acknowledged with 200.

@@ -24,6 +24,8 @@ pub struct TestApp {
     pub worp: Arc<Worp>,
     /// The database URL (or SQLite path) the app runs on.
     pub database: String,
+    /// The token of every player `player` registered, by id (to accept invitations).
+    tokens: std::sync::Mutex<std::collections::HashMap<Uuid, String>>,
     _dir: Option<TempDir>,
 }
 
@@ -156,6 +158,7 @@ pub async fn spawn_app_from(
         client: reqwest::Client::new(),
         worp,
         database,
+        tokens: Default::default(),
         _dir: dir,
     }
 }
@@ -182,13 +185,53 @@ impl TestApp {
             .expect("request");
         assert_eq!(resp.status(), 201);
         let body: Value = resp.json().await.expect("json");
-        TestPlayer {
+        let player = TestPlayer {
             id: body["id"]
                 .as_str()
                 .and_then(|s| s.parse().ok())
                 .expect("id"),
             token: body["token"].as_str().expect("token").to_owned(),
+        };
+        self.tokens
+            .lock()
+            .expect("tokens")
+            .insert(player.id, player.token.clone());
+        player
+    }
+
+    /// Every invitation of `game` accepted by its player (who must have been registered
+    /// through [`TestApp::player`]); returns the game as it then is.
+    pub async fn accept_invitations(&self, game: Value) -> Value {
+        let id = game["id"].as_str().expect("id").to_owned();
+        let mut game = game;
+        let seats = game["seats"].as_array().cloned().unwrap_or_default();
+        for seat in seats {
+            let Some(invited) = seat["invited"]
+                .as_str()
+                .and_then(|p| p.parse::<Uuid>().ok())
+            else {
+                continue;
+            };
+            let token = self
+                .tokens
+                .lock()
+                .expect("tokens")
+                .get(&invited)
+                .cloned()
+                .expect("an invited player of this test");
+            let who = TestPlayer { id: invited, token };
+            let resp = self
+                .post(
+                    &format!("/v1/games/{id}/seats/{}", seat["seat"]),
+                    &who,
+                    Value::Null,
+                )
+                .await;
+            let status = resp.status();
+            game = resp.json().await.expect("json");
+            assert_eq!(status, 200, "accepting: {game}");
         }
+        game
     }
 
     pub async fn post(&self, path: &str, who: &TestPlayer, body: Value) -> reqwest::Response {
@@ -237,7 +280,7 @@ impl TestApp {
         resp.json().await.expect("json")
     }
 
-    /// Creates a game with every seat given (players or open).
+    /// Creates a game with every seat given (players or open); the players invited accept.
     pub async fn create(
         &self,
         creator: &TestPlayer,
@@ -255,7 +298,7 @@ impl TestApp {
         let status = resp.status();
         let body: Value = resp.json().await.expect("json");
         assert_eq!(status, 201, "{body}");
-        body
+        self.accept_invitations(body).await
     }
 
     /// All events of a game.

@@ -23,7 +23,9 @@ async fn the_deadline_sweep_skips_a_game_that_does_not_replay_and_times_out_the_
             )
             .await;
         assert_eq!(resp.status(), 201);
-        let game: Value = resp.json().await.expect("json");
+        let game: Value = app
+            .accept_invitations(resp.json().await.expect("json"))
+            .await;
         ids.push(
             game["id"]
                 .as_str()

@@ -129,7 +129,9 @@ async fn the_deadline_sweep_runs_at_the_configured_interval() {
         )
         .await;
     assert_eq!(resp.status(), 201);
-    let game: Value = resp.json().await.expect("json");
+    let game: Value = app
+        .accept_invitations(resp.json().await.expect("json"))
+        .await;
     let id = game["id"].as_str().expect("id").to_owned();
     clock.advance(chrono::Duration::days(2));
     // The test default sweeps once an hour: only the setting can end the game this soon.

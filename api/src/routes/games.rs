@@ -45,8 +45,11 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
         .map_err(|_| ApiError::BadRequest(format!("{name} must be a game version, e.g. \"7\"")))
 }
 
-/// Creates a game. The caller must be in at least one seat; `null` seats are open. When
-/// every seat is taken the game starts and the server makes the opening rolls.
+/// Creates a game. The caller must be in at least one seat; `null` seats are open; a seat
+/// naming another player invites them: it is reserved for them until they take it
+/// (`POST /v1/games/{id}/seats/{seat}`) or decline it, and no turn, clock or notice but
+/// one `invited` reaches them before they take it. When every seat is taken the game
+/// starts and the server makes the opening rolls.
 #[utoipa::path(
     tag = "games",
     request_body = CreateGame,
@@ -203,7 +206,8 @@ pub struct TakeSeat {
     pub client_seed: Option<String>,
 }
 
-/// Takes an open seat. When it was the last open seat the game starts.
+/// Takes an open seat, or the seat reserved for the caller (accepting the invitation).
+/// When it was the last empty seat the game starts.
 #[utoipa::path(
     tag = "games",
     params(("id" = Uuid, Path, description = "The game"), ("seat" = u8, Path, description = "The seat")),
@@ -213,6 +217,7 @@ pub struct TakeSeat {
         (status = 200, description = "Seated", body = GameView),
         (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The seat is reserved for another player", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game or seat", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The seat is taken, or a race was lost", body = Problem, content_type = "application/problem+json"),
     )
@@ -229,6 +234,31 @@ pub async fn take_seat(
     let table = worp
         .take_seat(&caller.0, id, seat, body.client_seed)
         .await?;
+    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+}
+
+/// Declines the invitation to a seat: the seat reserved for the caller opens for anyone,
+/// and the game's creator is told.
+#[utoipa::path(
+    tag = "games",
+    params(("id" = Uuid, Path, description = "The game"), ("seat" = u8, Path, description = "The seat reserved for you")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Declined", body = GameView),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The seat is not reserved for you", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A race was lost", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/games/{id}/seats/{seat}/decline")]
+pub async fn decline_seat(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    path: web::Path<(Uuid, u8)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, seat) = path.into_inner();
+    let table = worp.decline(&caller.0, id, Some(seat)).await?;
     Ok(game_response(actix_web::http::StatusCode::OK, &table))
 }
 

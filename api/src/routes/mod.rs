@@ -27,6 +27,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::list_games)
         .service(games::get_game)
         .service(games::take_seat)
+        .service(games::decline_seat)
         .service(games::resign)
         .service(games::list_events)
         .service(games::state_at)

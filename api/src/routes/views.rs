@@ -22,6 +22,8 @@ pub struct SeatView {
     pub retired: bool,
     /// The bot playing this seat, if the computer plays it.
     pub bot: Option<BotKind>,
+    /// The player this seat is reserved for until they take it (accept) or decline.
+    pub invited: Option<Uuid>,
 }
 
 /// A game as the API shows it.
@@ -83,6 +85,7 @@ impl GameView {
                     player_id: s.player_id,
                     retired: s.retired,
                     bot: s.bot,
+                    invited: s.invited,
                 })
                 .collect(),
             to_move: t.to_move().map(|s| s.0),

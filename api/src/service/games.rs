@@ -54,8 +54,9 @@ pub struct CreateGame {
     /// The variant's options; absent or `null` for the defaults.
     #[serde(default)]
     pub options: Value,
-    /// One entry per seat: a player id, `{"bot": "random" | "greedy"}` for a seat the
-    /// computer plays, or `null` for an open seat. The creator must be in at least one seat.
+    /// One entry per seat: a player id (the creator's own, or another player's: an
+    /// invitation), `{"bot": "random" | "greedy"}` for a seat the computer plays, or `null`
+    /// for an open seat. The creator must be in at least one seat.
     pub seats: Vec<Option<SeatRequest>>,
     /// The clock: days each seat has for each move (1, 2, 3, 5, 7, 10 or 14); absent or
     /// `null` for none. A seat whose time runs out retires (in a two-seat game the other
@@ -199,10 +200,25 @@ impl Worp {
             .map_err(|e| Refusal::Internal(format!("no randomness available: {e}")))?;
         let id = Uuid::new_v4();
         let now = self.now();
+        // The creator sits down; every other player named is invited: the seat is theirs
+        // to take or decline, and nothing of the game reaches them before they take it.
+        let seated: Vec<Option<Uuid>> = players
+            .iter()
+            .map(|p| p.filter(|p| *p == creator.id))
+            .collect();
+        let invited: Vec<Option<Uuid>> = players
+            .iter()
+            .map(|p| p.filter(|p| *p != creator.id))
+            .collect();
         let created = Event::GameCreated {
             variant: v.name.to_owned(),
             options: game.options(),
-            seats: players.clone(),
+            seats: seated,
+            invited: if invited.iter().any(Option::is_some) {
+                invited
+            } else {
+                Vec::new()
+            },
             bots: if bots.iter().any(Option::is_some) {
                 bots
             } else {
@@ -234,7 +250,7 @@ impl Worp {
         self.record(None, draft, 0, Some(&seed), None).await
     }
 
-    /// Takes an open seat.
+    /// Takes an open seat, or accepts the invitation to the seat reserved for the caller.
     pub async fn take_seat(
         &self,
         player: &Player,
@@ -248,8 +264,13 @@ impl Worp {
             .seats
             .get(usize::from(seat))
             .ok_or_else(|| Refusal::NotFound(format!("game {id} has no seat {seat}")))?;
-        if table.status() != Status::Waiting || !info.is_open() {
+        if table.status() != Status::Waiting || !info.is_empty() {
             return Err(Refusal::Conflict(format!("seat {seat} is already taken")));
+        }
+        if info.invited.is_some_and(|p| p != player.id) {
+            return Err(Refusal::NotYours(format!(
+                "seat {seat} is reserved for the player invited to it"
+            )));
         }
         let expected = table.version;
         let mut draft = self.draft(&table, self.now()).await?;
@@ -259,6 +280,44 @@ impl Worp {
             client_seed,
         })?;
         draft.advance()?;
+        self.record(Some(&table), draft, expected, None, None).await
+    }
+
+    /// Declines the invitation to `seat` (or to the caller's only reserved seat): the
+    /// seat is open again, for anyone to take.
+    pub async fn decline(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: Option<u8>,
+    ) -> Result<Arc<Table>, Refusal> {
+        let table = self.load(id).await?;
+        let mine = table.invitations_of(player.id);
+        let seat = match (seat, mine.as_slice()) {
+            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
+            (Some(s), _) => {
+                return Err(Refusal::NotYours(format!(
+                    "seat {s} is not reserved for you"
+                )))
+            }
+            (None, [only]) => *only,
+            (None, []) => {
+                return Err(Refusal::NotYours(
+                    "you have no invitation to this game".into(),
+                ))
+            }
+            (None, _) => {
+                return Err(Refusal::Invalid(
+                    "you are invited to several seats: say which one you decline".into(),
+                ))
+            }
+        };
+        let expected = table.version;
+        let mut draft = self.draft(&table, self.now()).await?;
+        draft.push(Event::InvitationDeclined {
+            seat: seat.0,
+            player_id: player.id,
+        })?;
         self.record(Some(&table), draft, expected, None, None).await
     }
 

@@ -18,8 +18,12 @@ pub struct GameSummary {
     pub variant: String,
     pub status: String,
     pub version: i64,
-    /// The player of each seat (`null` = open).
+    /// The player of each seat (`null` = open, or reserved for an invited player).
     pub seats: Vec<Option<Uuid>>,
+    /// The player each seat is reserved for until they accept or decline (`null`: not
+    /// reserved). A game with a reservation for the reader is an invitation.
+    #[serde(default)]
+    pub invited: Vec<Option<Uuid>>,
     pub to_move: Option<u8>,
     pub to_move_player: Option<Uuid>,
     /// When the seat to move runs out of time (games with a clock).
@@ -38,6 +42,7 @@ pub fn game_row(t: &Table) -> GameRow {
         status: t.status().as_str().to_owned(),
         version: t.version,
         seats: t.seats.iter().map(|s| s.player_id).collect(),
+        invited: t.seats.iter().map(|s| s.invited).collect(),
         to_move: t.to_move().map(|s| s.0),
         to_move_player: t.to_move_player(),
         deadline: t.deadline(),
@@ -54,7 +59,8 @@ pub fn game_row(t: &Table) -> GameRow {
         to_move_seat: t.to_move().map(|s| i32::from(s.0)),
         to_move_player: t.to_move_player(),
         summary: JsonText::of(&summary),
-        seats: summary.seats.clone(),
+        // A player's games include those they are invited to.
+        seats: t.seats.iter().map(|s| s.player_id.or(s.invited)).collect(),
         created_at: t.created_at,
         updated_at: t.updated_at,
         deadline: t.deadline(),
@@ -62,47 +68,58 @@ pub fn game_row(t: &Table) -> GameRow {
 }
 
 /// What players should hear about after a change from `before` to `after`: the player
-/// whose turn it now is (when it was not theirs already), or everybody seated when the
-/// game ended.
+/// whose turn it now is (when it was not theirs already), everybody seated when the game
+/// ended, a player invited to a seat (`invited`, once), and the creator when an
+/// invitation is declined (`invitation_declined`).
 pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
     let status = after.status();
-    let payload = |kind: &str| {
-        JsonText::of(&NoticePayload {
+    let notice = |kind: &str, player: Uuid, seat: Option<u8>| PlayerNotice {
+        player_id: player,
+        game_id: after.id,
+        version: after.version,
+        kind: kind.to_owned(),
+        payload: JsonText::of(&NoticePayload {
             deadline: after.deadline(),
             game_id: after.id,
             result: &after.result,
-            seat: after.to_move().map(|s| s.0),
+            seat,
             status: status.as_str(),
             kind,
             url: format!("/v1/games/{}", after.id),
             variant: after.variant,
             version: after.version,
-        })
-    };
-    let base = |kind: &str, player: Uuid, payload: JsonText| PlayerNotice {
-        player_id: player,
-        game_id: after.id,
-        version: after.version,
-        kind: kind.to_owned(),
-        payload,
+        }),
     };
     let was_finished = before.is_some_and(|b| b.result.is_some());
     if after.result.is_some() && !was_finished {
         let mut players: Vec<Uuid> = after.seats.iter().filter_map(|s| s.player_id).collect();
         players.sort();
         players.dedup();
-        let text = payload("game_finished");
         return players
             .into_iter()
-            .map(|p| base("game_finished", p, text.clone()))
+            .map(|p| notice("game_finished", p, None))
             .collect();
+    }
+    let mut out = Vec::new();
+    for (i, seat) in after.seats.iter().enumerate() {
+        let was = before.and_then(|b| b.seats.get(i));
+        match (was.and_then(|s| s.invited), seat.invited) {
+            (None, Some(p)) => out.push(notice("invited", p, Some(i as u8))),
+            (Some(_), None) if seat.is_empty() => out.push(notice(
+                "invitation_declined",
+                after.created_by,
+                Some(i as u8),
+            )),
+            _ => {}
+        }
     }
     match after.to_move_player() {
         Some(p) if before.and_then(Table::to_move_player) != Some(p) => {
-            vec![base("your_turn", p, payload("your_turn"))]
+            out.push(notice("your_turn", p, after.to_move().map(|s| s.0)));
         }
-        _ => Vec::new(),
+        _ => {}
     }
+    out
 }
 
 /// What a notice says (webhook body, stream data), serialised straight from the table,

@@ -66,7 +66,7 @@ pub struct PlayerNotice {
     pub player_id: Uuid,
     pub game_id: Uuid,
     pub version: i64,
-    /// `your_turn` or `game_finished`.
+    /// `your_turn`, `game_finished`, `invited` or `invitation_declined`.
     pub kind: String,
     pub payload: JsonText,
 }
@@ -140,9 +140,12 @@ pub struct Append {
 impl Append {
     /// Whether the seats read model changes: only when a game is created or a seat taken.
     pub fn seats_changed(&self) -> bool {
-        self.events
-            .iter()
-            .any(|e| e.kind == "game_created" || e.kind == "seat_taken")
+        self.events.iter().any(|e| {
+            matches!(
+                e.kind.as_str(),
+                "game_created" | "seat_taken" | "invitation_declined"
+            )
+        })
     }
 }
 
