@@ -5,7 +5,8 @@
 #   bash tests/run.sh
 #
 # 1. Installs what is missing from Debian's packages: PostgreSQL's server (`postgresql`,
-#    for initdb, pg_ctl and pgbench) and GNU Backgammon (`gnubg`); tests/e2e/run.sh
+#    for initdb, pg_ctl and pgbench), GNU Backgammon (`gnubg`), `python3-venv`, `npm`
+#    and `curl`; tests/e2e/run.sh
 #    installs `chromium` and npm's `playwright-core`, tests/schemathesis/run.sh
 #    schemathesis from PyPI, and the schema check `jsonschema` from PyPI.
 # 2. Starts a private, throw-away PostgreSQL cluster (initdb in a temp directory, as the
@@ -48,10 +49,15 @@ ensure_packages() {
         echo "GNU Backgammon is not installed: installing it from Debian's packages"
         apt_install gnubg
     fi
-    # The schema check and schemathesis make Python virtual environments.
-    if ! python3 -m venv --help >/dev/null 2>&1; then
+    # The schema check and schemathesis make Python virtual environments (Debian's
+    # python3 makes them only with python3-venv).
+    if ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
         apt_install python3-venv
     fi
+    # The e2e tests install playwright-core with npm; both they and schemathesis wait
+    # for the server with curl.
+    command -v npm >/dev/null || apt_install npm
+    command -v curl >/dev/null || apt_install curl
 }
 
 # Runs a command as the owner of the private cluster: `postgres` when we are root
