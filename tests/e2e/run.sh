@@ -18,11 +18,13 @@ if [ ! -d node_modules/playwright-core ]; then
 fi
 
 (cd "$ROOT" && cargo build -q -p worp)
+# Where cargo put it (CARGO_TARGET_DIR, when set, is relative to the workspace).
+WORP="$(cd "$ROOT" && cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/worp"
 
 TMP="$(mktemp -d)"
 PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 WORP_SQLITE_PATH="$TMP/e2e.sqlite" WORP_BIND=127.0.0.1 PORT="$PORT" RUST_LOG=warn \
-  "$ROOT/target/debug/worp" serve >"$TMP/server.log" 2>&1 &
+  "$WORP" serve >"$TMP/server.log" 2>&1 &
 SERVER=$!
 cleanup() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; rm -rf "$TMP"; }
 trap cleanup EXIT

@@ -17,9 +17,19 @@
 //!
 //! Example: `worp-load --url http://127.0.0.1:8080 --clients 32 --duration 30s
 //! --variant ali_baba --pgbench-db postgres://postgres@127.0.0.1/worp_load`
+//!
+//! The HTTP load speaks only HTTP to the server. The crate still depends on `worp` as a
+//! library, because the other two measurements are the server's own code paths and
+//! must not be imitated: `--seed-finished` plays a game through `worp::service` and
+//! stores its copies through `worp::store`'s append (events re-chained by
+//! `worp::events`, read models by `worp::service::game_row`), and the rebuild
+//! measurement folds the stored events with `worp::table::Table`, as the server does.
+//!
+//! The binary (`src/main.rs`) parses [`Args`] and calls [`run`]; the integration tests
+//! of `worp` call [`run`] in-process against a server they start.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -31,59 +41,55 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
-// The load generator shares the machine with the server it measures: keep it light.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Debug, Parser)]
 #[command(
     name = "worp-load",
     about = "Load generator and measurements for a Worp server"
 )]
-struct Args {
+pub struct Args {
     /// The running server.
     #[arg(long, default_value = "http://127.0.0.1:8080")]
-    url: String,
+    pub url: String,
     /// Concurrent clients (each plays its own games).
     #[arg(long, default_value_t = 32)]
-    clients: usize,
+    pub clients: usize,
     /// How long to play: `30s`, `2m`, `500ms`.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
-    duration: Duration,
+    pub duration: Duration,
     /// The variant to play (see `GET /v1/variants`).
     #[arg(long, default_value = "backgammon")]
-    variant: String,
+    pub variant: String,
     /// The variant's options (JSON); default: the defaults.
     #[arg(long, default_value = "null")]
-    options: String,
+    pub options: String,
     /// Skip the HTTP load (e.g. to only seed or measure rebuilds).
     #[arg(long)]
-    no_http: bool,
+    pub no_http: bool,
     /// Measure PostgreSQL's ceiling with pgbench on this database (a scratch table is
     /// created and dropped in it).
     #[arg(long)]
-    pgbench_db: Option<String>,
+    pub pgbench_db: Option<String>,
     /// The server's database, for `--seed-finished` and the rebuild measurement.
     #[arg(long)]
-    database_url: Option<String>,
+    pub database_url: Option<String>,
     /// Store this many finished games before the load (needs `--database-url`).
     #[arg(long, default_value_t = 0)]
-    seed_finished: usize,
+    pub seed_finished: usize,
     /// The recorded game the seeding copies: `played` (random legal moves to the end) or
     /// `resigned` (one move, then a resignation: a short finished game, for seeding fast).
     #[arg(long, default_value = "played")]
-    seed_game: String,
+    pub seed_game: String,
     /// Concurrent appends while seeding.
     #[arg(long, default_value_t = 16)]
-    seed_concurrency: usize,
+    pub seed_concurrency: usize,
     /// Alternate the HTTP load and pgbench this many times, each for `--duration`, and
     /// compare the totals: on a machine whose speed drifts (a shared virtual machine),
     /// interleaving keeps the two measurements under the same conditions.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
-    rounds: u32,
+    pub rounds: u32,
     /// How many stored games the rebuild measurement replays (0: skip it).
     #[arg(long, default_value_t = 200)]
-    rebuild_games: usize,
+    pub rebuild_games: usize,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -99,6 +105,48 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         _ => return Err(format!("unknown unit in {s:?} (ms, s, m)")),
     };
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// Where the tool's report goes besides the [`Report`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Echo {
+    /// Each line is printed as it is written (the command line: the load's progress
+    /// shows while it runs).
+    Stdout,
+    /// Nothing is printed (a test reads the [`Report`]).
+    Quiet,
+}
+
+/// What a run found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Every line the run wrote, as the command line prints them.
+    pub transcript: String,
+    /// Whether the target was met (>= 50% of pgbench's rate, p99 < 25 ms); `true` when
+    /// nothing was compared against pgbench.
+    pub met: bool,
+}
+
+/// The report being written, line by line; clones write to the same transcript (pgbench
+/// runs on a blocking thread).
+#[derive(Clone)]
+struct Out {
+    echo: Echo,
+    transcript: Arc<Mutex<String>>,
+}
+
+impl Out {
+    fn line(&self, line: String) {
+        if self.echo == Echo::Stdout {
+            println!("{line}");
+        }
+        let mut transcript = self
+            .transcript
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        transcript.push_str(&line);
+        transcript.push('\n');
+    }
 }
 
 /// What one client saw.
@@ -157,12 +205,32 @@ async fn new_game(
         .await
         .map_err(|e| format!("create game: {e}"))?;
     let status = resp.status();
-    let body = resp.bytes().await.map_err(|e| e.to_string())?;
+    let mut body = resp.bytes().await.map_err(|e| e.to_string())?;
     if status != 201 {
         return Err(format!(
             "create game: HTTP {status}: {}",
             String::from_utf8_lossy(&body)
         ));
+    }
+    // Naming the other players invited them: each takes the seat reserved for them.
+    let id = Seen::read(&body)
+        .map_err(|e| format!("create game: {e}"))?
+        .id;
+    for (seat, p) in players.iter().enumerate().skip(1) {
+        let resp = http
+            .post(format!("{url}/v1/games/{id}/seats/{seat}"))
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .map_err(|e| format!("accept seat {seat}: {e}"))?;
+        let status = resp.status();
+        body = resp.bytes().await.map_err(|e| e.to_string())?;
+        if status != 200 {
+            return Err(format!(
+                "accept seat {seat}: HTTP {status}: {}",
+                String::from_utf8_lossy(&body)
+            ));
+        }
     }
     Seen::read(&body).map_err(|e| format!("create game: {e}"))
 }
@@ -547,7 +615,7 @@ fn percentile(sorted: &[u32], p: f64) -> f64 {
 }
 
 /// Runs the HTTP load; returns acknowledged moves per second and the p99 in ms.
-async fn http_load(args: &Args) -> Result<(f64, f64), String> {
+async fn http_load(args: &Args, out: &Out) -> Result<(f64, f64), String> {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(args.clients * 2)
         .timeout(Duration::from_secs(30))
@@ -578,10 +646,10 @@ async fn http_load(args: &Args) -> Result<(f64, f64), String> {
     let seats = info["min_seats"].as_u64().unwrap_or(2) as usize;
     let options: Value =
         serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
-    println!(
+    out.line(format!(
         "HTTP load: {} clients, {:?}, variant {} ({} seats), server {}",
         args.clients, args.duration, args.variant, seats, args.url
-    );
+    ));
     let stop = Arc::new(AtomicBool::new(false));
     let acked = Arc::new(AtomicU64::new(0));
     let plan = Arc::new(Plan {
@@ -614,7 +682,7 @@ async fn http_load(args: &Args) -> Result<(f64, f64), String> {
         second += 1;
         let now = acked.load(Ordering::Relaxed);
         if second % 5 == 0 {
-            println!("  {second:>4}s  {:>7} moves/s", now - last);
+            out.line(format!("  {second:>4}s  {:>7} moves/s", now - last));
         }
         last = now;
     }
@@ -641,35 +709,37 @@ async fn http_load(args: &Args) -> Result<(f64, f64), String> {
     all.all_latencies.sort_unstable();
     let rate = total_acked as f64 / elapsed;
     let p99 = percentile(&all.latencies, 99.0);
-    println!("  acknowledged moves: {total_acked} in {elapsed:.1} s = {rate:.0} moves/s");
-    println!(
+    out.line(format!(
+        "  acknowledged moves: {total_acked} in {elapsed:.1} s = {rate:.0} moves/s"
+    ));
+    out.line(format!(
         "  latency of acknowledged moves (ms): p50 {:.2}  p95 {:.2}  p99 {:.2}  max {:.2}",
         percentile(&all.latencies, 50.0),
         percentile(&all.latencies, 95.0),
         p99,
         percentile(&all.latencies, 100.0)
-    );
-    println!(
+    ));
+    out.line(format!(
         "  latency of all move requests (ms): p50 {:.2}  p95 {:.2}  p99 {:.2}  ({} requests)",
         percentile(&all.all_latencies, 50.0),
         percentile(&all.all_latencies, 95.0),
         percentile(&all.all_latencies, 99.0),
         all.all_latencies.len()
-    );
-    println!(
+    ));
+    out.line(format!(
         "  games created {}, finished {}",
         all.games_created, all.games_finished
-    );
+    ));
     let errors: u64 = all.errors.values().sum();
-    println!("  errors: {errors}");
+    out.line(format!("  errors: {errors}"));
     for (k, v) in &all.errors {
-        println!("    {k}: {v}");
+        out.line(format!("    {k}: {v}"));
     }
     Ok((rate, p99))
 }
 
 /// Runs pgbench; returns its transactions per second.
-fn pgbench(db: &str, clients: usize, duration: Duration) -> Result<f64, String> {
+fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<f64, String> {
     let psql = |sql: &str| -> Result<String, String> {
         let out = std::process::Command::new("psql")
             .args([
@@ -694,7 +764,9 @@ fn pgbench(db: &str, clients: usize, duration: Duration) -> Result<f64, String> 
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     };
     let settings = psql("SELECT current_setting('fsync') || ' ' || current_setting('synchronous_commit') || ' ' || current_setting('server_version')")?;
-    println!("pgbench: PostgreSQL fsync / synchronous_commit / version: {settings}");
+    out.line(format!(
+        "pgbench: PostgreSQL fsync / synchronous_commit / version: {settings}"
+    ));
     psql("DROP TABLE IF EXISTS worp_load_pgbench; CREATE TABLE worp_load_pgbench (id bigserial PRIMARY KEY, game_id uuid NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())")?;
     let script = std::env::temp_dir().join(format!("worp-load-{}.sql", Uuid::new_v4().simple()));
     std::fs::write(
@@ -703,7 +775,7 @@ fn pgbench(db: &str, clients: usize, duration: Duration) -> Result<f64, String> 
     )
     .map_err(|e| e.to_string())?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let out = std::process::Command::new("pgbench")
+    let ran = std::process::Command::new("pgbench")
         .env("PGOPTIONS", "-c synchronous_commit=on")
         .args([
             "-n",
@@ -722,18 +794,18 @@ fn pgbench(db: &str, clients: usize, duration: Duration) -> Result<f64, String> 
         .output();
     let _ = std::fs::remove_file(&script);
     let _ = psql("DROP TABLE IF EXISTS worp_load_pgbench");
-    let out = out.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    if !out.status.success() {
+    let ran = ran.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
+    let text = String::from_utf8_lossy(&ran.stdout).to_string();
+    if !ran.status.success() {
         return Err(format!(
             "pgbench failed: {}{}",
             text,
-            String::from_utf8_lossy(&out.stderr)
+            String::from_utf8_lossy(&ran.stderr)
         ));
     }
     for line in text.lines() {
         if line.starts_with("latency") || line.starts_with("tps") {
-            println!("  pgbench: {line}");
+            out.line(format!("  pgbench: {line}"));
         }
     }
     text.lines()
@@ -780,6 +852,13 @@ async fn play_one(
         .create_game(&players[0], req)
         .await
         .map_err(|e| e.to_string())?;
+    // The other players accept the seats they were invited to.
+    for (seat, p) in players.iter().enumerate().skip(1) {
+        table = worp
+            .take_seat(p, table.id, seat as u8, None)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     let mut played = 0;
     while let Some(seat) = table.to_move() {
         if resign_after == Some(played) {
@@ -812,7 +891,7 @@ async fn play_one(
 }
 
 /// Stores `n` copies of one finished game under new ids.
-async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
+async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(), String> {
     let worp = Arc::new(open(db).await?);
     let options: Value =
         serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
@@ -839,11 +918,11 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
         .map(|e| e.event().map(|ev| (ev, e.recorded_at)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
-    println!(
+    out.line(format!(
         "seeding {n} finished {variant} games of {} events each ({} events) into the database",
         events.len(),
         n * events.len()
-    );
+    ));
     let decoded = Arc::new(decoded);
     let seed = Arc::new(seed);
     let started = Instant::now();
@@ -882,22 +961,22 @@ async fn seed_finished(args: &Args, db: &str, n: usize) -> Result<(), String> {
         t.await.map_err(|e| e.to_string())??;
     }
     let secs = started.elapsed().as_secs_f64();
-    println!(
+    out.line(format!(
         "  seeded {n} games in {secs:.1} s ({:.0} games/s, {:.0} events/s)",
         n as f64 / secs,
         (n * events.len()) as f64 / secs
-    );
+    ));
     Ok(())
 }
 
 /// Replays up to `k` stored games: engine only, and from the database.
-async fn rebuild(db: &str, k: usize) -> Result<(), String> {
+async fn rebuild(db: &str, k: usize, out: &Out) -> Result<(), String> {
     let worp = open(db).await?;
     let mut ids = worp.store.game_ids().await.map_err(|e| e.to_string())?;
     ids.reverse();
     ids.truncate(k);
     if ids.is_empty() {
-        println!("rebuild: no games stored");
+        out.line("rebuild: no games stored".into());
         return Ok(());
     }
     // From the database: read every event and fold it.
@@ -921,54 +1000,65 @@ async fn rebuild(db: &str, k: usize) -> Result<(), String> {
         engine_secs = engine_secs.min(started.elapsed().as_secs_f64());
     }
     let per_game = events_total as f64 / ids.len() as f64;
-    println!(
+    out.line(format!(
         "Rebuild of {} games ({events_total} events, {per_game:.0} per game):",
         ids.len()
-    );
-    println!(
+    ));
+    out.line(format!(
         "  engine only (events in memory): {:.0} events/s, {:.3} ms per game",
         events_total as f64 / engine_secs,
         engine_secs * 1000.0 / ids.len() as f64
-    );
-    println!(
+    ));
+    out.line(format!(
         "  from the database (SELECT + fold): {:.0} events/s, {:.3} ms per game",
         events_total as f64 / db_secs,
         db_secs * 1000.0 / ids.len() as f64
-    );
+    ));
     Ok(())
 }
 
-async fn run(args: Args) -> Result<bool, String> {
+/// Runs what `args` ask for, in order: the seeding, the rounds of HTTP load and pgbench,
+/// the rebuild measurement. An `Err` is a failure (the command line exits 2); a report
+/// whose target was not met is not (it exits 1).
+pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
+    let out = Out {
+        echo,
+        transcript: Arc::default(),
+    };
     let mut met = true;
     if args.seed_finished > 0 {
         let db = args
             .database_url
             .as_deref()
             .ok_or("--seed-finished needs --database-url")?;
-        seed_finished(&args, db, args.seed_finished).await?;
+        seed_finished(args, db, args.seed_finished, &out).await?;
     }
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=args.rounds {
         if args.rounds > 1 {
-            println!("Round {round} of {}", args.rounds);
+            out.line(format!("Round {round} of {}", args.rounds));
         }
         let ours = if args.no_http {
             None
         } else {
-            Some(http_load(&args).await?)
+            Some(http_load(args, &out).await?)
         };
         if let Some(db) = &args.pgbench_db {
             let (db, clients, duration) = (db.clone(), args.clients, args.duration);
-            let tps = tokio::task::spawn_blocking(move || pgbench(&db, clients, duration))
-                .await
-                .map_err(|e| e.to_string())??;
-            println!("  pgbench single-row INSERT transactions: {tps:.0} tx/s");
+            let pgbench_out = out.clone();
+            let tps =
+                tokio::task::spawn_blocking(move || pgbench(&db, clients, duration, &pgbench_out))
+                    .await
+                    .map_err(|e| e.to_string())??;
+            out.line(format!(
+                "  pgbench single-row INSERT transactions: {tps:.0} tx/s"
+            ));
             if let Some((rate, p99)) = ours {
-                println!(
+                out.line(format!(
                     "  this round: {:.1}% of pgbench's rate ({rate:.0} / {tps:.0}), p99 {p99:.2} ms",
                     rate / tps * 100.0
-                );
+                ));
                 rates.push(rate);
                 ceilings.push(tps);
                 p99s.push(p99);
@@ -983,42 +1073,26 @@ async fn run(args: Args) -> Result<bool, String> {
         let fraction = rate / tps;
         let ok = fraction >= 0.5 && p99 < 25.0;
         met &= ok;
-        println!(
+        out.line(format!(
             "Our rate is {:.1}% of pgbench's ({rate:.0} / {tps:.0}{}); p99 {p99:.2} ms{}. Target (>= 50% and p99 < 25 ms): {}",
             fraction * 100.0,
             if rates.len() > 1 { ", means over the rounds" } else { "" },
             if rates.len() > 1 { " (the worst round)" } else { "" },
             if ok { "MET" } else { "NOT MET" }
-        );
+        ));
     }
     if let Some(db) = &args.database_url {
         if args.rebuild_games > 0 {
-            rebuild(db, args.rebuild_games).await?;
+            rebuild(db, args.rebuild_games, &out).await?;
         }
     }
-    Ok(met)
-}
-
-fn main() {
-    let args = Args::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("worp-load: {e}");
-            std::process::exit(2);
-        }
-    };
-    match rt.block_on(run(args)) {
-        Ok(true) => {}
-        Ok(false) => std::process::exit(1),
-        Err(e) => {
-            eprintln!("worp-load: {e}");
-            std::process::exit(2);
-        }
-    }
+    let transcript = std::mem::take(
+        &mut *out
+            .transcript
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    Ok(Report { transcript, met })
 }
 
 #[cfg(test)]
