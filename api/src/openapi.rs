@@ -27,6 +27,7 @@ use crate::routes;
         routes::games::list_events,
         routes::games::state_at,
         routes::me::me,
+        routes::me::update_me,
         routes::me::inbox,
         routes::me::create_webhook,
         routes::me::list_webhooks,

@@ -9,6 +9,7 @@ mod faults;
 mod group_commit;
 mod hostile;
 mod interchange;
+mod invitations;
 mod layout;
 mod load;
 mod openapi;

@@ -1,7 +1,7 @@
-//! The caller's own resources: inbox and webhooks.
+//! The caller's own resources: settings, inbox and webhooks.
 
 use actix_web::http::header;
-use actix_web::{delete, get, post, web, HttpRequest, HttpResponse};
+use actix_web::{delete, get, patch, post, web, HttpRequest, HttpResponse};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -19,9 +19,21 @@ use crate::store::{Delivery, GameFilter};
 pub struct Me {
     pub id: Uuid,
     pub name: String,
+    /// Whether an `invited` notice (webhooks, player stream) tells you when someone names
+    /// you in a new game.
+    pub invitation_notices: bool,
 }
 
-/// Who the bearer token belongs to.
+async fn me_view(worp: &Worp, caller: Caller) -> Result<HttpResponse, ApiError> {
+    let invitation_notices = worp.invitation_notices(&caller.0).await?;
+    Ok(HttpResponse::Ok().json(Me {
+        id: caller.0.id,
+        name: caller.0.name,
+        invitation_notices,
+    }))
+}
+
+/// Who the bearer token belongs to, and their settings.
 #[utoipa::path(
     tag = "players",
     security(("bearer" = [])),
@@ -31,11 +43,40 @@ pub struct Me {
     )
 )]
 #[get("/v1/players/me")]
-pub async fn me(caller: Caller) -> HttpResponse {
-    HttpResponse::Ok().json(Me {
-        id: caller.0.id,
-        name: caller.0.name,
-    })
+pub async fn me(worp: web::Data<Worp>, caller: Caller) -> Result<HttpResponse, ApiError> {
+    me_view(&worp, caller).await
+}
+
+/// `PATCH /v1/players/me`: the settings to change; absent ones stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"invitation_notices": false}))]
+pub struct MeUpdate {
+    /// Whether an `invited` notice tells you when someone names you in a new game.
+    pub invitation_notices: Option<bool>,
+}
+
+/// Changes the caller's settings.
+#[utoipa::path(
+    tag = "players",
+    request_body = MeUpdate,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The caller, as now", body = Me),
+        (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[patch("/v1/players/me")]
+pub async fn update_me(
+    worp: web::Data<Worp>,
+    caller: Caller,
+    body: web::Json<MeUpdate>,
+) -> Result<HttpResponse, ApiError> {
+    if let Some(on) = body.invitation_notices {
+        worp.set_invitation_notices(&caller.0, on).await?;
+    }
+    me_view(&worp, caller).await
 }
 
 /// Paging of the inbox.

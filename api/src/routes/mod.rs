@@ -32,6 +32,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::list_events)
         .service(games::state_at)
         .service(me::me)
+        .service(me::update_me)
         .service(me::inbox)
         .service(me::create_webhook)
         .service(me::list_webhooks)

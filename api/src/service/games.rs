@@ -111,7 +111,17 @@ impl Worp {
         idempotency: Option<(Uuid, Idempotency<'_>)>,
     ) -> Result<Arc<Table>, Refusal> {
         let table = draft.table;
-        let notices = notices(before, &table);
+        let mut notices = notices(before, &table);
+        if notices.iter().any(|n| n.kind == "invited") {
+            // Invitations are heard only by players who want them (a new game: rare).
+            let mut kept = Vec::with_capacity(notices.len());
+            for n in notices {
+                if n.kind != "invited" || self.store.invitation_notices(n.player_id).await? {
+                    kept.push(n);
+                }
+            }
+            notices = kept;
+        }
         self.store
             .append(Append {
                 game_id: table.id,

@@ -70,6 +70,16 @@ impl Worp {
         }
     }
 
+    /// Whether `player` hears an `invited` notice when named in a new game.
+    pub async fn invitation_notices(&self, player: &Player) -> Result<bool, Refusal> {
+        Ok(self.store.invitation_notices(player.id).await?)
+    }
+
+    /// Turns `player`'s `invited` notices on or off.
+    pub async fn set_invitation_notices(&self, player: &Player, on: bool) -> Result<(), Refusal> {
+        Ok(self.store.set_invitation_notices(player.id, on).await?)
+    }
+
     /// Registers `url` to hear `player`'s notices; returns the webhook with its signing
     /// secret (shown only now).
     pub async fn create_webhook(&self, player: &Player, url: &str) -> Result<Webhook, Refusal> {

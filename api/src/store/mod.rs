@@ -174,6 +174,12 @@ impl Store {
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.player_exists(id))
     }
+    pub async fn invitation_notices(&self, id: Uuid) -> Result<bool, StoreError> {
+        on_backend!(self.invitation_notices(id))
+    }
+    pub async fn set_invitation_notices(&self, id: Uuid, on: bool) -> Result<(), StoreError> {
+        on_backend!(self.set_invitation_notices(id, on))
+    }
     /// Up to `limit` events of a game after sequence number `after`, in order.
     pub async fn events(
         &self,

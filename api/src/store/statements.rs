@@ -84,6 +84,31 @@ macro_rules! statements {
             Ok(row.is_some())
         }
 
+        /// Whether the player wants an `invited` notice (false for no such player).
+        pub async fn invitation_notices(pool: &Pool, id: Uuid) -> Result<bool, StoreError> {
+            let row = sqlx::query(sql::INVITATION_NOTICES)
+                .bind(id)
+                .fetch_optional(pool)
+                .await?;
+            Ok(row
+                .map(|r| r.try_get("invitation_notices"))
+                .transpose()?
+                .unwrap_or(false))
+        }
+
+        pub async fn set_invitation_notices(
+            pool: &Pool,
+            id: Uuid,
+            on: bool,
+        ) -> Result<(), StoreError> {
+            sqlx::query(sql::SET_INVITATION_NOTICES)
+                .bind(id)
+                .bind(on)
+                .execute(pool)
+                .await?;
+            Ok(())
+        }
+
         /// Appends one change in its own transaction (form 1 of the version check in
         /// [`sql`]); signals `outbox` when it wrote webhook deliveries.
         pub async fn append_alone(
