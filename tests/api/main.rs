@@ -17,3 +17,4 @@ mod races;
 mod settings;
 mod sixth_game;
 mod store;
+mod webhooks;
