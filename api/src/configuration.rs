@@ -28,7 +28,9 @@ pub struct Settings {
     pub sweep_interval: std::time::Duration,
     /// `WORP_SSE_KEEPALIVE_SECS`: the longest silence on a live stream.
     pub sse_keepalive: std::time::Duration,
-    /// `WORP_WEBHOOK_BACKOFF_SECS`: the first retry wait of a failed webhook delivery.
+    /// `WORP_WEBHOOK_BACKOFF_SECS`: the first retry wait of a failed webhook delivery;
+    /// `WORP_WEBHOOK_ALLOW`: comma-separated CIDR ranges that are not public which
+    /// webhooks may reach anyway (none by default).
     pub webhooks: crate::webhooks::WebhookSettings,
     /// `WORP_RATE_PER_MINUTE` and `WORP_RATE_PER_MINUTE_PER_ADDRESS`: requests per minute
     /// per bearer token and per client address (`0`: no limit).
@@ -94,6 +96,11 @@ impl Settings {
                     "WORP_WEBHOOK_BACKOFF_SECS",
                     10u64,
                 )?),
+                allow: crate::webhooks::parse_allow(&var("WORP_WEBHOOK_ALLOW").unwrap_or_default())
+                    .map_err(|reason| SettingError {
+                        name: "WORP_WEBHOOK_ALLOW",
+                        reason,
+                    })?,
                 ..Default::default()
             },
             rate_limits: Limits {

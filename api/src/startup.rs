@@ -51,7 +51,9 @@ impl Application {
         clock: Arc<dyn Clock>,
     ) -> Result<Application, StartupError> {
         let store = Store::connect(&settings.database(), settings.db_connections).await?;
-        let worp = Arc::new(Worp::new(store, settings.cache_states, clock));
+        let mut worp = Worp::new(store, settings.cache_states, clock);
+        worp.webhook_allow = settings.webhooks.allow.clone();
+        let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);
         let listen_error = |source| StartupError::Listen {
             address: wanted,

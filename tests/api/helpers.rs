@@ -128,6 +128,11 @@ pub fn test_settings(database: String) -> Settings {
             base_backoff: std::time::Duration::from_millis(200),
             poll: std::time::Duration::from_millis(100),
             timeout: std::time::Duration::from_secs(5),
+            // The tests' receivers listen on loopback.
+            allow: vec![
+                "127.0.0.0/8".parse().expect("cidr"),
+                "::1/128".parse().expect("cidr"),
+            ],
         },
         rate_limits: worp::ratelimit::Limits::default(),
     }

@@ -18,3 +18,4 @@ mod races;
 mod settings;
 mod sixth_game;
 mod store;
+mod webhooks;

@@ -12,7 +12,7 @@ use crate::helpers::{
     fresh_database, spawn_app_from, test_settings, Backend, ManualClock, TempDir, TestApp,
 };
 
-async fn app_with(
+pub async fn app_with(
     backend: Backend,
     change: impl FnOnce(&mut worp::configuration::Settings),
 ) -> TestApp {

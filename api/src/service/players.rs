@@ -93,6 +93,12 @@ impl Worp {
                 "url must be an http or https URL with a host, at most 2,048 characters".into(),
             ));
         }
+        // Not this server's own network (deliveries check the resolved addresses too).
+        crate::webhooks::address::check_url(&parsed, &self.webhook_allow).map_err(|r| {
+            Refusal::Invalid(format!(
+                "url: {r}; webhooks are sent to public addresses only"
+            ))
+        })?;
         if self.store.webhooks(player.id).await?.len() >= MAX_WEBHOOKS {
             return Err(Refusal::Invalid(format!(
                 "at most {MAX_WEBHOOKS} webhooks per player"

@@ -17,6 +17,8 @@ pub struct Worp {
     pub cache: StateCache,
     pub clock: Arc<dyn Clock>,
     pub live: Arc<Live>,
+    /// `WORP_WEBHOOK_ALLOW`: ranges that are not public which webhook URLs may name.
+    pub webhook_allow: Vec<ipnet::IpNet>,
 }
 
 impl Worp {
@@ -29,6 +31,7 @@ impl Worp {
             cache: StateCache::new(cache_size),
             clock,
             live,
+            webhook_allow: Vec::new(),
         }
     }
 

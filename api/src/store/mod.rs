@@ -227,15 +227,21 @@ impl Store {
     pub async fn deliveries(&self, webhook: Uuid, limit: i64) -> Result<Vec<Delivery>, StoreError> {
         on_backend!(self.deliveries(webhook, limit))
     }
-    pub async fn claim_due_deliveries(
+    pub async fn due_deliveries(
         &self,
         now: DateTime<Utc>,
-        lease_until: DateTime<Utc>,
         limit: i64,
     ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
-        on_backend!(self.claim_due_deliveries(now, lease_until, limit))
+        on_backend!(self.due_deliveries(now, limit))
     }
-    pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<(), StoreError> {
+    pub async fn lease_delivery(
+        &self,
+        d: &Delivery,
+        lease_until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        on_backend!(self.lease_delivery(d, lease_until))
+    }
+    pub async fn record_attempt(&self, a: &Attempt<'_>) -> Result<bool, StoreError> {
         on_backend!(self.record_attempt(a))
     }
 }

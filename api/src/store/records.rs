@@ -82,6 +82,9 @@ pub struct Attempt<'a> {
     pub last_status: Option<i32>,
     pub last_error: Option<&'a str>,
     pub delivered_at: Option<DateTime<Utc>>,
+    /// The lease the attempt was made under (the claim's `next_attempt_at`): the
+    /// outcome is recorded only while the delivery is still under it.
+    pub lease: DateTime<Utc>,
 }
 
 /// A registered webhook.

@@ -159,20 +159,30 @@ pub const DELIVERIES: &str = concat!(
     delivery_read_columns!(),
     " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2"
 );
+/// The due deliveries, oldest first, at most two per webhook (one webhook's backlog
+/// leaves room for the others'), with their webhook's URL and secret.
 pub const DUE_DELIVERIES: &str = concat!(
     "SELECT ",
     delivery_read_columns!(),
-    ", url, secret FROM (SELECT d.*, w.url, w.secret FROM webhook_deliveries d \
-     JOIN webhooks w ON w.id = d.webhook_id \
-     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 ORDER BY d.next_attempt_at LIMIT $2) AS due \
-     ORDER BY next_attempt_at"
+    ", url, secret FROM (SELECT d.*, w.url, w.secret, \
+     row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS nth \
+     FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1) AS due \
+     WHERE nth <= 2 ORDER BY next_attempt_at LIMIT $2"
 );
-/// Takes a due delivery for a lease, unless another process took it first.
+/// Takes a due delivery for a lease (`$1`), unless another process took it first: its
+/// `next_attempt_at` is still the one read (`$3`).
 pub const LEASE_DELIVERY: &str = "UPDATE webhook_deliveries SET next_attempt_at = $1 \
      WHERE id = $2 AND status = 'pending' AND next_attempt_at = $3";
+/// Records an attempt only while the delivery is still under the lease it was sent
+/// under (`$8`): after the lease ran out another process may have claimed it.
 pub const RECORD_ATTEMPT: &str =
     "UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, \
-     last_status = $4, last_error = $5, delivered_at = $6 WHERE id = $7";
+     last_status = $4, last_error = $5, delivered_at = $6 \
+     WHERE id = $7 AND status = 'pending' AND next_attempt_at = $8";
+/// The deliveries of a webhook being deleted (in the same transaction).
+pub const DELETE_WEBHOOK_DELIVERIES: &str = "DELETE FROM webhook_deliveries WHERE webhook_id = \
+     (SELECT id FROM webhooks WHERE player_id = $1 AND id = $2)";
 /// Every game, in the order of its first event.
 pub const GAME_IDS: &str = "SELECT game_id FROM events WHERE seq = 1 ORDER BY position";
 pub const CLEAR_SEATS: &str = "DELETE FROM game_seats";

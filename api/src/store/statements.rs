@@ -341,16 +341,25 @@ macro_rules! statements {
                 .collect()
         }
 
+        /// Deletes one of `player`'s webhooks and, in the same transaction, its
+        /// deliveries (nothing would ever send or show them again).
         pub async fn delete_webhook(
             pool: &Pool,
             player: Uuid,
             id: Uuid,
         ) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            sqlx::query(sql::DELETE_WEBHOOK_DELIVERIES)
+                .bind(player)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
             let done = sqlx::query(sql::DELETE_WEBHOOK)
                 .bind(player)
                 .bind(id)
-                .execute(pool)
+                .execute(&mut *tx)
                 .await?;
+            tx.commit().await?;
             Ok(done.rows_affected() > 0)
         }
 
@@ -385,13 +394,11 @@ macro_rules! statements {
             })
         }
 
-        /// Claims up to `limit` due deliveries until `lease_until` (so two processes
-        /// never send the same one at once); returns them with their webhook's URL and
-        /// secret.
-        pub async fn claim_due_deliveries(
+        /// Up to `limit` due deliveries (at most two per webhook), with their webhook's
+        /// URL and secret. Read, not claimed: see [`lease_delivery`].
+        pub async fn due_deliveries(
             pool: &Pool,
             now: DateTime<Utc>,
-            lease_until: DateTime<Utc>,
             limit: i64,
         ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
             let rows = sqlx::query(sql::DUE_DELIVERIES)
@@ -399,27 +406,31 @@ macro_rules! statements {
                 .bind(limit)
                 .fetch_all(pool)
                 .await?;
-            let mut claimed = Vec::new();
-            for r in &rows {
-                let d = delivery(r)?;
-                let won = sqlx::query(sql::LEASE_DELIVERY)
-                    .bind(lease_until)
-                    .bind(d.id)
-                    .bind(d.next_attempt_at)
-                    .execute(pool)
-                    .await?
-                    .rows_affected()
-                    == 1;
-                if won {
-                    claimed.push((d, r.try_get("url")?, r.try_get("secret")?));
-                }
-            }
-            Ok(claimed)
+            rows.iter()
+                .map(|r| Ok((delivery(r)?, r.try_get("url")?, r.try_get("secret")?)))
+                .collect()
         }
 
-        /// Records the outcome of one delivery attempt.
-        pub async fn record_attempt(pool: &Pool, a: &Attempt<'_>) -> Result<(), StoreError> {
-            sqlx::query(sql::RECORD_ATTEMPT)
+        /// Claims `d` until `lease_until` (so two processes never send it at once),
+        /// unless another process claimed it since it was read; true if this one did.
+        pub async fn lease_delivery(
+            pool: &Pool,
+            d: &Delivery,
+            lease_until: DateTime<Utc>,
+        ) -> Result<bool, StoreError> {
+            let done = sqlx::query(sql::LEASE_DELIVERY)
+                .bind(lease_until)
+                .bind(d.id)
+                .bind(d.next_attempt_at)
+                .execute(pool)
+                .await?;
+            Ok(done.rows_affected() == 1)
+        }
+
+        /// Records the outcome of one delivery attempt, if the delivery is still under
+        /// the attempt's lease; true if it was recorded.
+        pub async fn record_attempt(pool: &Pool, a: &Attempt<'_>) -> Result<bool, StoreError> {
+            let done = sqlx::query(sql::RECORD_ATTEMPT)
                 .bind(a.status)
                 .bind(a.attempts)
                 .bind(a.next_attempt_at)
@@ -427,9 +438,10 @@ macro_rules! statements {
                 .bind(a.last_error)
                 .bind(a.delivered_at)
                 .bind(a.id)
+                .bind(a.lease)
                 .execute(pool)
                 .await?;
-            Ok(())
+            Ok(done.rows_affected() == 1)
         }
 
         pub async fn game_ids(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {

@@ -2,8 +2,10 @@
 //! POSTs from the webhook outbox, whose rows are written in the same transaction as the
 //! events (a restart loses none). The log of attempts is readable over the API.
 
+pub mod address;
 pub mod delivery;
 pub mod signing;
 
-pub use delivery::{deliver_due, run, WebhookSettings, MAX_ATTEMPTS};
+pub use address::{parse_allow, Refused};
+pub use delivery::{client, deliver_due, run, WebhookSettings, MAX_ATTEMPTS};
 pub use signing::signature;
