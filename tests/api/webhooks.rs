@@ -105,6 +105,11 @@ async fn outbox(database: &str, url: String, games: usize) -> (worp::store::Stor
     let (a, _) = service.create_player("a").await.expect("a");
     let (b, _) = service.create_player("b").await.expect("b");
     let hook = stored_webhook(&store, b.id, url).await;
+    // Only the games' ends reach the webhook, not the invitations to them.
+    store
+        .set_invitation_notices(b.id, false)
+        .await
+        .expect("notices off");
     for _ in 0..games {
         let game = service
             .create_game(
@@ -116,6 +121,10 @@ async fn outbox(database: &str, url: String, games: usize) -> (worp::store::Stor
             )
             .await
             .expect("create");
+        service
+            .take_seat(&b, game.id, 1, None)
+            .await
+            .expect("accept");
         service.resign(&a, game.id, None).await.expect("resign");
     }
     (store, hook)
