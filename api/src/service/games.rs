@@ -12,6 +12,7 @@ use worp_engine::{variant, Seat};
 use super::draft::Draft;
 use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
+use super::text;
 use super::worp::Worp;
 use crate::bots::BotKind;
 use crate::dice;
@@ -73,7 +74,8 @@ fn check_client_seed(seed: &Option<String>) -> Result<(), Refusal> {
             "client_seed is {} bytes; at most {MAX_CLIENT_SEED} are allowed",
             s.len()
         ))),
-        _ => Ok(()),
+        Some(s) => text::check_plain("client_seed", s),
+        None => Ok(()),
     }
 }
 
@@ -188,6 +190,7 @@ impl Worp {
             ));
         }
         check_client_seed(&req.client_seed)?;
+        text::check_json("options", &req.options)?;
         for p in players.iter().flatten() {
             if *p != creator.id && !self.store.player_exists(*p).await? {
                 return Err(Refusal::Invalid(format!("no player {p}")));
@@ -271,6 +274,7 @@ impl Worp {
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
     ) -> Result<Arc<Table>, Refusal> {
+        text::check_json("move", &mv)?;
         // The newest cached state is trusted without reading the log first: if another
         // process appended since, the append's version check refuses this one, and so
         // does any refusal judged on a state that may be old. Either way the move is

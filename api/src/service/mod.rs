@@ -10,6 +10,7 @@
 //! - [`players`]: registering, tokens, webhooks.
 //! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild.
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
+//! - [`text`]: the checks of the strings and JSON that are stored.
 
 mod draft;
 pub mod games;
@@ -17,6 +18,7 @@ pub mod players;
 pub mod read_model;
 pub mod reads;
 mod refusal;
+pub mod text;
 mod worp;
 
 pub use crate::clock::{Clock, SystemClock};
