@@ -131,3 +131,151 @@ async fn strings_with_nul_or_control_characters_are_refused_with_400() {
         assert_eq!(resp.status(), 200, "{backend:?}");
     }
 }
+
+// ---- F6: the log cannot be rewritten ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_refuses_to_replace_an_event() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (_, _, game) = app.two_player_game(two_seat_variant()).await;
+    let before = app.events(&game_id(&game)).await;
+    for verb in ["REPLACE INTO", "INSERT OR REPLACE INTO"] {
+        let sql = format!(
+            "{verb} events (game_id, seq, kind, payload, rules_version, recorded_at, hash) \
+             SELECT game_id, seq, 'forged', payload, rules_version, recorded_at, hash \
+             FROM events WHERE game_id = $1 AND seq = 1"
+        );
+        let id: Uuid = game_id(&game).parse().expect("uuid");
+        let err = run_sql(&app, &sql, Some(id))
+            .await
+            .expect_err("REPLACE must fail");
+        assert!(err.to_string().contains("immutable"), "{verb}: {err}");
+        let sql = format!(
+            "{verb} events (position, game_id, seq, kind, payload, rules_version, recorded_at, hash) \
+             SELECT position, game_id, seq + 1000, 'forged', payload, rules_version, recorded_at, hash \
+             FROM events WHERE game_id = $1 AND seq = 1"
+        );
+        let err = run_sql(&app, &sql, Some(id))
+            .await
+            .expect_err("REPLACE of a position must fail");
+        assert!(err.to_string().contains("immutable"), "{verb}: {err}");
+    }
+    assert_eq!(app.events(&game_id(&game)).await, before);
+}
+
+/// A login role of the server role, unique to this test run, on the cluster of
+/// `database`; returns its name and the URL of `database` as that role.
+async fn server_login(database: &str) -> (String, String) {
+    use sqlx::Connection;
+    let name = format!("worp_test_login_{}", Uuid::new_v4().simple());
+    let mut admin = sqlx::PgConnection::connect(database).await.expect("admin");
+    // The name is generated here (hex only), never taken from input.
+    sqlx::query(&format!(
+        "CREATE ROLE {name} LOGIN PASSWORD 'worp-test' IN ROLE worp_server"
+    ))
+    .execute(&mut admin)
+    .await
+    .expect("a login role of worp_server (made by the migrations)");
+    let mut url = reqwest::Url::parse(database).expect("url");
+    url.set_username(&name).expect("user");
+    url.set_password(Some("worp-test")).expect("password");
+    (name, url.to_string())
+}
+
+async fn drop_login(database: &str, name: &str) {
+    use sqlx::Connection;
+    if let Ok(mut admin) = sqlx::PgConnection::connect(database).await {
+        let _ = sqlx::query(&format!("DROP ROLE IF EXISTS {name}"))
+            .execute(&mut admin)
+            .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_role_cannot_change_events_and_the_server_runs_as_it() {
+    use sqlx::Connection;
+    // Migrated by the owner.
+    let owner = spawn_app(Backend::Postgres).await;
+    let (a, b, game) = owner.two_player_game(two_seat_variant()).await;
+    let (name, url) = server_login(&owner.database).await;
+    let outcome = async {
+        let mut conn = sqlx::PgConnection::connect(&url).await.expect("login");
+        for sql in [
+            "UPDATE events SET kind = 'forged'",
+            "DELETE FROM events",
+            "TRUNCATE events",
+            "ALTER TABLE events DISABLE TRIGGER USER",
+            "DROP TRIGGER events_no_update_or_delete ON events",
+            "SET session_replication_role = replica",
+            "INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash) \
+             SELECT game_id, seq, kind, payload, rules_version, recorded_at, hash FROM events \
+             ON CONFLICT (game_id, seq) DO UPDATE SET kind = 'forged'",
+        ] {
+            let err = sqlx::query(sql)
+                .execute(&mut conn)
+                .await
+                .expect_err("the server role may not");
+            assert!(
+                err.to_string().contains("permission denied")
+                    || err.to_string().contains("must be owner")
+                    || err.to_string().contains("immutable"),
+                "{sql}: {err}"
+            );
+        }
+        // The server, started as that role, plays (the migrations are there already).
+        let app = crate::helpers::spawn_app_from(
+            crate::helpers::test_settings(url.clone()),
+            std::sync::Arc::new(worp::clock::SystemClock),
+            None,
+        )
+        .await;
+        let id = game_id(&game);
+        let mut game = app.get_json(&format!("/v1/games/{id}")).await;
+        for i in 0..4 {
+            if game["status"] != "active" {
+                break;
+            }
+            let key = format!("move-{i}");
+            let resp = play(
+                &app,
+                &id,
+                mover(&game, &a, &b),
+                &game["legal_moves"][0],
+                Some(&key),
+            )
+            .await;
+            assert_eq!(resp.status(), 200);
+            game = resp.json().await.expect("json");
+        }
+        let (c, d, _) = app.two_player_game(two_seat_variant()).await;
+        let resp = app
+            .post(
+                "/v1/players/me/webhooks",
+                &c,
+                json!({"url": "https://hooks.example/worp"}),
+            )
+            .await;
+        assert_eq!(resp.status(), 201);
+        let open = app
+            .create(&c, two_seat_variant(), Value::Null, vec![Some(c.id), None])
+            .await;
+        let resp = app
+            .post(
+                &format!("/v1/games/{}/seats/1", game_id(&open)),
+                &d,
+                json!({}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
+        app.worp
+            .rebuild()
+            .await
+            .expect("rebuild as the server role");
+    };
+    // Drop the login role whatever happened.
+    let result = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(outcome)).await;
+    drop_login(&owner.database, &name).await;
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}

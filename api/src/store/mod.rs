@@ -72,6 +72,34 @@ macro_rules! on_backend {
     };
 }
 
+/// Runs the PostgreSQL migrations not applied yet. When every one is applied already,
+/// nothing is run and no lock is taken: only `_sqlx_migrations` is read, so the server
+/// starts as a role without rights to change the schema (`worp_server`, README), once
+/// the owner has migrated.
+async fn migrate_postgres(pool: &sqlx::PgPool) -> Result<(), StoreError> {
+    let migrator = sqlx::migrate!("../migrations/postgres");
+    let wanted: Vec<(i64, &[u8])> = migrator
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration())
+        .map(|m| (m.version, &*m.checksum))
+        .collect();
+    // A database never migrated has no such table: then migrate.
+    if let Ok(applied) = sqlx::query_as::<_, (i64, Vec<u8>)>(sql::APPLIED_MIGRATIONS)
+        .fetch_all(pool)
+        .await
+    {
+        let all_applied = applied.len() == wanted.len()
+            && wanted
+                .iter()
+                .all(|(v, c)| applied.iter().any(|(av, ac)| av == v && ac == c));
+        if all_applied {
+            return Ok(());
+        }
+    }
+    migrator.run(pool).await?;
+    Ok(())
+}
+
 impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or
     /// `sqlite://` URL) and runs the migrations.
@@ -85,7 +113,7 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(5))
                 .connect(url)
                 .await?;
-            sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+            migrate_postgres(&pool).await?;
             let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS);
             Store::Postgres(PgStore { pool, group })
         } else {

@@ -126,6 +126,12 @@ pub const INSERT_ANSWER: &str =
 // ---- Reads and the other writes (both backends) ----
 
 pub const PING: &str = "SELECT 1";
+/// The migrations applied (PostgreSQL: read before running any).
+pub const APPLIED_MIGRATIONS: &str =
+    "SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version";
+/// What SQLite's `events_no_replace` trigger says when an insert would replace an event
+/// (a duplicate: read as a lost race, like the unique key of the log).
+pub const EVENT_EXISTS: &str = "INSERT over an existing event refused";
 pub const INSERT_PLAYER: &str =
     "INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
 pub const PLAYER_BY_TOKEN_HASH: &str =

@@ -25,7 +25,11 @@ macro_rules! statements {
 
         fn conflict_or(e: sqlx::Error) -> StoreError {
             match &e {
-                sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
+                sqlx::Error::Database(db)
+                    if db.is_unique_violation() || db.message().contains(sql::EVENT_EXISTS) =>
+                {
+                    StoreError::Conflict
+                }
                 _ => StoreError::Database(e),
             }
         }
