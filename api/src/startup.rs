@@ -51,7 +51,10 @@ impl Application {
         clock: Arc<dyn Clock>,
     ) -> Result<Application, StartupError> {
         let store = Store::connect(&settings.database(), settings.db_connections).await?;
-        let worp = Arc::new(Worp::new(store, settings.cache_states, clock));
+        let mut worp = Worp::new(store, settings.cache_states, clock);
+        worp.idempotency_ttl =
+            chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
+        let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);
         let listen_error = |source| StartupError::Listen {
             address: wanted,

@@ -279,3 +279,95 @@ async fn the_server_role_cannot_change_events_and_the_server_runs_as_it() {
         std::panic::resume_unwind(panic);
     }
 }
+
+// ---- F7: an Idempotency-Key answers only its own request ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotency_key_answers_only_the_request_it_was_first_sent_with() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (a, b, first) = app.two_player_game(two_seat_variant()).await;
+        let who = mover(&first, &a, &b);
+        let mv = first["legal_moves"][0].clone();
+        let key = format!("key-{}", Uuid::new_v4());
+        let resp = play(&app, &game_id(&first), who, &mv, Some(&key)).await;
+        assert_eq!(resp.status(), 200);
+        let played: Value = resp.json().await.expect("json");
+        // The same request again: the first answer, nothing played.
+        let resp = play(&app, &game_id(&first), who, &mv, Some(&key)).await;
+        assert_eq!(resp.status(), 200);
+        assert_eq!(resp.headers()["idempotent-replayed"], "true");
+        assert_eq!(resp.json::<Value>().await.expect("json"), played);
+        // Another move under the same key: refused, not replayed.
+        let resp = play(
+            &app,
+            &game_id(&first),
+            who,
+            &json!({"other": 1}),
+            Some(&key),
+        )
+        .await;
+        assert_eq!(resp.status(), 422, "{backend:?}: another body");
+        assert_eq!(
+            resp.headers()["content-type"],
+            "application/problem+json",
+            "{backend:?}"
+        );
+        // The same key on another game of the same player: refused, nothing played.
+        let other = game_to_move(&app, &a, &b, who).await;
+        let resp = play(
+            &app,
+            &game_id(&other),
+            who,
+            &other["legal_moves"][0],
+            Some(&key),
+        )
+        .await;
+        assert_eq!(resp.status(), 422, "{backend:?}: another game");
+        let after = app
+            .get_json(&format!("/v1/games/{}", game_id(&other)))
+            .await;
+        assert_eq!(after["version"], other["version"]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_idempotency_key_is_new_and_old_answers_are_deleted() {
+    for backend in BACKENDS {
+        let clock = crate::helpers::ManualClock::new();
+        let app = crate::helpers::spawn_app_with(backend, clock.clone()).await;
+        let (a, b, first) = app.two_player_game(two_seat_variant()).await;
+        let who = mover(&first, &a, &b);
+        let key = "the-same-key";
+        let resp = play(
+            &app,
+            &game_id(&first),
+            who,
+            &first["legal_moves"][0],
+            Some(key),
+        )
+        .await;
+        assert_eq!(resp.status(), 200);
+        clock.advance(chrono::Duration::hours(25));
+        let second = game_to_move(&app, &a, &b, who).await;
+        let resp = play(
+            &app,
+            &game_id(&second),
+            who,
+            &second["legal_moves"][0],
+            Some(key),
+        )
+        .await;
+        assert_eq!(resp.status(), 200, "{backend:?}");
+        assert!(resp.headers().get("idempotent-replayed").is_none());
+        let after = app
+            .get_json(&format!("/v1/games/{}", game_id(&second)))
+            .await;
+        assert!(after["version"].as_i64() > second["version"].as_i64());
+        // The expired answer is gone; the new one is kept.
+        let kept = run_sql(&app, "DELETE FROM idempotency", None)
+            .await
+            .expect("count");
+        assert_eq!(kept, 1, "{backend:?}: only the new answer is kept");
+    }
+}

@@ -18,7 +18,7 @@ use crate::bots::BotKind;
 use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};
 use crate::live::Change;
-use crate::store::{Append, Player, SavedResponse};
+use crate::store::{Append, KeptAnswer, Player, SavedResponse};
 use crate::table::{SeatInfo, Status, Table};
 
 /// The longest client seed accepted, in bytes.
@@ -29,6 +29,10 @@ pub const MAX_CLIENT_SEED: usize = 256;
 #[derive(Debug, Clone, Copy)]
 pub struct Idempotency<'a> {
     pub key: &'a str,
+    /// The request's method and path: the key answers only this request.
+    pub request: &'a str,
+    /// The SHA-256 of the request's body, hex: the key answers only this body.
+    pub body_hash: &'a str,
     pub answer: fn(&Table) -> Value,
 }
 
@@ -121,9 +125,15 @@ impl Worp {
                 row: game_row(&table),
                 secret: secret.map(<[u8]>::to_vec),
                 // The answer is rendered only for an Idempotency-Key (it costs).
-                idempotency: idempotency.map(|(player, i)| {
-                    let body = (i.answer)(&table);
-                    (player, i.key.to_owned(), SavedResponse { body })
+                idempotency: idempotency.map(|(player_id, i)| KeptAnswer {
+                    player_id,
+                    key: i.key.to_owned(),
+                    answer: SavedResponse {
+                        body: (i.answer)(&table),
+                        request: i.request.to_owned(),
+                        body_hash: i.body_hash.to_owned(),
+                    },
+                    expired_before: self.answers_since(),
                 }),
                 notices: notices.clone(),
             })

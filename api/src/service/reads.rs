@@ -132,7 +132,10 @@ impl Worp {
         player: &Player,
         key: &str,
     ) -> Result<Option<SavedResponse>, Refusal> {
-        Ok(self.store.saved_response(player.id, key).await?)
+        Ok(self
+            .store
+            .saved_response(player.id, key, self.answers_since())
+            .await?)
     }
 
     /// Up to `limit` events of game `id` after sequence number `after` (none: nothing new,

@@ -17,6 +17,8 @@ pub struct Worp {
     pub cache: StateCache,
     pub clock: Arc<dyn Clock>,
     pub live: Arc<Live>,
+    /// How long the answer to an `Idempotency-Key` is kept (`WORP_IDEMPOTENCY_TTL_SECS`).
+    pub idempotency_ttl: chrono::Duration,
 }
 
 impl Worp {
@@ -29,7 +31,16 @@ impl Worp {
             cache: StateCache::new(cache_size),
             clock,
             live,
+            idempotency_ttl: chrono::Duration::hours(24),
         }
+    }
+
+    /// The oldest answer to an `Idempotency-Key` that has not expired was kept at this
+    /// time or later.
+    pub fn answers_since(&self) -> DateTime<Utc> {
+        let now = self.now();
+        now.checked_sub_signed(self.idempotency_ttl)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC)
     }
 
     /// Now, to the microsecond (what the database keeps).

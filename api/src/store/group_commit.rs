@@ -46,7 +46,7 @@ use uuid::Uuid;
 
 use super::error::StoreError;
 use super::postgres::append_alone;
-use super::records::{Append, GameRow, PlayerNotice, SavedResponse};
+use super::records::{Append, GameRow, KeptAnswer, PlayerNotice};
 use super::sql::{APPEND_MOVES, APPEND_TOGETHER};
 use crate::events::StoredEvent;
 
@@ -55,6 +55,10 @@ use crate::events::StoredEvent;
 pub const GROUP_COMMIT_WRITERS: usize = 2;
 /// The most changes one statement carries.
 pub const MAX_BATCH: usize = 256;
+/// How many changes may wait for the writers by default (`WORP_WRITE_QUEUE`): beyond,
+/// an append is refused at once as [`StoreError::Overloaded`] rather than queued
+/// without bound.
+pub const WRITE_QUEUE: usize = 16 * MAX_BATCH;
 
 type Answer = Result<Vec<StoredEvent>, StoreError>;
 
@@ -270,8 +274,8 @@ async fn append_together(
         for n in &a.notices {
             notices.push(n, a.row.updated_at);
         }
-        if let Some((player, key, resp)) = &a.idempotency {
-            answers.push(*player, key, resp, a.row.updated_at);
+        if let Some(kept) = &a.idempotency {
+            answers.push(kept, a.row.updated_at);
         }
     }
     let total = ev.game_id.len();
@@ -321,7 +325,10 @@ async fn append_together(
             .bind(answers.player_id)
             .bind(answers.key)
             .bind(answers.body)
-            .bind(answers.at);
+            .bind(answers.at)
+            .bind(answers.request)
+            .bind(answers.body_hash)
+            .bind(answers.expired_before);
     }
     let returned = statement.fetch_all(connection).await?;
     let mut positions = std::collections::HashMap::with_capacity(total);
@@ -440,19 +447,20 @@ struct AnswerColumns {
     key: Vec<String>,
     body: Vec<String>,
     at: Vec<chrono::DateTime<chrono::Utc>>,
+    request: Vec<String>,
+    body_hash: Vec<String>,
+    /// The latest time before which the batch's answers count as expired.
+    expired_before: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl AnswerColumns {
-    fn push(
-        &mut self,
-        player: Uuid,
-        key: &str,
-        resp: &SavedResponse,
-        at: chrono::DateTime<chrono::Utc>,
-    ) {
-        self.player_id.push(player);
-        self.key.push(key.to_owned());
-        self.body.push(resp.body.to_string());
+    fn push(&mut self, kept: &KeptAnswer, at: chrono::DateTime<chrono::Utc>) {
+        self.player_id.push(kept.player_id);
+        self.key.push(kept.key.clone());
+        self.body.push(kept.answer.body.to_string());
         self.at.push(at);
+        self.request.push(kept.answer.request.clone());
+        self.body_hash.push(kept.answer.body_hash.clone());
+        self.expired_before = self.expired_before.max(Some(kept.expired_before));
     }
 }

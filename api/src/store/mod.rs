@@ -33,10 +33,11 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 pub use error::StoreError;
+pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, Player, PlayerNotice, SavedResponse,
-    Webhook,
+    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, KeptAnswer, Player, PlayerNotice,
+    SavedResponse, Webhook,
 };
 
 use crate::events::StoredEvent;
@@ -217,12 +218,14 @@ impl Store {
     pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
         on_backend!(self.list_games(f))
     }
+    /// The answer kept for `(player, key)` since `not_before` (older ones have expired).
     pub async fn saved_response(
         &self,
         player: Uuid,
         key: &str,
+        not_before: DateTime<Utc>,
     ) -> Result<Option<SavedResponse>, StoreError> {
-        on_backend!(self.saved_response(player, key))
+        on_backend!(self.saved_response(player, key, not_before))
     }
     pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
         on_backend!(self.game_ids())

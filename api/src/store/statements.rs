@@ -163,12 +163,18 @@ macro_rules! statements {
                     deliveries += 1;
                 }
             }
-            if let Some((player, key, answer)) = &a.idempotency {
+            if let Some(kept) = &a.idempotency {
+                sqlx::query(sql::DELETE_EXPIRED_ANSWERS)
+                    .bind(kept.expired_before)
+                    .execute(&mut *tx)
+                    .await?;
                 sqlx::query(sql::INSERT_ANSWER)
-                    .bind(*player)
-                    .bind(key)
-                    .bind(Json(&answer.body))
+                    .bind(kept.player_id)
+                    .bind(&kept.key)
+                    .bind(Json(&kept.answer.body))
                     .bind(a.row.updated_at)
+                    .bind(&kept.answer.request)
+                    .bind(&kept.answer.body_hash)
                     .execute(&mut *tx)
                     .await
                     .map_err(conflict_or)?;
@@ -263,15 +269,19 @@ macro_rules! statements {
             pool: &Pool,
             player: Uuid,
             key: &str,
+            not_before: DateTime<Utc>,
         ) -> Result<Option<SavedResponse>, StoreError> {
             let row = sqlx::query(sql::ANSWER)
                 .bind(player)
                 .bind(key)
+                .bind(not_before)
                 .fetch_optional(pool)
                 .await?;
             row.map(|r| {
                 Ok(SavedResponse {
                     body: r.try_get::<Json<Value>, _>("body")?.0,
+                    request: r.try_get("request")?,
+                    body_hash: r.try_get("body_hash")?,
                 })
             })
             .transpose()
