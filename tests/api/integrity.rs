@@ -371,3 +371,74 @@ async fn an_expired_idempotency_key_is_new_and_old_answers_are_deleted() {
         assert_eq!(kept, 1, "{backend:?}: only the new answer is kept");
     }
 }
+
+// ---- R3: a full write queue answers 503 ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_write_queue_answers_503_with_retry_after() {
+    use sqlx::Connection;
+    let (url, _) = crate::helpers::fresh_database(Backend::Postgres).await;
+    let mut settings = crate::helpers::test_settings(url.clone());
+    settings.write_queue = 1;
+    let app = crate::helpers::spawn_app_from(
+        settings,
+        std::sync::Arc::new(worp::clock::SystemClock),
+        None,
+    )
+    .await;
+    let mut games = Vec::new();
+    for _ in 0..8 {
+        games.push(app.two_player_game(two_seat_variant()).await);
+    }
+    // Hold the writers: every append waits for this lock.
+    let mut blocker = sqlx::PgConnection::connect(&url).await.expect("connect");
+    sqlx::query("BEGIN")
+        .execute(&mut blocker)
+        .await
+        .expect("begin");
+    sqlx::query("LOCK TABLE games IN EXCLUSIVE MODE")
+        .execute(&mut blocker)
+        .await
+        .expect("lock");
+    let mut tasks = Vec::new();
+    for (a, b, game) in games.clone() {
+        let app_url = app.address.clone();
+        let client = app.client.clone();
+        let who = mover(&game, &a, &b).clone();
+        tasks.push(tokio::spawn(async move {
+            let resp = client
+                .post(format!("{app_url}/v1/games/{}/moves", game_id(&game)))
+                .bearer_auth(&who.token)
+                .json(&json!({"move": game["legal_moves"][0]}))
+                .send()
+                .await
+                .expect("request");
+            let retry = resp.headers().get("retry-after").is_some();
+            (resp.status().as_u16(), retry)
+        }));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    sqlx::query("COMMIT")
+        .execute(&mut blocker)
+        .await
+        .expect("commit");
+    let mut refused = 0;
+    for ((_, _, game), task) in games.iter().zip(tasks) {
+        let (status, retry) = task.await.expect("task");
+        let now = app.get_json(&format!("/v1/games/{}", game_id(game))).await;
+        match status {
+            200 => assert!(now["version"].as_i64() > game["version"].as_i64()),
+            503 => {
+                refused += 1;
+                assert!(retry, "503 says when to retry");
+                assert_eq!(
+                    now["version"], game["version"],
+                    "a refused move records nothing"
+                );
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert!(refused > 0, "some moves found the queue full");
+}

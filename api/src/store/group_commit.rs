@@ -75,20 +75,23 @@ impl std::fmt::Debug for Job {
     }
 }
 
-/// The queue in front of the writer tasks.
+/// The queue in front of the writer tasks: bounded, so that under overload an append is
+/// refused at once ([`StoreError::Overloaded`], 503 with `Retry-After`) instead of
+/// waiting behind an ever longer queue.
 #[derive(Debug, Clone)]
 pub struct GroupCommit {
     pool: PgPool,
-    queue: mpsc::UnboundedSender<Job>,
+    queue: mpsc::Sender<Job>,
     outbox: Arc<Notify>,
 }
 
 impl GroupCommit {
-    /// Starts `writers` writer tasks on the current Tokio runtime. They stop when the
-    /// last `GroupCommit` (the last clone of the store) is dropped.
-    pub fn start(pool: PgPool, writers: usize) -> GroupCommit {
+    /// Starts `writers` writer tasks on the current Tokio runtime, with room for
+    /// `queue` changes waiting for them. They stop when the last `GroupCommit` (the last
+    /// clone of the store) is dropped.
+    pub fn start(pool: PgPool, writers: usize, queue: usize) -> GroupCommit {
         let outbox = Arc::new(Notify::new());
-        let (queue, rx) = mpsc::unbounded_channel();
+        let (queue, rx) = mpsc::channel(queue.max(1));
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..writers.max(1) {
             tokio::spawn(writer(pool.clone(), rx.clone(), outbox.clone()));
@@ -113,9 +116,13 @@ impl GroupCommit {
         }
         let (reply, answer) = oneshot::channel();
         let job = Job { append: a, reply };
-        if let Err(mpsc::error::SendError(job)) = self.queue.send(job) {
-            // The writers are gone (their runtime ended): append here.
-            return append_alone(&self.pool, &job.append, &self.outbox).await;
+        match self.queue.try_send(job) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
+            Err(mpsc::error::TrySendError::Closed(job)) => {
+                // The writers are gone (their runtime ended): append here.
+                return append_alone(&self.pool, &job.append, &self.outbox).await;
+            }
         }
         answer.await.unwrap_or_else(|_| {
             // The writer was stopped in the middle of this change: whether it was
@@ -130,7 +137,7 @@ impl GroupCommit {
 /// batch costs a round trip (the pool tests each connection it gets back).
 const IDLE_CONNECTION: std::time::Duration = std::time::Duration::from_millis(250);
 
-async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Job>>>, outbox: Arc<Notify>) {
+async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, outbox: Arc<Notify>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     let mut connection: Option<PoolConnection<Postgres>> = None;
     loop {

@@ -105,6 +105,16 @@ impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or
     /// `sqlite://` URL) and runs the migrations.
     pub async fn connect(url: &str, max_connections: u32) -> Result<Store, StoreError> {
+        Store::connect_with(url, max_connections, WRITE_QUEUE).await
+    }
+
+    /// The same, with room for `write_queue` changes waiting for the group commit
+    /// (PostgreSQL); beyond, appends are refused as [`StoreError::Overloaded`].
+    pub async fn connect_with(
+        url: &str,
+        max_connections: u32,
+        write_queue: usize,
+    ) -> Result<Store, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
@@ -115,7 +125,7 @@ impl Store {
                 .connect(url)
                 .await?;
             migrate_postgres(&pool).await?;
-            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS);
+            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS, write_queue);
             Store::Postgres(PgStore { pool, group })
         } else {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
