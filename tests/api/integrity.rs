@@ -442,3 +442,46 @@ async fn a_full_write_queue_answers_503_with_retry_after() {
     }
     assert!(refused > 0, "some moves found the queue full");
 }
+
+// ---- R4: an unreadable summary is an error, not a hole ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_summary_fails_the_listing_instead_of_hiding_a_game() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (a, b) = (app.player("a").await, app.player("b").await);
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let g = app
+                .create(
+                    &a,
+                    two_seat_variant(),
+                    Value::Null,
+                    vec![Some(a.id), Some(b.id)],
+                )
+                .await;
+            ids.push(game_id(&g).parse::<Uuid>().expect("uuid"));
+        }
+        let changed = run_sql(
+            &app,
+            "UPDATE games SET summary = '{\"bogus\": true}' WHERE id = $1",
+            Some(ids[1]),
+        )
+        .await
+        .expect("corrupt a summary");
+        assert_eq!(changed, 1);
+        let resp = app.get(&format!("/v1/games?player={}", a.id)).await;
+        assert_eq!(resp.status(), 500, "{backend:?}: listing");
+        let resp = app
+            .client
+            .get(app.url("/v1/players/me/games"))
+            .bearer_auth(&a.token)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status(), 500, "{backend:?}: inbox");
+        app.worp.rebuild().await.expect("rebuild");
+        let page = app.get_json(&format!("/v1/games?player={}", a.id)).await;
+        assert_eq!(page["games"].as_array().map(Vec::len), Some(3));
+    }
+}

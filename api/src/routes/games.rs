@@ -156,13 +156,9 @@ pub async fn list_games(
         limit: limit + 1,
         offset,
     };
-    let mut rows = worp.list(&filter).await?;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let games = rows
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect::<Vec<GameSummary>>();
+    let mut games = worp.list(&filter).await?;
+    let more = games.len() as i64 > limit;
+    games.truncate(limit as usize);
     Ok(HttpResponse::Ok().json(GamePage {
         // Saturating: an offset near i64::MAX must not overflow.
         next_offset: more.then_some(offset.saturating_add(limit)),

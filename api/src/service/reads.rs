@@ -7,7 +7,7 @@ use serde_json::Value;
 use uuid::Uuid;
 use worp_engine::{variant, Capability, MatchHeader};
 
-use super::read_model::game_row;
+use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::events::StoredEvent;
@@ -85,9 +85,22 @@ impl Worp {
         Ok(table)
     }
 
-    /// Lists games.
-    pub async fn list(&self, f: &GameFilter) -> Result<Vec<Value>, Refusal> {
-        Ok(self.store.list_games(f).await?)
+    /// Lists games. A stored summary that does not read as a [`GameSummary`] fails the
+    /// listing (a server fault, logged) rather than leaving a hole in a page whose
+    /// paging was already counted.
+    pub async fn list(&self, f: &GameFilter) -> Result<Vec<GameSummary>, Refusal> {
+        let rows = self.store.list_games(f).await?;
+        rows.into_iter()
+            .map(|v| {
+                let game = v.get("id").map(Value::to_string).unwrap_or_default();
+                serde_json::from_value(v).map_err(|e| {
+                    tracing::error!("the stored summary of game {game} is unreadable: {e}");
+                    Refusal::Internal(
+                        "a stored game summary is unreadable; run worp rebuild".into(),
+                    )
+                })
+            })
+            .collect()
     }
 
     /// All events of a game, in order.
