@@ -485,3 +485,39 @@ async fn an_unreadable_summary_fails_the_listing_instead_of_hiding_a_game() {
         assert_eq!(page["games"].as_array().map(Vec::len), Some(3));
     }
 }
+
+// ---- R5: a rebuild racing appends loses nothing ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rebuild_racing_new_games_loses_no_seat() {
+    for backend in BACKENDS {
+        let app = std::sync::Arc::new(spawn_app(backend).await);
+        let (a, b) = (app.player("a").await, app.player("b").await);
+        for _ in 0..20 {
+            app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), None])
+                .await;
+        }
+        let creating = {
+            let (app, a) = (app.clone(), a.clone());
+            tokio::spawn(async move {
+                for _ in 0..30 {
+                    app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), None])
+                        .await;
+                }
+            })
+        };
+        while !creating.is_finished() {
+            app.worp.rebuild().await.expect("rebuild");
+        }
+        creating.await.expect("creations");
+        let page = app
+            .get_json(&format!("/v1/games?player={}&limit=200", a.id))
+            .await;
+        assert_eq!(
+            page["games"].as_array().map(Vec::len),
+            Some(50),
+            "{backend:?}: every game keeps its seats"
+        );
+        let _ = b;
+    }
+}

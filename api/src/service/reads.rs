@@ -126,17 +126,13 @@ impl Worp {
         Ok((Export::of(&table, events), table))
     }
 
-    /// Rebuilds the read models from the event log; returns how many games.
+    /// Rebuilds the read models from the event log; returns how many games. Appends
+    /// wait while it runs (in this process and in others), so a game created meanwhile
+    /// loses none of its rows.
     pub async fn rebuild(&self) -> Result<usize, Refusal> {
-        let ids = self.store.game_ids().await?;
-        let mut rows = Vec::with_capacity(ids.len());
-        for id in ids {
-            let events = self.all_events(id).await?;
-            let table = Table::from_events(&events)?;
-            rows.push(game_row(&table));
-        }
-        self.store.replace_read_models(&rows).await?;
-        Ok(rows.len())
+        self.store
+            .rebuild_read_models(|events| Ok(game_row(&Table::from_events(events)?)))
+            .await
     }
 
     /// The answer kept for a repeated `Idempotency-Key` of `player`.

@@ -240,6 +240,14 @@ impl Store {
     pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
         on_backend!(self.game_ids())
     }
+    /// Rebuilds the read models from the log, making appends wait until it is done;
+    /// `row_of` makes a game's row from its events.
+    pub async fn rebuild_read_models<E: From<StoreError>>(
+        &self,
+        row_of: impl Fn(&[StoredEvent]) -> Result<GameRow, E>,
+    ) -> Result<usize, E> {
+        on_backend!(self.rebuild_read_models(row_of))
+    }
     pub async fn replace_read_models(&self, rows: &[GameRow]) -> Result<(), StoreError> {
         on_backend!(self.replace_read_models(rows))
     }

@@ -183,6 +183,12 @@ pub const RECORD_ATTEMPT: &str =
 /// Every game, in the order of its first event.
 pub const GAME_IDS: &str = "SELECT game_id FROM events WHERE seq = 1 ORDER BY position";
 pub const CLEAR_SEATS: &str = "DELETE FROM game_seats";
+/// How a rebuild makes appends wait until it commits (every append writes `games`).
+/// PostgreSQL: a lock that conflicts with every write of the read models (not with
+/// reads), taken before the log is read. SQLite: any write takes the database's one
+/// write lock (across processes too), so the rebuild writes first, before it reads.
+pub const LOCK_READ_MODELS_POSTGRES: &str = "LOCK TABLE games, game_seats IN EXCLUSIVE MODE";
+pub const LOCK_READ_MODELS_SQLITE: &str = CLEAR_SEATS;
 pub const CLEAR_GAMES: &str = "DELETE FROM games";
 /// Tells other processes on the same PostgreSQL server that games changed.
 pub const ANNOUNCE: &str = "SELECT pg_notify('worp_events', p) FROM unnest($1::text[]) AS p";

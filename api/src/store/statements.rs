@@ -3,9 +3,10 @@
 //! types per database; the SQL texts are the same, from [`super::sql`]).
 
 /// Defines, in the module it is invoked in, one `async fn` per statement over a
-/// `sqlx::Pool<$Db>`.
+/// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
+/// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]).
 macro_rules! statements {
-    ($Db:ty) => {
+    ($Db:ty, $lock_read_models:expr) => {
         use chrono::{DateTime, Utc};
         use serde_json::Value;
         use sqlx::types::Json;
@@ -227,20 +228,20 @@ macro_rules! statements {
                 .bind(limit)
                 .fetch_all(pool)
                 .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(StoredEvent {
-                        game_id: r.try_get("game_id")?,
-                        seq: r.try_get("seq")?,
-                        position: r.try_get("position")?,
-                        kind: r.try_get("kind")?,
-                        payload: r.try_get::<Json<Value>, _>("payload")?.0,
-                        rules_version: r.try_get("rules_version")?,
-                        recorded_at: r.try_get("recorded_at")?,
-                        hash: r.try_get("hash")?,
-                    })
-                })
-                .collect()
+            rows.iter().map(event).collect()
+        }
+
+        fn event(r: &DbRow) -> Result<StoredEvent, StoreError> {
+            Ok(StoredEvent {
+                game_id: r.try_get("game_id")?,
+                seq: r.try_get("seq")?,
+                position: r.try_get("position")?,
+                kind: r.try_get("kind")?,
+                payload: r.try_get::<Json<Value>, _>("payload")?.0,
+                rules_version: r.try_get("rules_version")?,
+                recorded_at: r.try_get("recorded_at")?,
+                hash: r.try_get("hash")?,
+            })
         }
 
         pub async fn secret(pool: &Pool, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {
@@ -424,6 +425,60 @@ macro_rules! statements {
         pub async fn game_ids(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {
             let rows = sqlx::query(sql::GAME_IDS).fetch_all(pool).await?;
             rows.iter().map(|r| Ok(r.try_get("game_id")?)).collect()
+        }
+
+        /// Rebuilds the read models from the log in one transaction that first makes
+        /// every append wait (`$lock_read_models`), then reads the log (every change
+        /// committed before the lock is in it) and makes each game's row with `row_of`:
+        /// a game created meanwhile keeps its rows, written after this commits.
+        pub async fn rebuild_read_models<E: From<StoreError>>(
+            pool: &Pool,
+            row_of: impl Fn(&[StoredEvent]) -> Result<GameRow, E>,
+        ) -> Result<usize, E> {
+            let mut tx = pool.begin().await.map_err(StoreError::from)?;
+            sqlx::query($lock_read_models)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            let ids = sqlx::query(sql::GAME_IDS)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            let mut rows = Vec::with_capacity(ids.len());
+            for id in &ids {
+                let id: Uuid = id.try_get("game_id").map_err(StoreError::from)?;
+                let mut events = Vec::new();
+                loop {
+                    let page = sqlx::query(sql::EVENTS_AFTER)
+                        .bind(id)
+                        .bind(events.len() as i64)
+                        .bind(1000_i64)
+                        .fetch_all(&mut *tx)
+                        .await
+                        .map_err(StoreError::from)?;
+                    let more = page.len() == 1000;
+                    for r in &page {
+                        events.push(event(r)?);
+                    }
+                    if !more {
+                        break;
+                    }
+                }
+                rows.push(row_of(&events)?);
+            }
+            sqlx::query(sql::CLEAR_SEATS)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            sqlx::query(sql::CLEAR_GAMES)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            for row in &rows {
+                write_row(&mut tx, row, true).await?;
+            }
+            tx.commit().await.map_err(StoreError::from)?;
+            Ok(rows.len())
         }
 
         /// Replaces the read models with `rows`, in one transaction.
