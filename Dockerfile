@@ -12,6 +12,10 @@ RUN useradd --system --create-home --home-dir /var/lib/worp worp \
 COPY --from=build /src/target/release/worp /usr/local/bin/worp
 # Configured by environment variables only. Set DATABASE_URL=postgres://… for
 # PostgreSQL; without it games are kept in the SQLite file below (mount /data).
+# On PostgreSQL run the server as a login role of `worp_server` (the role the
+# migrations create: it may append events but never change or delete them), e.g.
+# DATABASE_URL=postgres://worp:…@db/worp, never as postgres or the tables' owner;
+# migrate as the owner first (README, "PostgreSQL").
 ENV WORP_BIND=0.0.0.0 \
     PORT=8080 \
     RUST_LOG=info \

@@ -46,7 +46,8 @@ pub enum Command {
         /// The export (`GET /v1/games/{id}/export`); `-` for standard input.
         file: String,
     },
-    /// Rebuild the read models (the games listing) from the event log.
+    /// Rebuild the read models (the games listing) from the event log. Safe while servers
+    /// run: their appends wait until the rebuild commits.
     Rebuild,
     /// Print the OpenAPI document.
     Openapi,

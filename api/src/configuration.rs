@@ -35,6 +35,11 @@ pub struct Settings {
     /// `WORP_RATE_PER_MINUTE` and `WORP_RATE_PER_MINUTE_PER_ADDRESS`: requests per minute
     /// per bearer token and per client address (`0`: no limit).
     pub rate_limits: crate::ratelimit::Limits,
+    /// `WORP_WRITE_QUEUE`: how many changes may wait for the group commit (PostgreSQL);
+    /// beyond, appends answer 503 with `Retry-After`.
+    pub write_queue: usize,
+    /// `WORP_IDEMPOTENCY_TTL_SECS`: how long an `Idempotency-Key` answer is kept.
+    pub idempotency_ttl: std::time::Duration,
 }
 
 /// A setting that could not be read.
@@ -110,6 +115,11 @@ impl Settings {
                     Limits::default().per_address,
                 )?,
             },
+            write_queue: parsed("WORP_WRITE_QUEUE", crate::store::WRITE_QUEUE)?.max(1),
+            idempotency_ttl: std::time::Duration::from_secs(parsed(
+                "WORP_IDEMPOTENCY_TTL_SECS",
+                24 * 3600u64,
+            )?),
         })
     }
 

@@ -49,6 +49,9 @@ pub enum ApiError {
     PayloadTooLarge(String),
     #[error("{0}")]
     Unprocessable(String),
+    /// An `Idempotency-Key` sent again with another request than the one it answered.
+    #[error("{0}")]
+    KeyReused(String),
     #[error("{0}")]
     Unavailable(String),
     #[error("{0}")]
@@ -66,6 +69,7 @@ impl ApiError {
             ApiError::PreconditionFailed(_) => ("stale-version", "Stale version"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
             ApiError::Unprocessable(_) => ("illegal-move", "Illegal move"),
+            ApiError::KeyReused(_) => ("idempotency-key-reused", "Idempotency-Key reused"),
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
             ApiError::Internal(_) => ("internal", "Internal error"),
         }
@@ -93,7 +97,7 @@ impl ResponseError for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unprocessable(_) | ApiError::KeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -50,9 +50,16 @@ impl Application {
         settings: Settings,
         clock: Arc<dyn Clock>,
     ) -> Result<Application, StartupError> {
-        let store = Store::connect(&settings.database(), settings.db_connections).await?;
+        let store = Store::connect_with(
+            &settings.database(),
+            settings.db_connections,
+            settings.write_queue,
+        )
+        .await?;
         let mut worp = Worp::new(store, settings.cache_states, clock);
         worp.webhook_allow = settings.webhooks.allow.clone();
+        worp.idempotency_ttl =
+            chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
         let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);
         let listen_error = |source| StartupError::Listen {

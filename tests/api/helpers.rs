@@ -135,6 +135,8 @@ pub fn test_settings(database: String) -> Settings {
             ],
         },
         rate_limits: worp::ratelimit::Limits::default(),
+        write_queue: 4096,
+        idempotency_ttl: std::time::Duration::from_secs(24 * 3600),
     }
 }
 

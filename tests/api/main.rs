@@ -8,6 +8,7 @@ mod errors;
 mod faults;
 mod group_commit;
 mod hostile;
+mod integrity;
 mod interchange;
 mod invitations;
 mod layout;

@@ -2,6 +2,7 @@ use actix_web::http::header;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
@@ -10,7 +11,7 @@ use crate::events::StoredEvent;
 use crate::problem::{ApiError, Problem};
 use crate::routes::views::{game_json, GameView};
 use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
-use crate::store::GameFilter;
+use crate::store::{GameFilter, SavedResponse};
 use crate::table::Table;
 
 fn game_response(status: actix_web::http::StatusCode, table: &Table) -> HttpResponse {
@@ -158,13 +159,9 @@ pub async fn list_games(
         limit: limit + 1,
         offset,
     };
-    let mut rows = worp.list(&filter).await?;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let games = rows
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect::<Vec<GameSummary>>();
+    let mut games = worp.list(&filter).await?;
+    let more = games.len() as i64 > limit;
+    games.truncate(limit as usize);
     Ok(HttpResponse::Ok().json(GamePage {
         // Saturating: an offset near i64::MAX must not overflow.
         next_offset: more.then_some(offset.saturating_add(limit)),
@@ -279,7 +276,7 @@ pub struct MoveRequest {
     params(
         ("id" = Uuid, Path, description = "The game"),
         ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"?[0-9]{1,18}"?$"#, description = "The version you saw (`\"7\"`, `W/\"7\"` or `7`); 412 if the game has moved on"),
-        ("Idempotency-Key" = Option<String>, Header, pattern = r"^[\x21-\x7e]([\t\x20-\x7e]{0,253}[\x21-\x7e])?$", description = "A retry with the same key gets the first answer and records nothing"),
+        ("Idempotency-Key" = Option<String>, Header, pattern = r"^[\x21-\x7e]([\t\x20-\x7e]{0,253}[\x21-\x7e])?$", description = "A retry with the same key, game and move gets the first answer and records nothing; the key reused for another game or move answers 422. Keys expire after WORP_IDEMPOTENCY_TTL_SECS (24 hours by default)."),
     ),
     request_body = MoveRequest,
     security(("bearer" = [])),
@@ -291,7 +288,8 @@ pub struct MoveRequest {
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Not your turn, game not active, or a race was lost", body = Problem, content_type = "application/problem+json"),
         (status = 412, description = "If-Match names an older version", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The move is not legal now", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The move is not legal now, or the Idempotency-Key was used for another request (another game or another move)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Overloaded or the database is unavailable: retry after Retry-After seconds", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait"))),
     )
 )]
 #[post("/v1/games/{id}/moves")]
@@ -318,22 +316,26 @@ pub async fn play_move(
             Some(k.to_owned())
         }
     };
+    let id = id.into_inner();
+    let mv = body.into_inner().mv;
+    // A key answers only the request it was first sent with: this path, this body.
+    let request = format!("POST /v1/games/{id}/moves");
+    let body_hash = hex::encode(Sha256::digest(mv.to_string()));
     if let Some(k) = &key {
         if let Some(saved) = worp.saved_response(&caller.0, k).await? {
-            return Ok(HttpResponse::Ok()
-                .insert_header(("Idempotent-Replayed", "true"))
-                .json(saved.body));
+            return replay(saved, &request, &body_hash);
         }
     }
-    let id = id.into_inner();
     let result = worp
         .play(
             &caller.0,
             id,
-            body.into_inner().mv,
+            mv,
             if_match,
             key.as_deref().map(|key| Idempotency {
                 key,
+                request: &request,
+                body_hash: &body_hash,
                 answer: game_json,
             }),
         )
@@ -342,13 +344,31 @@ pub async fn play_move(
         (Ok(table), _) => Ok(game_response(actix_web::http::StatusCode::OK, &table)),
         // A retry that raced its own first attempt: answer what the first one stored.
         (Err(Refusal::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
-            Some(saved) => Ok(HttpResponse::Ok()
-                .insert_header(("Idempotent-Replayed", "true"))
-                .json(saved.body)),
+            Some(saved) => replay(saved, &request, &body_hash),
             None => Err(ApiError::Conflict(m)),
         },
         (Err(e), _) => Err(e.into()),
     }
+}
+
+/// The answer kept for an `Idempotency-Key`, if it was kept for this very request (a
+/// request and body hash left empty: kept before requests were recorded); else 422.
+fn replay(saved: SavedResponse, request: &str, body_hash: &str) -> Result<HttpResponse, ApiError> {
+    let same = (saved.request.is_empty() || saved.request == request)
+        && (saved.body_hash.is_empty() || saved.body_hash == body_hash);
+    if !same {
+        return Err(ApiError::KeyReused(format!(
+            "this Idempotency-Key was used for another request ({}); use a new key",
+            if saved.request == request {
+                "another body"
+            } else {
+                "another game"
+            }
+        )));
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header(("Idempotent-Replayed", "true"))
+        .json(saved.body))
 }
 
 /// `POST /v1/games/{id}/resign` (the body is optional).

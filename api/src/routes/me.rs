@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::GamePage;
-use crate::service::{GameSummary, Worp};
+use crate::service::Worp;
 use crate::store::{Delivery, GameFilter};
 
 /// The caller.
@@ -121,7 +121,7 @@ pub async fn inbox(
         ));
     }
     let my_turn = q.my_turn.unwrap_or(false);
-    let mut rows = worp
+    let mut games = worp
         .list(&GameFilter {
             player: (!my_turn).then_some(caller.0.id),
             to_move_player: my_turn.then_some(caller.0.id),
@@ -130,13 +130,10 @@ pub async fn inbox(
             offset,
         })
         .await?;
-    let more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
+    let more = games.len() as i64 > limit;
+    games.truncate(limit as usize);
     let page = GamePage {
-        games: rows
-            .into_iter()
-            .filter_map(|v| serde_json::from_value::<GameSummary>(v).ok())
-            .collect(),
+        games,
         next_offset: more.then_some(offset.saturating_add(limit)),
     };
     let body = serde_json::to_vec(&page).unwrap_or_default();

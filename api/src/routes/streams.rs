@@ -142,6 +142,8 @@ pub async fn game_stream(
                 match tokio::time::timeout_at(deadline, st.changes.recv()).await {
                     Ok(Ok(c)) if c.game_id == st.id => break,
                     Ok(Ok(_)) => continue,
+                    // Fell behind the hub: nothing is lost, the events are read from
+                    // the store after `after` anyway.
                     Ok(Err(broadcast::error::RecvError::Lagged(_))) => break,
                     Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                     Err(_) => {
@@ -165,7 +167,9 @@ struct PlayerStream {
 
 /// Server-Sent Events for the caller across all games: `your_turn` when a game awaits
 /// the caller's move, `game_finished` when a game of theirs ends (`data` as in webhook
-/// notices). While idle, a comment keeps the connection alive.
+/// notices). `resync` (`data: {"missed": n}`, n changes of all games) when the stream
+/// fell behind and notices may have been lost: fetch the inbox again. While idle, a
+/// comment keeps the connection alive.
 #[utoipa::path(
     tag = "live",
     security(("bearer" = [])),
@@ -181,15 +185,28 @@ pub async fn player_stream(
     keepalive: web::Data<KeepAlive>,
     caller: Caller,
 ) -> HttpResponse {
+    sse_response(player_messages(
+        worp.live.subscribe(),
+        caller.0.id,
+        keepalive.0,
+    ))
+}
+
+/// The messages of `player`'s stream from the hub's `changes`.
+fn player_messages(
+    changes: broadcast::Receiver<Change>,
+    player: Uuid,
+    keepalive: std::time::Duration,
+) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
     let state = PlayerStream {
-        changes: worp.live.subscribe(),
-        keepalive: keepalive.0,
-        player: caller.0.id,
+        changes,
+        keepalive,
+        player,
         pending: std::collections::VecDeque::from([Bytes::from_static(
             b": worp player stream\n\n",
         )]),
     };
-    let s = stream::unfold(state, |mut st| async move {
+    stream::unfold(state, |mut st| async move {
         loop {
             if let Some(b) = st.pending.pop_front() {
                 return Some((Ok(b), st));
@@ -204,13 +221,63 @@ pub async fn player_stream(
                         )));
                     }
                 }
-                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+                // The hub dropped changes this stream had not read: the client must
+                // refetch what it shows (the notices are not kept anywhere to resend).
+                Ok(Err(broadcast::error::RecvError::Lagged(missed))) => st.pending.push_back(
+                    Bytes::from(format!("event: resync\ndata: {{\"missed\":{missed}}}\n\n")),
+                ),
                 Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                 Err(_) => st
                     .pending
                     .push_back(Bytes::from_static(b": keep-alive\n\n")),
             }
         }
-    });
-    sse_response(s)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+    use crate::store::{JsonText, PlayerNotice};
+
+    fn change(player: Uuid, version: i64) -> Change {
+        Change {
+            origin: Uuid::new_v4(),
+            game_id: Uuid::nil(),
+            version,
+            notices: vec![PlayerNotice {
+                player_id: player,
+                game_id: Uuid::nil(),
+                version,
+                kind: "your_turn".into(),
+                payload: JsonText::of(&serde_json::json!({"version": version})),
+            }],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_player_stream_that_falls_behind_is_told_to_resync() {
+        let player = Uuid::new_v4();
+        let (tx, rx) = broadcast::channel(2);
+        for version in 1..=5 {
+            tx.send(change(player, version)).expect("a receiver");
+        }
+        let s = player_messages(rx, player, std::time::Duration::from_secs(60));
+        let mut s = std::pin::pin!(s);
+        let mut next = async || {
+            let item = tokio::time::timeout(std::time::Duration::from_secs(5), s.next()).await;
+            let bytes = item.expect("a message").expect("open").expect("bytes");
+            String::from_utf8(bytes.to_vec()).expect("text")
+        };
+        assert_eq!(next().await, ": worp player stream\n\n");
+        assert_eq!(next().await, "event: resync\ndata: {\"missed\":3}\n\n");
+        // Then the notices still in the hub, in order.
+        for version in 4..=5 {
+            let message = next().await;
+            assert!(message.contains("event: your_turn"), "{message}");
+            assert!(message.contains(&format!(":{version}\n")), "{message}");
+        }
+    }
 }

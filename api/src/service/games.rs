@@ -12,22 +12,24 @@ use worp_engine::{variant, Seat};
 use super::draft::Draft;
 use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
+use super::text;
 use super::worp::Worp;
 use crate::bots::BotKind;
 use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};
 use crate::live::Change;
-use crate::store::{Append, Player, SavedResponse};
-use crate::table::{SeatInfo, Status, Table};
-
-/// The longest client seed accepted, in bytes.
-pub const MAX_CLIENT_SEED: usize = 256;
+use crate::store::{Append, KeptAnswer, Player, SavedResponse};
+use crate::table::{Status, Table};
 
 /// A retry key of a move (`Idempotency-Key`), and how to render the answer kept for it
 /// (the same body the first request was answered with).
 #[derive(Debug, Clone, Copy)]
 pub struct Idempotency<'a> {
     pub key: &'a str,
+    /// The request's method and path: the key answers only this request.
+    pub request: &'a str,
+    /// The SHA-256 of the request's body, hex: the key answers only this body.
+    pub body_hash: &'a str,
     pub answer: fn(&Table) -> Value,
 }
 
@@ -68,19 +70,9 @@ pub struct CreateGame {
     pub client_seed: Option<String>,
 }
 
-fn check_client_seed(seed: &Option<String>) -> Result<(), Refusal> {
-    match seed {
-        Some(s) if s.len() > MAX_CLIENT_SEED => Err(Refusal::Invalid(format!(
-            "client_seed is {} bytes; at most {MAX_CLIENT_SEED} are allowed",
-            s.len()
-        ))),
-        _ => Ok(()),
-    }
-}
-
 impl Worp {
     /// A draft of new events for `table`, with its secret seed.
-    async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
+    pub(super) async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
         // The secret never changes once stored: cached after the first read.
         let seed = match self.cache.secret(table.id) {
             Some(s) => s,
@@ -102,7 +94,7 @@ impl Worp {
 
     /// Appends `draft` as one change judged on `expected_version`, then caches the new
     /// table and tells live listeners.
-    async fn record(
+    pub(super) async fn record(
         &self,
         before: Option<&Table>,
         draft: Draft,
@@ -130,9 +122,15 @@ impl Worp {
                 row: game_row(&table),
                 secret: secret.map(<[u8]>::to_vec),
                 // The answer is rendered only for an Idempotency-Key (it costs).
-                idempotency: idempotency.map(|(player, i)| {
-                    let body = (i.answer)(&table);
-                    (player, i.key.to_owned(), SavedResponse { body })
+                idempotency: idempotency.map(|(player_id, i)| KeptAnswer {
+                    player_id,
+                    key: i.key.to_owned(),
+                    answer: SavedResponse {
+                        body: (i.answer)(&table),
+                        request: i.request.to_owned(),
+                        body_hash: i.body_hash.to_owned(),
+                    },
+                    expired_before: self.answers_since(),
                 }),
                 notices: notices.clone(),
             })
@@ -198,7 +196,8 @@ impl Worp {
                 "the creator must take at least one seat".into(),
             ));
         }
-        check_client_seed(&req.client_seed)?;
+        text::check_client_seed(&req.client_seed)?;
+        text::check_json("options", &req.options)?;
         for p in players.iter().flatten() {
             if *p != creator.id && !self.store.player_exists(*p).await? {
                 return Err(Refusal::Invalid(format!("no player {p}")));
@@ -260,77 +259,6 @@ impl Worp {
         self.record(None, draft, 0, Some(&seed), None).await
     }
 
-    /// Takes an open seat, or accepts the invitation to the seat reserved for the caller.
-    pub async fn take_seat(
-        &self,
-        player: &Player,
-        id: Uuid,
-        seat: u8,
-        client_seed: Option<String>,
-    ) -> Result<Arc<Table>, Refusal> {
-        check_client_seed(&client_seed)?;
-        let table = self.load(id).await?;
-        let info: &SeatInfo = table
-            .seats
-            .get(usize::from(seat))
-            .ok_or_else(|| Refusal::NotFound(format!("game {id} has no seat {seat}")))?;
-        if table.status() != Status::Waiting || !info.is_empty() {
-            return Err(Refusal::Conflict(format!("seat {seat} is already taken")));
-        }
-        if info.invited.is_some_and(|p| p != player.id) {
-            return Err(Refusal::NotYours(format!(
-                "seat {seat} is reserved for the player invited to it"
-            )));
-        }
-        let expected = table.version;
-        let mut draft = self.draft(&table, self.now()).await?;
-        draft.push(Event::SeatTaken {
-            seat,
-            player_id: player.id,
-            client_seed,
-        })?;
-        draft.advance()?;
-        self.record(Some(&table), draft, expected, None, None).await
-    }
-
-    /// Declines the invitation to `seat` (or to the caller's only reserved seat): the
-    /// seat is open again, for anyone to take.
-    pub async fn decline(
-        &self,
-        player: &Player,
-        id: Uuid,
-        seat: Option<u8>,
-    ) -> Result<Arc<Table>, Refusal> {
-        let table = self.load(id).await?;
-        let mine = table.invitations_of(player.id);
-        let seat = match (seat, mine.as_slice()) {
-            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
-            (Some(s), _) => {
-                return Err(Refusal::NotYours(format!(
-                    "seat {s} is not reserved for you"
-                )))
-            }
-            (None, [only]) => *only,
-            (None, []) => {
-                return Err(Refusal::NotYours(
-                    "you have no invitation to this game".into(),
-                ))
-            }
-            (None, _) => {
-                return Err(Refusal::Invalid(
-                    "you are invited to several seats: say which one you decline".into(),
-                ))
-            }
-        };
-        let expected = table.version;
-        let mut draft = self.draft(&table, self.now()).await?;
-        draft.push(Event::InvitationDeclined {
-            seat: seat.0,
-            player_id: player.id,
-        })?;
-        self.record(Some(&table), draft, expected, None, None).await
-    }
-
     /// Plays a move for the caller's seat.
     pub async fn play(
         &self,
@@ -340,6 +268,7 @@ impl Worp {
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
     ) -> Result<Arc<Table>, Refusal> {
+        text::check_json("move", &mv)?;
         // The newest cached state is trusted without reading the log first: if another
         // process appended since, the append's version check refuses this one, and so
         // does any refusal judged on a state that may be old. Either way the move is

@@ -6,10 +6,12 @@
 //! change that names the version it was judged on. Refusals are [`Refusal`]s; the HTTP
 //! edge (`problem.rs`) alone turns them into statuses.
 //!
-//! - [`games`]: creating, joining, moving, resigning, time-outs.
+//! - [`games`]: creating, moving, resigning, time-outs; [`seats`]: taking a seat,
+//!   accepting or declining an invitation.
 //! - [`players`]: registering, tokens, webhooks.
 //! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild.
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
+//! - [`text`]: the checks of the strings and JSON that are stored.
 
 mod draft;
 pub mod games;
@@ -17,11 +19,14 @@ pub mod players;
 pub mod read_model;
 pub mod reads;
 mod refusal;
+pub mod seats;
+pub mod text;
 mod worp;
 
 pub use crate::clock::{Clock, SystemClock};
-pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE, MAX_CLIENT_SEED};
+pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE};
 pub use players::{token_hash, MAX_NAME};
 pub use read_model::{game_row, notices, GameSummary};
 pub use refusal::Refusal;
+pub use text::MAX_CLIENT_SEED;
 pub use worp::Worp;

@@ -4,6 +4,7 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::refusal::Refusal;
+use super::text;
 use super::worp::Worp;
 use crate::dice;
 use crate::store::{Delivery, Player, Webhook};
@@ -84,6 +85,7 @@ impl Worp {
     /// secret (shown only now).
     pub async fn create_webhook(&self, player: &Player, url: &str) -> Result<Webhook, Refusal> {
         let url = url.trim();
+        text::check_plain("url", url)?;
         let parsed = reqwest::Url::parse(url).map_err(|e| Refusal::Invalid(format!("url: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https")
             || parsed.host_str().is_none()

@@ -7,7 +7,7 @@ use serde_json::Value;
 use uuid::Uuid;
 use worp_engine::{variant, Capability, MatchHeader};
 
-use super::read_model::game_row;
+use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::events::StoredEvent;
@@ -85,9 +85,22 @@ impl Worp {
         Ok(table)
     }
 
-    /// Lists games.
-    pub async fn list(&self, f: &GameFilter) -> Result<Vec<Value>, Refusal> {
-        Ok(self.store.list_games(f).await?)
+    /// Lists games. A stored summary that does not read as a [`GameSummary`] fails the
+    /// listing (a server fault, logged) rather than leaving a hole in a page whose
+    /// paging was already counted.
+    pub async fn list(&self, f: &GameFilter) -> Result<Vec<GameSummary>, Refusal> {
+        let rows = self.store.list_games(f).await?;
+        rows.into_iter()
+            .map(|v| {
+                let game = v.get("id").map(Value::to_string).unwrap_or_default();
+                serde_json::from_value(v).map_err(|e| {
+                    tracing::error!("the stored summary of game {game} is unreadable: {e}");
+                    Refusal::Internal(
+                        "a stored game summary is unreadable; run worp rebuild".into(),
+                    )
+                })
+            })
+            .collect()
     }
 
     /// All events of a game, in order.
@@ -113,17 +126,13 @@ impl Worp {
         Ok((Export::of(&table, events), table))
     }
 
-    /// Rebuilds the read models from the event log; returns how many games.
+    /// Rebuilds the read models from the event log; returns how many games. Appends
+    /// wait while it runs (in this process and in others), so a game created meanwhile
+    /// loses none of its rows.
     pub async fn rebuild(&self) -> Result<usize, Refusal> {
-        let ids = self.store.game_ids().await?;
-        let mut rows = Vec::with_capacity(ids.len());
-        for id in ids {
-            let events = self.all_events(id).await?;
-            let table = Table::from_events(&events)?;
-            rows.push(game_row(&table));
-        }
-        self.store.replace_read_models(&rows).await?;
-        Ok(rows.len())
+        self.store
+            .rebuild_read_models(|events| Ok(game_row(&Table::from_events(events)?)))
+            .await
     }
 
     /// The answer kept for a repeated `Idempotency-Key` of `player`.
@@ -132,7 +141,10 @@ impl Worp {
         player: &Player,
         key: &str,
     ) -> Result<Option<SavedResponse>, Refusal> {
-        Ok(self.store.saved_response(player.id, key).await?)
+        Ok(self
+            .store
+            .saved_response(player.id, key, self.answers_since())
+            .await?)
     }
 
     /// Up to `limit` events of game `id` after sequence number `after` (none: nothing new,

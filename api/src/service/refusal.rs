@@ -46,6 +46,10 @@ impl From<StoreError> for Refusal {
                 "another change to this game was recorded first; fetch the game and try again"
                     .into(),
             ),
+            StoreError::Overloaded => {
+                tracing::warn!("overloaded: the write queue is full");
+                Refusal::Unavailable("the server is overloaded; try again shortly".into())
+            }
             e if e.is_unavailable() => {
                 tracing::warn!("database unavailable: {e}");
                 Refusal::Unavailable("the database is unavailable; try again shortly".into())

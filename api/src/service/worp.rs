@@ -19,6 +19,8 @@ pub struct Worp {
     pub live: Arc<Live>,
     /// `WORP_WEBHOOK_ALLOW`: ranges that are not public which webhook URLs may name.
     pub webhook_allow: Vec<ipnet::IpNet>,
+    /// How long the answer to an `Idempotency-Key` is kept (`WORP_IDEMPOTENCY_TTL_SECS`).
+    pub idempotency_ttl: chrono::Duration,
 }
 
 impl Worp {
@@ -32,7 +34,16 @@ impl Worp {
             clock,
             live,
             webhook_allow: Vec::new(),
+            idempotency_ttl: chrono::Duration::hours(24),
         }
+    }
+
+    /// The oldest answer to an `Idempotency-Key` that has not expired was kept at this
+    /// time or later.
+    pub fn answers_since(&self) -> DateTime<Utc> {
+        let now = self.now();
+        now.checked_sub_signed(self.idempotency_ttl)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC)
     }
 
     /// Now, to the microsecond (what the database keeps).

@@ -9,6 +9,9 @@ pub enum StoreError {
     /// The database failed or is unreachable.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// Too many changes are waiting to be written: refused at once (try again shortly).
+    #[error("the write queue is full")]
+    Overloaded,
     /// Migrations failed.
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -20,6 +23,7 @@ impl StoreError {
     pub fn is_unavailable(&self) -> bool {
         match self {
             StoreError::Database(e) => unavailable(e),
+            StoreError::Overloaded => true,
             _ => false,
         }
     }

@@ -46,7 +46,7 @@ use uuid::Uuid;
 
 use super::error::StoreError;
 use super::postgres::append_alone;
-use super::records::{Append, GameRow, PlayerNotice, SavedResponse};
+use super::records::{Append, GameRow, KeptAnswer, PlayerNotice};
 use super::sql::{APPEND_MOVES, APPEND_TOGETHER};
 use crate::events::StoredEvent;
 
@@ -55,6 +55,10 @@ use crate::events::StoredEvent;
 pub const GROUP_COMMIT_WRITERS: usize = 2;
 /// The most changes one statement carries.
 pub const MAX_BATCH: usize = 256;
+/// How many changes may wait for the writers by default (`WORP_WRITE_QUEUE`): beyond,
+/// an append is refused at once as [`StoreError::Overloaded`] rather than queued
+/// without bound.
+pub const WRITE_QUEUE: usize = 16 * MAX_BATCH;
 
 type Answer = Result<Vec<StoredEvent>, StoreError>;
 
@@ -71,20 +75,23 @@ impl std::fmt::Debug for Job {
     }
 }
 
-/// The queue in front of the writer tasks.
+/// The queue in front of the writer tasks: bounded, so that under overload an append is
+/// refused at once ([`StoreError::Overloaded`], 503 with `Retry-After`) instead of
+/// waiting behind an ever longer queue.
 #[derive(Debug, Clone)]
 pub struct GroupCommit {
     pool: PgPool,
-    queue: mpsc::UnboundedSender<Job>,
+    queue: mpsc::Sender<Job>,
     outbox: Arc<Notify>,
 }
 
 impl GroupCommit {
-    /// Starts `writers` writer tasks on the current Tokio runtime. They stop when the
-    /// last `GroupCommit` (the last clone of the store) is dropped.
-    pub fn start(pool: PgPool, writers: usize) -> GroupCommit {
+    /// Starts `writers` writer tasks on the current Tokio runtime, with room for
+    /// `queue` changes waiting for them. They stop when the last `GroupCommit` (the last
+    /// clone of the store) is dropped.
+    pub fn start(pool: PgPool, writers: usize, queue: usize) -> GroupCommit {
         let outbox = Arc::new(Notify::new());
-        let (queue, rx) = mpsc::unbounded_channel();
+        let (queue, rx) = mpsc::channel(queue.max(1));
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..writers.max(1) {
             tokio::spawn(writer(pool.clone(), rx.clone(), outbox.clone()));
@@ -109,9 +116,13 @@ impl GroupCommit {
         }
         let (reply, answer) = oneshot::channel();
         let job = Job { append: a, reply };
-        if let Err(mpsc::error::SendError(job)) = self.queue.send(job) {
-            // The writers are gone (their runtime ended): append here.
-            return append_alone(&self.pool, &job.append, &self.outbox).await;
+        match self.queue.try_send(job) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
+            Err(mpsc::error::TrySendError::Closed(job)) => {
+                // The writers are gone (their runtime ended): append here.
+                return append_alone(&self.pool, &job.append, &self.outbox).await;
+            }
         }
         answer.await.unwrap_or_else(|_| {
             // The writer was stopped in the middle of this change: whether it was
@@ -126,7 +137,7 @@ impl GroupCommit {
 /// batch costs a round trip (the pool tests each connection it gets back).
 const IDLE_CONNECTION: std::time::Duration = std::time::Duration::from_millis(250);
 
-async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::UnboundedReceiver<Job>>>, outbox: Arc<Notify>) {
+async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, outbox: Arc<Notify>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     let mut connection: Option<PoolConnection<Postgres>> = None;
     loop {
@@ -270,8 +281,8 @@ async fn append_together(
         for n in &a.notices {
             notices.push(n, a.row.updated_at);
         }
-        if let Some((player, key, resp)) = &a.idempotency {
-            answers.push(*player, key, resp, a.row.updated_at);
+        if let Some(kept) = &a.idempotency {
+            answers.push(kept, a.row.updated_at);
         }
     }
     let total = ev.game_id.len();
@@ -321,7 +332,10 @@ async fn append_together(
             .bind(answers.player_id)
             .bind(answers.key)
             .bind(answers.body)
-            .bind(answers.at);
+            .bind(answers.at)
+            .bind(answers.request)
+            .bind(answers.body_hash)
+            .bind(answers.expired_before);
     }
     let returned = statement.fetch_all(connection).await?;
     let mut positions = std::collections::HashMap::with_capacity(total);
@@ -440,19 +454,20 @@ struct AnswerColumns {
     key: Vec<String>,
     body: Vec<String>,
     at: Vec<chrono::DateTime<chrono::Utc>>,
+    request: Vec<String>,
+    body_hash: Vec<String>,
+    /// The latest time before which the batch's answers count as expired.
+    expired_before: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl AnswerColumns {
-    fn push(
-        &mut self,
-        player: Uuid,
-        key: &str,
-        resp: &SavedResponse,
-        at: chrono::DateTime<chrono::Utc>,
-    ) {
-        self.player_id.push(player);
-        self.key.push(key.to_owned());
-        self.body.push(resp.body.to_string());
+    fn push(&mut self, kept: &KeptAnswer, at: chrono::DateTime<chrono::Utc>) {
+        self.player_id.push(kept.player_id);
+        self.key.push(kept.key.clone());
+        self.body.push(kept.answer.body.to_string());
         self.at.push(at);
+        self.request.push(kept.answer.request.clone());
+        self.body_hash.push(kept.answer.body_hash.clone());
+        self.expired_before = self.expired_before.max(Some(kept.expired_before));
     }
 }

@@ -20,6 +20,7 @@ pub mod records;
 pub mod sql;
 pub mod sqlite;
 mod statements;
+mod webhook_statements;
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -33,10 +34,11 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 pub use error::StoreError;
+pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, Player, PlayerNotice, SavedResponse,
-    Webhook,
+    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, KeptAnswer, Player, PlayerNotice,
+    SavedResponse, Webhook,
 };
 
 use crate::events::StoredEvent;
@@ -72,10 +74,48 @@ macro_rules! on_backend {
     };
 }
 
+/// Runs the PostgreSQL migrations not applied yet. When every one is applied already,
+/// nothing is run and no lock is taken: only `_sqlx_migrations` is read, so the server
+/// starts as a role without rights to change the schema (`worp_server`, README), once
+/// the owner has migrated.
+async fn migrate_postgres(pool: &sqlx::PgPool) -> Result<(), StoreError> {
+    let migrator = sqlx::migrate!("../migrations/postgres");
+    let wanted: Vec<(i64, &[u8])> = migrator
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration())
+        .map(|m| (m.version, &*m.checksum))
+        .collect();
+    // A database never migrated has no such table: then migrate.
+    if let Ok(applied) = sqlx::query_as::<_, (i64, Vec<u8>)>(sql::APPLIED_MIGRATIONS)
+        .fetch_all(pool)
+        .await
+    {
+        let all_applied = applied.len() == wanted.len()
+            && wanted
+                .iter()
+                .all(|(v, c)| applied.iter().any(|(av, ac)| av == v && ac == c));
+        if all_applied {
+            return Ok(());
+        }
+    }
+    migrator.run(pool).await?;
+    Ok(())
+}
+
 impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or
     /// `sqlite://` URL) and runs the migrations.
     pub async fn connect(url: &str, max_connections: u32) -> Result<Store, StoreError> {
+        Store::connect_with(url, max_connections, WRITE_QUEUE).await
+    }
+
+    /// The same, with room for `write_queue` changes waiting for the group commit
+    /// (PostgreSQL); beyond, appends are refused as [`StoreError::Overloaded`].
+    pub async fn connect_with(
+        url: &str,
+        max_connections: u32,
+        write_queue: usize,
+    ) -> Result<Store, StoreError> {
         let store = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = PgPoolOptions::new()
                 .max_connections(max_connections)
@@ -85,8 +125,8 @@ impl Store {
                 .acquire_timeout(Duration::from_secs(5))
                 .connect(url)
                 .await?;
-            sqlx::migrate!("../migrations/postgres").run(&pool).await?;
-            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS);
+            migrate_postgres(&pool).await?;
+            let group = GroupCommit::start(pool.clone(), GROUP_COMMIT_WRITERS, write_queue);
             Store::Postgres(PgStore { pool, group })
         } else {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
@@ -195,15 +235,25 @@ impl Store {
     pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
         on_backend!(self.list_games(f))
     }
+    /// The answer kept for `(player, key)` since `not_before` (older ones have expired).
     pub async fn saved_response(
         &self,
         player: Uuid,
         key: &str,
+        not_before: DateTime<Utc>,
     ) -> Result<Option<SavedResponse>, StoreError> {
-        on_backend!(self.saved_response(player, key))
+        on_backend!(self.saved_response(player, key, not_before))
     }
     pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
         on_backend!(self.game_ids())
+    }
+    /// Rebuilds the read models from the log, making appends wait until it is done;
+    /// `row_of` makes a game's row from its events.
+    pub async fn rebuild_read_models<E: From<StoreError>>(
+        &self,
+        row_of: impl Fn(&[StoredEvent]) -> Result<GameRow, E>,
+    ) -> Result<usize, E> {
+        on_backend!(self.rebuild_read_models(row_of))
     }
     pub async fn replace_read_models(&self, rows: &[GameRow]) -> Result<(), StoreError> {
         on_backend!(self.replace_read_models(rows))

@@ -118,10 +118,26 @@ pub struct Delivery {
     pub delivered_at: Option<DateTime<Utc>>,
 }
 
-/// The answer stored for an `Idempotency-Key` (always a success: refusals are not kept).
+/// The answer stored for an `Idempotency-Key` (always a success: refusals are not kept),
+/// with the request it answered.
 #[derive(Debug, Clone)]
 pub struct SavedResponse {
     pub body: Value,
+    /// The request's method and path, e.g. `POST /v1/games/{id}/moves` (empty in
+    /// answers kept before requests were recorded).
+    pub request: String,
+    /// The SHA-256 of the request's body, hex.
+    pub body_hash: String,
+}
+
+/// An answer to keep with a change, for `(player_id, key)`.
+#[derive(Debug, Clone)]
+pub struct KeptAnswer {
+    pub player_id: Uuid,
+    pub key: String,
+    pub answer: SavedResponse,
+    /// Answers kept before this have expired: they are deleted when this one is written.
+    pub expired_before: DateTime<Utc>,
 }
 
 /// One atomic change of a game.
@@ -134,8 +150,8 @@ pub struct Append {
     pub row: GameRow,
     /// The secret server seed, stored with a new game.
     pub secret: Option<Vec<u8>>,
-    /// The answer to keep for `(player, key)`.
-    pub idempotency: Option<(Uuid, String, SavedResponse)>,
+    /// The answer to keep for an `Idempotency-Key`.
+    pub idempotency: Option<KeptAnswer>,
     /// Notices for players' webhooks (the outbox).
     pub notices: Vec<PlayerNotice>,
 }

@@ -120,12 +120,20 @@ pub const INSERT_DELIVERY: &str = concat!(
     ") VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $8)"
 );
 pub const INSERT_ANSWER: &str =
-    "INSERT INTO idempotency (player_id, key, status, body, created_at) \
-     VALUES ($1, $2, 200, $3, $4)";
+    "INSERT INTO idempotency (player_id, key, status, body, created_at, request, body_hash) \
+     VALUES ($1, $2, 200, $3, $4, $5, $6)";
+/// Deletes the answers kept before `$1` (expired), before a new one is written.
+pub const DELETE_EXPIRED_ANSWERS: &str = "DELETE FROM idempotency WHERE created_at < $1";
 
 // ---- Reads and the other writes (both backends) ----
 
 pub const PING: &str = "SELECT 1";
+/// The migrations applied (PostgreSQL: read before running any).
+pub const APPLIED_MIGRATIONS: &str =
+    "SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version";
+/// What SQLite's `events_no_replace` trigger says when an insert would replace an event
+/// (a duplicate: read as a lost race, like the unique key of the log).
+pub const EVENT_EXISTS: &str = "INSERT over an existing event refused";
 pub const INSERT_PLAYER: &str =
     "INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
 pub const PLAYER_BY_TOKEN_HASH: &str =
@@ -145,7 +153,8 @@ pub const LIST_GAMES: &str = "SELECT g.summary FROM games g \
      AND ($2 IS NULL OR g.status = $2) \
      AND ($3 IS NULL OR g.to_move_player = $3) \
      ORDER BY g.updated_at DESC, g.id LIMIT $4 OFFSET $5";
-pub const ANSWER: &str = "SELECT body FROM idempotency WHERE player_id = $1 AND key = $2";
+pub const ANSWER: &str = "SELECT body, request, body_hash FROM idempotency \
+     WHERE player_id = $1 AND key = $2 AND created_at >= $3";
 pub const OVERDUE_GAMES: &str =
     "SELECT id FROM games WHERE deadline IS NOT NULL AND deadline <= $1 AND status = 'active' \
      ORDER BY deadline LIMIT $2";
@@ -186,6 +195,12 @@ pub const DELETE_WEBHOOK_DELIVERIES: &str = "DELETE FROM webhook_deliveries WHER
 /// Every game, in the order of its first event.
 pub const GAME_IDS: &str = "SELECT game_id FROM events WHERE seq = 1 ORDER BY position";
 pub const CLEAR_SEATS: &str = "DELETE FROM game_seats";
+/// How a rebuild makes appends wait until it commits (every append writes `games`).
+/// PostgreSQL: a lock that conflicts with every write of the read models (not with
+/// reads), taken before the log is read. SQLite: any write takes the database's one
+/// write lock (across processes too), so the rebuild writes first, before it reads.
+pub const LOCK_READ_MODELS_POSTGRES: &str = "LOCK TABLE games, game_seats IN EXCLUSIVE MODE";
+pub const LOCK_READ_MODELS_SQLITE: &str = CLEAR_SEATS;
 pub const CLEAR_GAMES: &str = "DELETE FROM games";
 /// Tells other processes on the same PostgreSQL server that games changed.
 pub const ANNOUNCE: &str = "SELECT pg_notify('worp_events', p) FROM unnest($1::text[]) AS p";
@@ -302,8 +317,10 @@ pub const APPEND_MOVES: &str = concat!(
 );
 
 /// Form 2 of the version check: a batch with new games, seats taken or
-/// `Idempotency-Key` answers, `$1` to `$34`, all or nothing: when the log of any of its
-/// games does not end at its change's version (`stale`), nothing is inserted.
+/// `Idempotency-Key` answers, `$1` to `$37`, all or nothing: when the log of any of its
+/// games does not end at its change's version (`stale`), nothing is inserted. Answers
+/// kept before `$37` have expired and are deleted (when a new answer reuses an expired
+/// key the statement may fail on the key, and the change is appended alone).
 pub const APPEND_TOGETHER: &str = concat!(
     heads!(),
     ", stale AS (
@@ -336,11 +353,13 @@ pub const APPEND_TOGETHER: &str = concat!(
     SELECT k.game_id, k.server_seed FROM unnest($29::uuid[], $30::bytea[]) AS k(game_id, server_seed)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
 ), answers AS (
-    INSERT INTO idempotency (player_id, key, status, body, created_at)
-    SELECT a.player_id, a.key, 200, a.body::jsonb, a.at
-    FROM unnest($31::uuid[], $32::text[], $33::text[], $34::timestamptz[])
-        AS a(player_id, key, body, at)
+    INSERT INTO idempotency (player_id, key, status, body, created_at, request, body_hash)
+    SELECT a.player_id, a.key, 200, a.body::jsonb, a.at, a.request, a.body_hash
+    FROM unnest($31::uuid[], $32::text[], $33::text[], $34::timestamptz[], $35::text[], $36::text[])
+        AS a(player_id, key, body, at, request, body_hash)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
+), expired AS (
+    DELETE FROM idempotency WHERE created_at < $37::timestamptz
 )",
     append_answer!()
 );

@@ -3,9 +3,10 @@
 //! types per database; the SQL texts are the same, from [`super::sql`]).
 
 /// Defines, in the module it is invoked in, one `async fn` per statement over a
-/// `sqlx::Pool<$Db>`.
+/// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
+/// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]).
 macro_rules! statements {
-    ($Db:ty) => {
+    ($Db:ty, $lock_read_models:expr) => {
         use chrono::{DateTime, Utc};
         use serde_json::Value;
         use sqlx::types::Json;
@@ -25,7 +26,11 @@ macro_rules! statements {
 
         fn conflict_or(e: sqlx::Error) -> StoreError {
             match &e {
-                sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
+                sqlx::Error::Database(db)
+                    if db.is_unique_violation() || db.message().contains(sql::EVENT_EXISTS) =>
+                {
+                    StoreError::Conflict
+                }
                 _ => StoreError::Database(e),
             }
         }
@@ -184,12 +189,18 @@ macro_rules! statements {
                     deliveries += 1;
                 }
             }
-            if let Some((player, key, answer)) = &a.idempotency {
+            if let Some(kept) = &a.idempotency {
+                sqlx::query(sql::DELETE_EXPIRED_ANSWERS)
+                    .bind(kept.expired_before)
+                    .execute(&mut *tx)
+                    .await?;
                 sqlx::query(sql::INSERT_ANSWER)
-                    .bind(*player)
-                    .bind(key)
-                    .bind(Json(&answer.body))
+                    .bind(kept.player_id)
+                    .bind(&kept.key)
+                    .bind(Json(&kept.answer.body))
                     .bind(a.row.updated_at)
+                    .bind(&kept.answer.request)
+                    .bind(&kept.answer.body_hash)
                     .execute(&mut *tx)
                     .await
                     .map_err(conflict_or)?;
@@ -242,20 +253,20 @@ macro_rules! statements {
                 .bind(limit)
                 .fetch_all(pool)
                 .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(StoredEvent {
-                        game_id: r.try_get("game_id")?,
-                        seq: r.try_get("seq")?,
-                        position: r.try_get("position")?,
-                        kind: r.try_get("kind")?,
-                        payload: r.try_get::<Json<Value>, _>("payload")?.0,
-                        rules_version: r.try_get("rules_version")?,
-                        recorded_at: r.try_get("recorded_at")?,
-                        hash: r.try_get("hash")?,
-                    })
-                })
-                .collect()
+            rows.iter().map(event).collect()
+        }
+
+        fn event(r: &DbRow) -> Result<StoredEvent, StoreError> {
+            Ok(StoredEvent {
+                game_id: r.try_get("game_id")?,
+                seq: r.try_get("seq")?,
+                position: r.try_get("position")?,
+                kind: r.try_get("kind")?,
+                payload: r.try_get::<Json<Value>, _>("payload")?.0,
+                rules_version: r.try_get("rules_version")?,
+                recorded_at: r.try_get("recorded_at")?,
+                hash: r.try_get("hash")?,
+            })
         }
 
         pub async fn secret(pool: &Pool, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {
@@ -284,15 +295,19 @@ macro_rules! statements {
             pool: &Pool,
             player: Uuid,
             key: &str,
+            not_before: DateTime<Utc>,
         ) -> Result<Option<SavedResponse>, StoreError> {
             let row = sqlx::query(sql::ANSWER)
                 .bind(player)
                 .bind(key)
+                .bind(not_before)
                 .fetch_optional(pool)
                 .await?;
             row.map(|r| {
                 Ok(SavedResponse {
                     body: r.try_get::<Json<Value>, _>("body")?.0,
+                    request: r.try_get("request")?,
+                    body_hash: r.try_get("body_hash")?,
                 })
             })
             .transpose()
@@ -311,142 +326,63 @@ macro_rules! statements {
             rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
         }
 
-        pub async fn create_webhook(pool: &Pool, w: &Webhook) -> Result<(), StoreError> {
-            sqlx::query(sql::INSERT_WEBHOOK)
-                .bind(w.id)
-                .bind(w.player_id)
-                .bind(&w.url)
-                .bind(&w.secret)
-                .bind(w.created_at)
-                .execute(pool)
-                .await?;
-            Ok(())
-        }
-
-        pub async fn webhooks(pool: &Pool, player: Uuid) -> Result<Vec<Webhook>, StoreError> {
-            let rows = sqlx::query(sql::WEBHOOKS)
-                .bind(player)
-                .fetch_all(pool)
-                .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(Webhook {
-                        id: r.try_get("id")?,
-                        player_id: r.try_get("player_id")?,
-                        url: r.try_get("url")?,
-                        secret: r.try_get("secret")?,
-                        created_at: r.try_get("created_at")?,
-                    })
-                })
-                .collect()
-        }
-
-        /// Deletes one of `player`'s webhooks and, in the same transaction, its
-        /// deliveries (nothing would ever send or show them again).
-        pub async fn delete_webhook(
-            pool: &Pool,
-            player: Uuid,
-            id: Uuid,
-        ) -> Result<bool, StoreError> {
-            let mut tx = pool.begin().await?;
-            sqlx::query(sql::DELETE_WEBHOOK_DELIVERIES)
-                .bind(player)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            let done = sqlx::query(sql::DELETE_WEBHOOK)
-                .bind(player)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            Ok(done.rows_affected() > 0)
-        }
-
-        pub async fn deliveries(
-            pool: &Pool,
-            webhook: Uuid,
-            limit: i64,
-        ) -> Result<Vec<Delivery>, StoreError> {
-            let rows = sqlx::query(sql::DELIVERIES)
-                .bind(webhook)
-                .bind(limit)
-                .fetch_all(pool)
-                .await?;
-            rows.iter().map(delivery).collect()
-        }
-
-        fn delivery(r: &DbRow) -> Result<Delivery, StoreError> {
-            Ok(Delivery {
-                id: r.try_get("id")?,
-                webhook_id: r.try_get("webhook_id")?,
-                game_id: r.try_get("game_id")?,
-                version: r.try_get("version")?,
-                kind: r.try_get("kind")?,
-                payload: r.try_get::<Json<Value>, _>("payload")?.0,
-                status: r.try_get("status")?,
-                attempts: r.try_get("attempts")?,
-                next_attempt_at: r.try_get("next_attempt_at")?,
-                last_status: r.try_get("last_status")?,
-                last_error: r.try_get("last_error")?,
-                created_at: r.try_get("created_at")?,
-                delivered_at: r.try_get("delivered_at")?,
-            })
-        }
-
-        /// Up to `limit` due deliveries (at most two per webhook), with their webhook's
-        /// URL and secret. Read, not claimed: see [`lease_delivery`].
-        pub async fn due_deliveries(
-            pool: &Pool,
-            now: DateTime<Utc>,
-            limit: i64,
-        ) -> Result<Vec<(Delivery, String, String)>, StoreError> {
-            let rows = sqlx::query(sql::DUE_DELIVERIES)
-                .bind(now)
-                .bind(limit)
-                .fetch_all(pool)
-                .await?;
-            rows.iter()
-                .map(|r| Ok((delivery(r)?, r.try_get("url")?, r.try_get("secret")?)))
-                .collect()
-        }
-
-        /// Claims `d` until `lease_until` (so two processes never send it at once),
-        /// unless another process claimed it since it was read; true if this one did.
-        pub async fn lease_delivery(
-            pool: &Pool,
-            d: &Delivery,
-            lease_until: DateTime<Utc>,
-        ) -> Result<bool, StoreError> {
-            let done = sqlx::query(sql::LEASE_DELIVERY)
-                .bind(lease_until)
-                .bind(d.id)
-                .bind(d.next_attempt_at)
-                .execute(pool)
-                .await?;
-            Ok(done.rows_affected() == 1)
-        }
-
-        /// Records the outcome of one delivery attempt, if the delivery is still under
-        /// the attempt's lease; true if it was recorded.
-        pub async fn record_attempt(pool: &Pool, a: &Attempt<'_>) -> Result<bool, StoreError> {
-            let done = sqlx::query(sql::RECORD_ATTEMPT)
-                .bind(a.status)
-                .bind(a.attempts)
-                .bind(a.next_attempt_at)
-                .bind(a.last_status)
-                .bind(a.last_error)
-                .bind(a.delivered_at)
-                .bind(a.id)
-                .bind(a.lease)
-                .execute(pool)
-                .await?;
-            Ok(done.rows_affected() == 1)
-        }
-
         pub async fn game_ids(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {
             let rows = sqlx::query(sql::GAME_IDS).fetch_all(pool).await?;
             rows.iter().map(|r| Ok(r.try_get("game_id")?)).collect()
+        }
+
+        /// Rebuilds the read models from the log in one transaction that first makes
+        /// every append wait (`$lock_read_models`), then reads the log (every change
+        /// committed before the lock is in it) and makes each game's row with `row_of`:
+        /// a game created meanwhile keeps its rows, written after this commits.
+        pub async fn rebuild_read_models<E: From<StoreError>>(
+            pool: &Pool,
+            row_of: impl Fn(&[StoredEvent]) -> Result<GameRow, E>,
+        ) -> Result<usize, E> {
+            let mut tx = pool.begin().await.map_err(StoreError::from)?;
+            sqlx::query($lock_read_models)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            let ids = sqlx::query(sql::GAME_IDS)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            let mut rows = Vec::with_capacity(ids.len());
+            for id in &ids {
+                let id: Uuid = id.try_get("game_id").map_err(StoreError::from)?;
+                let mut events = Vec::new();
+                loop {
+                    let page = sqlx::query(sql::EVENTS_AFTER)
+                        .bind(id)
+                        .bind(events.len() as i64)
+                        .bind(1000_i64)
+                        .fetch_all(&mut *tx)
+                        .await
+                        .map_err(StoreError::from)?;
+                    let more = page.len() == 1000;
+                    for r in &page {
+                        events.push(event(r)?);
+                    }
+                    if !more {
+                        break;
+                    }
+                }
+                rows.push(row_of(&events)?);
+            }
+            sqlx::query(sql::CLEAR_SEATS)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            sqlx::query(sql::CLEAR_GAMES)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::from)?;
+            for row in &rows {
+                write_row(&mut tx, row, true).await?;
+            }
+            tx.commit().await.map_err(StoreError::from)?;
+            Ok(rows.len())
         }
 
         /// Replaces the read models with `rows`, in one transaction.

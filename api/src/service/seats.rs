@@ -1,0 +1,87 @@
+//! Seats of a waiting game: taking an open one, accepting the invitation to a reserved
+//! one (by taking it), declining it.
+
+use std::sync::Arc;
+
+use uuid::Uuid;
+use worp_engine::Seat;
+
+use super::refusal::Refusal;
+use super::text;
+use super::worp::Worp;
+use crate::events::Event;
+use crate::store::Player;
+use crate::table::{SeatInfo, Status, Table};
+
+impl Worp {
+    /// Takes an open seat, or accepts the invitation to the seat reserved for the caller.
+    pub async fn take_seat(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: u8,
+        client_seed: Option<String>,
+    ) -> Result<Arc<Table>, Refusal> {
+        text::check_client_seed(&client_seed)?;
+        let table = self.load(id).await?;
+        let info: &SeatInfo = table
+            .seats
+            .get(usize::from(seat))
+            .ok_or_else(|| Refusal::NotFound(format!("game {id} has no seat {seat}")))?;
+        if table.status() != Status::Waiting || !info.is_empty() {
+            return Err(Refusal::Conflict(format!("seat {seat} is already taken")));
+        }
+        if info.invited.is_some_and(|p| p != player.id) {
+            return Err(Refusal::NotYours(format!(
+                "seat {seat} is reserved for the player invited to it"
+            )));
+        }
+        let expected = table.version;
+        let mut draft = self.draft(&table, self.now()).await?;
+        draft.push(Event::SeatTaken {
+            seat,
+            player_id: player.id,
+            client_seed,
+        })?;
+        draft.advance()?;
+        self.record(Some(&table), draft, expected, None, None).await
+    }
+
+    /// Declines the invitation to `seat` (or to the caller's only reserved seat): the
+    /// seat is open again, for anyone to take.
+    pub async fn decline(
+        &self,
+        player: &Player,
+        id: Uuid,
+        seat: Option<u8>,
+    ) -> Result<Arc<Table>, Refusal> {
+        let table = self.load(id).await?;
+        let mine = table.invitations_of(player.id);
+        let seat = match (seat, mine.as_slice()) {
+            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
+            (Some(s), _) => {
+                return Err(Refusal::NotYours(format!(
+                    "seat {s} is not reserved for you"
+                )))
+            }
+            (None, [only]) => *only,
+            (None, []) => {
+                return Err(Refusal::NotYours(
+                    "you have no invitation to this game".into(),
+                ))
+            }
+            (None, _) => {
+                return Err(Refusal::Invalid(
+                    "you are invited to several seats: say which one you decline".into(),
+                ))
+            }
+        };
+        let expected = table.version;
+        let mut draft = self.draft(&table, self.now()).await?;
+        draft.push(Event::InvitationDeclined {
+            seat: seat.0,
+            player_id: player.id,
+        })?;
+        self.record(Some(&table), draft, expected, None, None).await
+    }
+}
