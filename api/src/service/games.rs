@@ -146,6 +146,11 @@ impl Worp {
         creator: &Player,
         req: CreateGame,
     ) -> Result<Arc<Table>, Refusal> {
+        let opens = req.seats.iter().any(Option::is_none);
+        let _open = self
+            .open_games
+            .reserve(&self.store, creator.id, opens)
+            .await?;
         let v = variant(&req.variant).map_err(Refusal::from)?;
         let count = u8::try_from(req.seats.len())
             .ok()

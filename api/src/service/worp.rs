@@ -17,6 +17,8 @@ pub struct Worp {
     pub cache: StateCache,
     pub clock: Arc<dyn Clock>,
     pub live: Arc<Live>,
+    /// The limit on open games per player (`service/limits.rs`).
+    pub open_games: super::limits::OpenGames,
 }
 
 impl Worp {
@@ -29,6 +31,7 @@ impl Worp {
             cache: StateCache::new(cache_size),
             clock,
             live,
+            open_games: super::limits::OpenGames::default(),
         }
     }
 

@@ -174,6 +174,10 @@ impl Store {
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.player_exists(id))
     }
+    /// How many waiting games `player` has a seat in.
+    pub async fn open_games_of(&self, player: Uuid) -> Result<i64, StoreError> {
+        on_backend!(self.open_games_of(player))
+    }
     /// Up to `limit` events of a game after sequence number `after`, in order.
     pub async fn events(
         &self,

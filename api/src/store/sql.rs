@@ -132,6 +132,10 @@ pub const PLAYER_BY_TOKEN_HASH: &str =
     "SELECT id, name, token_hash FROM players WHERE token_hash = $1";
 pub const PLAYER_NAME: &str = "SELECT name FROM players WHERE id = $1";
 pub const PLAYER_EXISTS: &str = "SELECT 1 FROM players WHERE id = $1";
+/// The waiting (open, not started) games a player has a seat in.
+pub const OPEN_GAMES_OF: &str = "SELECT COUNT(*) AS n FROM games g \
+     WHERE g.status = 'waiting' \
+     AND g.id IN (SELECT s.game_id FROM game_seats s WHERE s.player_id = $1)";
 pub const EVENTS_AFTER: &str = concat!(
     "SELECT position, ",
     event_columns!(),

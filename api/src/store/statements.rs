@@ -84,6 +84,14 @@ macro_rules! statements {
             Ok(row.is_some())
         }
 
+        pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {
+            let row = sqlx::query(sql::OPEN_GAMES_OF)
+                .bind(player)
+                .fetch_one(pool)
+                .await?;
+            Ok(row.try_get("n")?)
+        }
+
         /// Appends one change in its own transaction (form 1 of the version check in
         /// [`sql`]); signals `outbox` when it wrote webhook deliveries.
         pub async fn append_alone(
