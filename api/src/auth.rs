@@ -3,11 +3,22 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use actix_web::{dev::Payload, http::header, web, FromRequest, HttpRequest};
+use actix_web::http::header::{self, HeaderMap};
+use actix_web::{dev::Payload, web, FromRequest, HttpRequest};
 
 use crate::problem::ApiError;
 use crate::service::Worp;
 use crate::store::Player;
+
+/// The token of `Authorization: Bearer <token>`, however the header spells it: the scheme
+/// in any case, whitespace around the scheme and the token trimmed. `None` without one. The
+/// rate limiter keys its buckets on this too, so a respelt header is the same token.
+pub fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
 
 /// The player who sent the request.
 #[derive(Debug, Clone)]
@@ -19,19 +30,10 @@ impl FromRequest for Caller {
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let worp = req.app_data::<web::Data<Worp>>().cloned();
-        let token = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| {
-                let (scheme, token) = h.trim().split_once(' ')?;
-                scheme
-                    .eq_ignore_ascii_case("bearer")
-                    .then(|| token.trim().to_owned())
-            });
+        let token = bearer_token(req.headers()).map(str::to_owned);
         Box::pin(async move {
             let worp = worp.ok_or_else(|| ApiError::Internal("no application state".into()))?;
-            let token = token.filter(|t| !t.is_empty()).ok_or_else(|| {
+            let token = token.ok_or_else(|| {
                 ApiError::Unauthorized("send Authorization: Bearer <token>".into())
             })?;
             Ok(Caller(worp.authenticate(&token).await?))

@@ -40,6 +40,19 @@ pub struct Settings {
     pub write_queue: usize,
     /// `WORP_IDEMPOTENCY_TTL_SECS`: how long an `Idempotency-Key` answer is kept.
     pub idempotency_ttl: std::time::Duration,
+    /// `WORP_PLAYERS_PER_HOUR_PER_ADDRESS`: players one client address may register per
+    /// hour (`0`: no limit).
+    pub players_per_hour_per_address: u32,
+    /// `WORP_OPEN_GAMES_PER_PLAYER`: waiting games a player may have created at once
+    /// (`0`: no limit).
+    pub open_games_per_player: u32,
+    /// `WORP_HEADER_TIMEOUT_SECS`: the longest wait for a request's head.
+    pub header_timeout: std::time::Duration,
+    /// `WORP_BODY_TIMEOUT_SECS`: the longest wait for a request's whole body.
+    pub body_timeout: std::time::Duration,
+    /// `WORP_MAX_CONNECTIONS`: the most connections served at once; more wait to be
+    /// accepted.
+    pub max_connections: usize,
 }
 
 /// A setting that could not be read.
@@ -65,6 +78,13 @@ where
             reason: format!("{v:?}: {e}"),
         }),
     }
+}
+
+/// A duration in whole seconds, at least one.
+fn seconds(name: &'static str, default: u64) -> Result<std::time::Duration, SettingError> {
+    Ok(std::time::Duration::from_secs(
+        parsed(name, default)?.max(1),
+    ))
 }
 
 impl Settings {
@@ -120,6 +140,11 @@ impl Settings {
                 "WORP_IDEMPOTENCY_TTL_SECS",
                 24 * 3600u64,
             )?),
+            players_per_hour_per_address: parsed("WORP_PLAYERS_PER_HOUR_PER_ADDRESS", 20)?,
+            open_games_per_player: parsed("WORP_OPEN_GAMES_PER_PLAYER", 20)?,
+            header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
+            body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
+            max_connections: parsed("WORP_MAX_CONNECTIONS", 512usize)?.max(1),
         })
     }
 

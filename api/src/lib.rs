@@ -23,4 +23,5 @@ pub mod service;
 pub mod startup;
 pub mod store;
 pub mod table;
+pub mod timeouts;
 pub mod webhooks;

@@ -55,6 +55,8 @@ pub enum ApiError {
     #[error("{0}")]
     Unavailable(String),
     #[error("{0}")]
+    TooManyRequests(String),
+    #[error("{0}")]
     Internal(String),
 }
 
@@ -71,6 +73,7 @@ impl ApiError {
             ApiError::Unprocessable(_) => ("illegal-move", "Illegal move"),
             ApiError::KeyReused(_) => ("idempotency-key-reused", "Idempotency-Key reused"),
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
+            ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
             ApiError::Internal(_) => ("internal", "Internal error"),
         }
     }
@@ -99,6 +102,7 @@ impl ResponseError for ApiError {
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unprocessable(_) | ApiError::KeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -111,6 +115,10 @@ impl ResponseError for ApiError {
         }
         if matches!(self, ApiError::Unavailable(_)) {
             resp.insert_header((header::RETRY_AFTER, "1"));
+        }
+        if matches!(self, ApiError::TooManyRequests(_)) {
+            // A limit on what the caller holds (open games), freed by no clock: a minute.
+            resp.insert_header((header::RETRY_AFTER, "60"));
         }
         resp.json(self.problem())
     }
@@ -127,6 +135,7 @@ impl From<Refusal> for ApiError {
             Refusal::Stale(m) => ApiError::PreconditionFailed(m),
             Refusal::IllegalMove(m) => ApiError::Unprocessable(m),
             Refusal::Unavailable(m) => ApiError::Unavailable(m),
+            Refusal::TooMany(m) => ApiError::TooManyRequests(m),
             Refusal::Internal(m) => ApiError::Internal(m),
         }
     }

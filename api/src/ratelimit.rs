@@ -1,7 +1,11 @@
 //! Request rate limits per bearer token and per client address (token buckets).
 //!
-//! A request spends one token from the bucket of its `Authorization` header (if any)
-//! and one from the bucket of its peer address. An empty bucket answers 429
+//! A request spends one token from the bucket of its bearer token (if any) and one from
+//! the bucket of its peer address. The token is read as `auth.rs` reads it (the scheme in
+//! any case, whitespace trimmed), so a respelt `Authorization` header is the same bucket.
+//! A registration (`POST /v1/players`) also spends one from its address's bucket of
+//! registrations, which holds an hour's worth (`WORP_PLAYERS_PER_HOUR_PER_ADDRESS`,
+//! default 20). An empty bucket answers 429
 //! `application/problem+json` with `Retry-After` (whole seconds until a token is back).
 //! Buckets hold one minute's worth and refill continuously. Configured by
 //! `WORP_RATE_PER_MINUTE` (per token, default 6000) and `WORP_RATE_PER_MINUTE_PER_ADDRESS`
@@ -21,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use actix_web::body::EitherBody;
 use actix_web::dev::{Service, ServiceRequest, ServiceResponse, Transform};
-use actix_web::http::header;
+use actix_web::http::{header, Method};
 use actix_web::HttpResponse;
 
 use crate::problem::Problem;
@@ -48,6 +52,23 @@ impl Default for Limits {
 enum Key {
     Token(u64),
     Address(IpAddr),
+    Registrations(IpAddr),
+}
+
+/// A bucket's size and the time it takes to refill from empty.
+#[derive(Debug, Clone, Copy)]
+struct Rate {
+    cap: f64,
+    per_secs: f64,
+}
+
+impl Rate {
+    fn per_minute(n: u32) -> Rate {
+        Rate {
+            cap: f64::from(n),
+            per_secs: 60.0,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -56,6 +77,9 @@ struct Bucket {
     at: Instant,
 }
 
+/// The path of `POST` registering a player.
+const REGISTRATION: &str = "/v1/players";
+
 /// The most buckets kept before full (idle) ones are dropped.
 const PRUNE_AT: usize = 100_000;
 
@@ -63,6 +87,8 @@ const PRUNE_AT: usize = 100_000;
 #[derive(Debug, Clone)]
 pub struct RateLimit {
     limits: Limits,
+    /// Registrations per hour per address; 0 means unlimited.
+    registrations: u32,
     buckets: Arc<Mutex<HashMap<Key, Bucket>>>,
 }
 
@@ -70,47 +96,70 @@ impl RateLimit {
     pub fn new(limits: Limits) -> RateLimit {
         RateLimit {
             limits,
+            registrations: 0,
             buckets: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
+    /// Also limits registrations (`POST /v1/players`) to `per_hour` per client address
+    /// (0: no limit).
+    pub fn with_registrations(mut self, per_hour: u32) -> RateLimit {
+        self.registrations = per_hour;
+        self
+    }
+
+    /// The size and refill time of a kind of bucket.
+    fn rate(&self, key: &Key) -> Rate {
+        match key {
+            Key::Token(_) => Rate::per_minute(self.limits.per_token),
+            Key::Address(_) => Rate::per_minute(self.limits.per_address),
+            Key::Registrations(_) => Rate {
+                cap: f64::from(self.registrations),
+                per_secs: 3600.0,
+            },
+        }
+    }
+
     /// Spends one token of each bucket the request falls in; on refusal, how long until
-    /// the emptiest one has a token again.
-    fn check(&self, token: Option<&str>, address: Option<IpAddr>) -> Result<(), Duration> {
+    /// the emptiest one has a token again. `token` is the bearer token as `auth.rs`
+    /// reads it; `registration`, whether the request registers a player.
+    fn check(
+        &self,
+        token: Option<&str>,
+        address: Option<IpAddr>,
+        registration: bool,
+    ) -> Result<(), Duration> {
         let now = Instant::now();
-        let mut keys = Vec::with_capacity(2);
-        if let (Some(t), n) = (token, self.limits.per_token) {
-            if n > 0 {
-                let mut h = DefaultHasher::new();
-                t.hash(&mut h);
-                keys.push((Key::Token(h.finish()), n));
+        let mut keys = Vec::with_capacity(3);
+        if let Some(t) = token {
+            let mut h = DefaultHasher::new();
+            t.hash(&mut h);
+            keys.push(Key::Token(h.finish()));
+        }
+        if let Some(a) = address {
+            keys.push(Key::Address(a));
+            if registration {
+                keys.push(Key::Registrations(a));
             }
         }
-        if let (Some(a), n) = (address, self.limits.per_address) {
-            if n > 0 {
-                keys.push((Key::Address(a), n));
-            }
-        }
+        // A limit of 0 is no limit.
+        keys.retain(|k| self.rate(k).cap > 0.0);
         if keys.is_empty() {
             return Ok(());
         }
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
         if buckets.len() > PRUNE_AT {
-            let limits = self.limits;
             buckets.retain(|k, b| {
-                let cap = match k {
-                    Key::Token(_) => limits.per_token,
-                    Key::Address(_) => limits.per_address,
-                };
-                let refill = now.duration_since(b.at).as_secs_f64() * f64::from(cap) / 60.0;
-                b.tokens + refill < f64::from(cap)
+                let Rate { cap, per_secs } = self.rate(k);
+                let refill = now.duration_since(b.at).as_secs_f64() * cap / per_secs;
+                b.tokens + refill < cap
             });
         }
         // Refill every bucket first; spend only if all have a token.
         let mut wait = Duration::ZERO;
-        for (key, per_minute) in &keys {
-            let cap = f64::from(*per_minute);
-            let rate = cap / 60.0;
+        for key in &keys {
+            let Rate { cap, per_secs } = self.rate(key);
+            let rate = cap / per_secs;
             let b = buckets.entry(*key).or_insert(Bucket {
                 tokens: cap,
                 at: now,
@@ -124,7 +173,7 @@ impl RateLimit {
         if wait > Duration::ZERO {
             return Err(wait);
         }
-        for (key, _) in &keys {
+        for key in &keys {
             if let Some(b) = buckets.get_mut(key) {
                 b.tokens -= 1.0;
             }
@@ -187,12 +236,10 @@ where
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
         if req.path() != "/healthz" {
-            let token = req
-                .headers()
-                .get(header::AUTHORIZATION)
-                .and_then(|v| v.to_str().ok());
+            let token = crate::auth::bearer_token(req.headers());
             let address = req.peer_addr().map(|a| a.ip());
-            if let Err(wait) = self.limiter.check(token, address) {
+            let registration = req.method() == Method::POST && req.path() == REGISTRATION;
+            if let Err(wait) = self.limiter.check(token, address, registration) {
                 let resp = too_many(wait).map_into_right_body();
                 let (req, _) = req.into_parts();
                 return Box::pin(ready(Ok(ServiceResponse::new(req, resp))));
@@ -304,12 +351,12 @@ mod tests {
             per_address: 0,
         });
         for _ in 0..60 {
-            assert!(limiter.check(Some("t"), None).is_ok());
+            assert!(limiter.check(Some("t"), None, false).is_ok());
         }
-        let wait = limiter.check(Some("t"), None).expect_err("empty");
+        let wait = limiter.check(Some("t"), None, false).expect_err("empty");
         assert!(wait <= Duration::from_secs(1));
         std::thread::sleep(Duration::from_millis(1100));
-        assert!(limiter.check(Some("t"), None).is_ok());
+        assert!(limiter.check(Some("t"), None, false).is_ok());
     }
 
     #[test]
@@ -321,7 +368,9 @@ mod tests {
             per_address: 0,
         });
         for _ in 0..10_000 {
-            assert!(off.check(Some("t"), Some([127, 0, 0, 1].into())).is_ok());
+            assert!(off
+                .check(Some("t"), Some([127, 0, 0, 1].into()), true)
+                .is_ok());
         }
     }
 }

@@ -20,8 +20,9 @@ use crate::problem::ApiError;
 use crate::ratelimit::RateLimit;
 use crate::routes;
 use crate::routes::streams::KeepAlive;
-use crate::service::Worp;
+use crate::service::{OpenGames, Worp};
 use crate::store::{Store, StoreError};
+use crate::timeouts::body_timeout;
 
 /// Why the application could not start.
 #[derive(Debug, thiserror::Error)]
@@ -60,13 +61,14 @@ impl Application {
         worp.webhook_allow = settings.webhooks.allow.clone();
         worp.idempotency_ttl =
             chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
+        worp.open_games = OpenGames::new(settings.open_games_per_player);
         let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);
         let listen_error = |source| StartupError::Listen {
             address: wanted,
             source,
         };
-        let listener = TcpListener::bind(wanted).map_err(listen_error)?;
+        let listener = listen(wanted).map_err(listen_error)?;
         let address = listener.local_addr().map_err(listen_error)?;
         spawn_background(worp.clone(), &settings);
         let server = serve(listener, worp.clone(), &settings).map_err(listen_error)?;
@@ -91,6 +93,28 @@ impl Application {
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         self.server.await
     }
+}
+
+/// How many connections may wait in the kernel to be accepted while the server serves
+/// `max_connections` (the kernel caps it at `net.core.somaxconn`). The standard
+/// library's `bind` allows 128: a burst beyond that would see its connections refused.
+const BACKLOG: u32 = 1024;
+
+/// Binds `address` (reusing it, as the standard library does) with [`BACKLOG`].
+fn listen(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(BACKLOG)?.into_std()
+}
+
+/// The server's worker threads: one per processor, as actix-web chooses by default.
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
@@ -149,7 +173,13 @@ fn cors(settings: &Settings) -> Cors {
 fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
     let settings = settings.clone();
-    let limiter = RateLimit::new(settings.rate_limits);
+    let limiter = RateLimit::new(settings.rate_limits)
+        .with_registrations(settings.players_per_hour_per_address);
+    let body_limit = settings.body_timeout;
+    // actix-web caps connections per worker: each takes its share of the cap.
+    let workers = workers();
+    let per_worker = settings.max_connections.div_ceil(workers).max(1);
+    let header_timeout = settings.header_timeout;
     let keepalive = web::Data::new(KeepAlive(settings.sse_keepalive));
     // The access log renders every request before it knows whether the line will be
     // written: leave it out when its level is off (`RUST_LOG=warn`).
@@ -158,6 +188,9 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
     let server = HttpServer::new(move || {
         let limit = settings.body_limit;
         App::new()
+            .wrap(middleware::from_fn(move |req, next| {
+                body_timeout(body_limit, req, next)
+            }))
             .wrap(limiter.clone())
             .wrap(middleware::Condition::new(
                 access_log,
@@ -180,6 +213,10 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
             .service(SwaggerUi::new("/docs/{_:.*}").url("/docs/openapi.json", ApiDoc::openapi()))
             .default_service(web::to(not_found))
     })
+    .workers(workers)
+    .max_connections(per_worker)
+    .backlog(BACKLOG)
+    .client_request_timeout(header_timeout)
     .listen(listener)?
     .run();
     Ok(server)

@@ -137,6 +137,13 @@ pub fn test_settings(database: String) -> Settings {
         rate_limits: worp::ratelimit::Limits::default(),
         write_queue: 4096,
         idempotency_ttl: std::time::Duration::from_secs(24 * 3600),
+        // Off: a test server registers many players from one address and leaves games
+        // waiting; `edge.rs` tests these limits.
+        players_per_hour_per_address: 0,
+        open_games_per_player: 0,
+        header_timeout: std::time::Duration::from_secs(5),
+        body_timeout: std::time::Duration::from_secs(10),
+        max_connections: 512,
     }
 }
 

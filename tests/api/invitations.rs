@@ -211,3 +211,34 @@ async fn a_player_who_turned_invitation_notices_off_hears_nothing_until_seated()
         .expect("patch");
     assert_eq!(unknown.status(), 400);
 }
+
+/// The limit on open games counts the games a player created: invitations to others'
+/// games cannot be used to block a player from creating their own.
+#[tokio::test]
+async fn invitations_do_not_count_against_the_invited_players_open_games() {
+    let app = crate::settings::app_with(Backend::Sqlite, |s| s.open_games_per_player = 1).await;
+    let (a, b, c) = (
+        app.player("a").await,
+        app.player("b").await,
+        app.player("c").await,
+    );
+    invite(&app, &a, &b).await;
+    invite(&app, &c, &b).await;
+    let own = app
+        .post(
+            "/v1/games",
+            &b,
+            json!({"variant": "backgammon", "seats": [b.id, null]}),
+        )
+        .await;
+    assert_eq!(own.status(), 201);
+    // The creator's own count is what the limit holds.
+    let again = app
+        .post(
+            "/v1/games",
+            &a,
+            json!({"variant": "backgammon", "seats": [a.id, c.id]}),
+        )
+        .await;
+    assert_eq!(again.status(), 429);
+}

@@ -4,6 +4,7 @@ mod helpers;
 
 mod audit;
 mod correspondence;
+mod edge;
 mod errors;
 mod faults;
 mod group_commit;

@@ -155,6 +155,16 @@ impl Worp {
         creator: &Player,
         req: CreateGame,
     ) -> Result<Arc<Table>, Refusal> {
+        // The game waits for players when a seat is open or names another player.
+        let opens = req.seats.iter().any(|s| match s {
+            None => true,
+            Some(SeatRequest::Player(p)) => *p != creator.id,
+            Some(SeatRequest::Bot { .. }) => false,
+        });
+        let _open = self
+            .open_games
+            .reserve(&self.store, creator.id, opens)
+            .await?;
         let v = variant(&req.variant).map_err(Refusal::from)?;
         let count = u8::try_from(req.seats.len())
             .ok()

@@ -15,6 +15,7 @@
 
 mod draft;
 pub mod games;
+mod limits;
 pub mod players;
 pub mod read_model;
 pub mod reads;
@@ -25,6 +26,7 @@ mod worp;
 
 pub use crate::clock::{Clock, SystemClock};
 pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE};
+pub use limits::OpenGames;
 pub use players::{token_hash, MAX_NAME};
 pub use read_model::{game_row, notices, GameSummary};
 pub use refusal::Refusal;

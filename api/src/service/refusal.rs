@@ -31,6 +31,9 @@ pub enum Refusal {
     /// The rules refuse the move.
     #[error("{0}")]
     IllegalMove(String),
+    /// The caller has reached a limit (open games per player); try again later.
+    #[error("{0}")]
+    TooMany(String),
     /// The database is not there now; try again shortly.
     #[error("{0}")]
     Unavailable(String),

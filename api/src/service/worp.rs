@@ -21,6 +21,8 @@ pub struct Worp {
     pub webhook_allow: Vec<ipnet::IpNet>,
     /// How long the answer to an `Idempotency-Key` is kept (`WORP_IDEMPOTENCY_TTL_SECS`).
     pub idempotency_ttl: chrono::Duration,
+    /// The limit on open games per player (`service/limits.rs`).
+    pub open_games: super::limits::OpenGames,
 }
 
 impl Worp {
@@ -35,6 +37,7 @@ impl Worp {
             live,
             webhook_allow: Vec::new(),
             idempotency_ttl: chrono::Duration::hours(24),
+            open_games: super::limits::OpenGames::default(),
         }
     }
 

@@ -220,6 +220,10 @@ impl Store {
     pub async fn set_invitation_notices(&self, id: Uuid, on: bool) -> Result<(), StoreError> {
         on_backend!(self.set_invitation_notices(id, on))
     }
+    /// How many games `player` created that still wait for players.
+    pub async fn open_games_of(&self, player: Uuid) -> Result<i64, StoreError> {
+        on_backend!(self.open_games_of(player))
+    }
     /// Up to `limit` events of a game after sequence number `after`, in order.
     pub async fn events(
         &self,

@@ -14,3 +14,12 @@ pub async fn announce(pool: &Pool, payloads: &[String]) -> Result<(), StoreError
         .await?;
     Ok(())
 }
+
+/// How many games `player` created that still wait for players.
+pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {
+    let row = sqlx::query(sql::OPEN_GAMES_OF_POSTGRES)
+        .bind(player.to_string())
+        .fetch_one(pool)
+        .await?;
+    Ok(row.try_get("n")?)
+}

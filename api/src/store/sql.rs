@@ -142,6 +142,15 @@ pub const PLAYER_NAME: &str = "SELECT name FROM players WHERE id = $1";
 pub const PLAYER_EXISTS: &str = "SELECT 1 FROM players WHERE id = $1";
 pub const INVITATION_NOTICES: &str = "SELECT invitation_notices FROM players WHERE id = $1";
 pub const SET_INVITATION_NOTICES: &str = "UPDATE players SET invitation_notices = $2 WHERE id = $1";
+/// The waiting (open, not started) games a player created, by the `created_by` of their
+/// first event (seats do not tell: an invited player has one too). Few games wait, and
+/// each is found by its key.
+pub const OPEN_GAMES_OF_POSTGRES: &str = "SELECT COUNT(*) AS n FROM games g \
+     JOIN events e ON e.game_id = g.id AND e.seq = 1 \
+     WHERE g.status = 'waiting' AND e.payload->>'created_by' = $1";
+pub const OPEN_GAMES_OF_SQLITE: &str = "SELECT COUNT(*) AS n FROM games g \
+     JOIN events e ON e.game_id = g.id AND e.seq = 1 \
+     WHERE g.status = 'waiting' AND json_extract(e.payload, '$.created_by') = $1";
 pub const EVENTS_AFTER: &str = concat!(
     "SELECT position, ",
     event_columns!(),

@@ -3,3 +3,12 @@
 
 super::statements::statements!(sqlx::Sqlite, sql::LOCK_READ_MODELS_SQLITE);
 super::webhook_statements::webhook_statements!();
+
+/// How many games `player` created that still wait for players.
+pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {
+    let row = sqlx::query(sql::OPEN_GAMES_OF_SQLITE)
+        .bind(player.to_string())
+        .fetch_one(pool)
+        .await?;
+    Ok(row.try_get("n")?)
+}

@@ -1,0 +1,310 @@
+//! The HTTP edge against a hostile client: rate limits that a token's spelling does not
+//! escape, limits on registrations per address and on open games per player, and
+//! requests whose head or body never arrive.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use worp::clock::SystemClock;
+use worp::configuration::Settings;
+
+use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, TestApp, BACKENDS};
+
+async fn app_with(change: impl FnOnce(&mut Settings)) -> TestApp {
+    app_on(Backend::Sqlite, change).await
+}
+
+async fn app_on(backend: Backend, change: impl FnOnce(&mut Settings)) -> TestApp {
+    let (url, dir) = fresh_database(backend).await;
+    let mut settings = test_settings(url);
+    // The default, so that the 60,000 bytes the slow bodies announce are allowed.
+    settings.body_limit = 64 * 1024;
+    change(&mut settings);
+    spawn_app_from(settings, Arc::new(SystemClock), dir).await
+}
+
+fn socket(app: &TestApp) -> SocketAddr {
+    app.address
+        .trim_start_matches("http://")
+        .parse()
+        .expect("the app's address")
+}
+
+/// A 429 with `Retry-After` (whole seconds, at least 1) and a problem document.
+async fn assert_limited(resp: reqwest::Response) -> u64 {
+    assert_eq!(resp.status(), 429);
+    let retry: u64 = resp
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .expect("Retry-After in seconds");
+    assert!(retry >= 1);
+    assert_eq!(
+        resp.headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("application/problem+json")
+    );
+    let body: Value = resp.json().await.expect("problem+json");
+    assert_eq!(body["status"], 429);
+    retry
+}
+
+#[tokio::test]
+async fn a_token_is_limited_however_its_header_is_spelled() {
+    let app = app_with(|s| {
+        s.rate_limits.per_token = 3;
+        s.rate_limits.per_address = 0;
+    })
+    .await;
+    let a = app.player("a").await;
+    let me = |auth: String| {
+        app.client
+            .get(app.url("/v1/players/me"))
+            .header("authorization", auth)
+            .send()
+    };
+    for _ in 0..3 {
+        let resp = me(format!("Bearer {}", a.token)).await.expect("request");
+        assert_eq!(resp.status(), 200);
+    }
+    assert_limited(me(format!("Bearer {}", a.token)).await.expect("request")).await;
+    for spelling in [
+        format!("bearer {}", a.token),
+        format!("Bearer  {}", a.token),
+        format!("BEARER {}", a.token),
+        format!(" Bearer {} ", a.token),
+        format!("bEaReR \t{}", a.token),
+    ] {
+        let resp = me(spelling.clone()).await.expect("request");
+        assert_eq!(resp.status(), 429, "{spelling:?} escaped the limit");
+    }
+    // Another token is not limited by a's bucket, and the health check is never limited.
+    let b = app.player("b").await;
+    let resp = me(format!("Bearer {}", b.token)).await.expect("request");
+    assert_eq!(resp.status(), 200);
+    let health = app
+        .client
+        .get(app.url("/healthz"))
+        .bearer_auth(&a.token)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn an_address_may_register_only_so_many_players_an_hour() {
+    let app = app_with(|s| s.players_per_hour_per_address = 3).await;
+    for name in ["a", "b", "c"] {
+        app.player(name).await;
+    }
+    let resp = app
+        .client
+        .post(app.url("/v1/players"))
+        .json(&json!({"name": "d"}))
+        .send()
+        .await
+        .expect("request");
+    // 3 an hour: the next registration is 20 minutes away.
+    let retry = assert_limited(resp).await;
+    assert!((1000..=1200).contains(&retry), "{retry}");
+    // Other requests from the address are not refused, nor is the health check.
+    assert_eq!(app.get("/v1/variants").await.status(), 200);
+    assert_eq!(app.get("/healthz").await.status(), 200);
+}
+
+#[test]
+fn the_limits_on_registrations_and_open_games_have_defaults() {
+    let settings = Settings::from_env().expect("settings");
+    assert_eq!(settings.players_per_hour_per_address, 20);
+    assert_eq!(settings.open_games_per_player, 20);
+    assert_eq!(settings.body_timeout, Duration::from_secs(10));
+    assert_eq!(settings.header_timeout, Duration::from_secs(5));
+    assert_eq!(settings.max_connections, 512);
+}
+
+#[tokio::test]
+async fn a_player_may_have_only_so_many_open_games() {
+    for backend in BACKENDS {
+        open_games_are_limited(backend).await;
+    }
+}
+
+async fn open_games_are_limited(backend: Backend) {
+    let app = app_on(backend, |s| s.open_games_per_player = 2).await;
+    let a = app.player("a").await;
+    let b = app.player("b").await;
+    let open = |who: &crate::helpers::TestPlayer| json!({"variant": "backgammon", "seats": [who.id, null]});
+    let first = app
+        .create(&a, "backgammon", json!({}), vec![Some(a.id), None])
+        .await;
+    app.create(&a, "backgammon", json!({}), vec![Some(a.id), None])
+        .await;
+    assert_limited(app.post("/v1/games", &a, open(&a)).await).await;
+    // Many at once do not slip past the count either.
+    let tries =
+        futures_util::future::join_all((0..10).map(|_| app.post("/v1/games", &a, open(&a)))).await;
+    assert!(tries.iter().all(|r| r.status() == 429));
+    // A game that starts at once is not open.
+    let vs_bot = app
+        .post(
+            "/v1/games",
+            &a,
+            json!({"variant": "backgammon", "seats": [a.id, {"bot": "random"}]}),
+        )
+        .await;
+    assert_eq!(vs_bot.status(), 201);
+    // Others may still open games; a game that starts is no longer open.
+    app.create(&b, "backgammon", json!({}), vec![Some(b.id), None])
+        .await;
+    let id = first["id"].as_str().expect("id");
+    let joined = app
+        .post(&format!("/v1/games/{id}/seats/1"), &b, json!({}))
+        .await;
+    assert_eq!(joined.status(), 200);
+    app.create(&a, "backgammon", json!({}), vec![Some(a.id), None])
+        .await;
+    assert_limited(app.post("/v1/games", &a, open(&a)).await).await;
+}
+
+/// Opens a connection that sends a request head announcing a 60,000-byte body, then a
+/// few bytes of it, and then nothing.
+async fn slow_body(at: SocketAddr) -> std::io::Result<TcpStream> {
+    let mut s = TcpStream::connect(at).await?;
+    s.write_all(
+        b"POST /v1/players HTTP/1.1\r\nHost: worp\r\nContent-Type: application/json\r\n\
+          Content-Length: 60000\r\n\r\n{\"name\": \"",
+    )
+    .await?;
+    Ok(s)
+}
+
+/// What the server sends on `s` within `within` (empty: it closed without a word;
+/// `None`: it sent nothing and kept the connection open).
+async fn answer(s: &mut TcpStream, within: Duration) -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    match tokio::time::timeout(within, s.read(&mut buf)).await {
+        Ok(Ok(n)) => Some(String::from_utf8_lossy(&buf[..n]).into_owned()),
+        Ok(Err(_)) => Some(String::new()),
+        Err(_) => None,
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_is_answered_408() {
+    let app = app_with(|s| s.body_timeout = Duration::from_secs(1)).await;
+    let mut s = slow_body(socket(&app)).await.expect("connect");
+    let started = Instant::now();
+    let said = answer(&mut s, Duration::from_secs(4))
+        .await
+        .expect("the server answers a body that stalls");
+    assert!(said.starts_with("HTTP/1.1 408"), "{said}");
+    assert!(said.contains("application/problem+json"), "{said}");
+    assert!(started.elapsed() >= Duration::from_millis(900));
+}
+
+#[tokio::test]
+async fn a_head_that_does_not_arrive_in_time_is_answered_408() {
+    let app = app_with(|s| s.header_timeout = Duration::from_secs(1)).await;
+    let mut s = TcpStream::connect(socket(&app)).await.expect("connect");
+    s.write_all(b"GET /v1/variants HTTP/1.1\r\nHost: worp\r\n")
+        .await
+        .expect("write");
+    let said = answer(&mut s, Duration::from_secs(3))
+        .await
+        .expect("the server gives up on a head that stalls");
+    assert!(
+        said.is_empty() || said.starts_with("HTTP/1.1 408"),
+        "{said}"
+    );
+}
+
+/// 600 connections each stalling in their body leave the server answering others. (The
+/// test process's own limit of open files must hold 600 client and up to 600 server
+/// sockets at once; the soft limit is checked first and the test says so if it is too
+/// low, rather than failing for a reason that is not the server's.)
+#[tokio::test]
+async fn six_hundred_slow_bodies_leave_the_server_answering() {
+    const SLOW: usize = 600;
+    if let Some(limit) = soft_open_files_limit() {
+        assert!(
+            limit >= 2 * SLOW as u64 + 200,
+            "raise the soft limit of open files (ulimit -n) to run this test: it is {limit}"
+        );
+    }
+    let app = app_with(|s| {
+        s.body_timeout = Duration::from_secs(1);
+        s.max_connections = 256;
+    })
+    .await;
+    let at = socket(&app);
+    let mut slow = Vec::with_capacity(SLOW);
+    for _ in 0..SLOW {
+        slow.push(slow_body(at).await.expect("connect"));
+    }
+    let started = Instant::now();
+    let fresh = reqwest::Client::new();
+    for i in 0..20 {
+        let resp = tokio::time::timeout(
+            Duration::from_secs(8),
+            fresh.get(app.url("/v1/variants")).send(),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("request {i} was not answered in 8 s"))
+        .expect("request");
+        assert_eq!(resp.status(), 200);
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // The stalled connections were answered and closed, not kept.
+    let mut answered = 0;
+    for s in slow.iter_mut().take(50) {
+        if answer(s, Duration::from_secs(3)).await.is_some() {
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 50);
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_wait_to_be_accepted() {
+    // Each worker thread of the server takes its share of the cap, at least one.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let app = app_with(|s| {
+        s.body_timeout = Duration::from_secs(2);
+        s.max_connections = workers;
+    })
+    .await;
+    let at = socket(&app);
+    let mut slow = Vec::new();
+    for _ in 0..workers {
+        slow.push(slow_body(at).await.expect("connect"));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let started = Instant::now();
+    let resp = app.get("/v1/variants").await;
+    assert_eq!(resp.status(), 200);
+    // It was accepted only when a stalled body timed out and freed a place.
+    assert!(
+        started.elapsed() >= Duration::from_millis(1200),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(slow);
+}
+
+/// The soft limit of open files of this process, from `/proc/self/limits` (Linux).
+fn soft_open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
