@@ -267,6 +267,33 @@ async fn the_server_role_cannot_change_events_and_the_server_runs_as_it() {
             )
             .await;
         assert_eq!(resp.status(), 200);
+        // Turning invitation notices off, and declining an invitation.
+        let resp = app
+            .client
+            .patch(app.url("/v1/players/me"))
+            .bearer_auth(&d.token)
+            .json(&json!({"invitation_notices": false}))
+            .send()
+            .await
+            .expect("patch");
+        assert_eq!(resp.status(), 200);
+        let invited = app
+            .post(
+                "/v1/games",
+                &c,
+                json!({"variant": two_seat_variant(), "seats": [c.id, d.id]}),
+            )
+            .await;
+        assert_eq!(invited.status(), 201);
+        let invited: Value = invited.json().await.expect("json");
+        let resp = app
+            .post(
+                &format!("/v1/games/{}/seats/1/decline", game_id(&invited)),
+                &d,
+                json!({}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
         app.worp
             .rebuild()
             .await
