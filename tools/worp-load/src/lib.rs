@@ -122,9 +122,33 @@ pub enum Echo {
 pub struct Report {
     /// Every line the run wrote, as the command line prints them.
     pub transcript: String,
-    /// Whether the target was met (>= 50% of pgbench's rate, p99 < 25 ms); `true` when
-    /// nothing was compared against pgbench.
-    pub met: bool,
+    /// What it says of the target (>= 50% of pgbench's rate, p99 < 25 ms).
+    pub verdict: Verdict,
+}
+
+/// What a run says of the target (>= 50% of pgbench's rate, p99 < 25 ms).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing was compared against pgbench (the command line exits 0).
+    NotCompared,
+    /// The target was met (exits 0).
+    Met,
+    /// The target was not met (exits 1).
+    NotMet,
+    /// The load gave nothing to judge by, e.g. no acknowledged move in some round: no
+    /// latency samples, so no p99 (exits 3). Says why.
+    CannotJudge(String),
+}
+
+impl Verdict {
+    /// The command line's exit code for this verdict (2 is left for a failure).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Verdict::NotCompared | Verdict::Met => 0,
+            Verdict::NotMet => 1,
+            Verdict::CannotJudge(_) => 3,
+        }
+    }
 }
 
 /// The report being written, line by line; clones write to the same transcript (pgbench
@@ -606,16 +630,57 @@ async fn client(
     Ok(stats)
 }
 
-fn percentile(sorted: &[u32], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
+/// The `p`th percentile of latencies in microseconds, sorted ascending, in milliseconds:
+/// nearest rank, the smallest sample with at least `p` % of the samples at or below it
+/// (`p` 0 or NaN: the smallest; 100 or more: the largest). `None` without samples, never
+/// NaN.
+fn percentile(sorted: &[u32], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
     }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    f64::from(sorted[rank.clamp(1, sorted.len()) - 1]) / 1000.0
+    // `p * n` is exact for whole `p`, so the division only rounds when the rank is not
+    // whole, and `ceil` cannot be pushed up by a rounding error. `as` maps NaN to 0.
+    let rank = (p.clamp(0.0, 100.0) * n as f64 / 100.0).ceil() as usize;
+    Some(f64::from(sorted[rank.clamp(1, n) - 1]) / 1000.0)
 }
 
-/// Runs the HTTP load; returns acknowledged moves per second and the p99 in ms.
-async fn http_load(args: &Args, out: &Out) -> Result<(f64, f64), String> {
+/// `p50 … p95 … p99 … max …` of latencies in microseconds, sorted ascending, in
+/// milliseconds; `no samples` when there are none.
+fn latency_summary(sorted: &[u32]) -> String {
+    if sorted.is_empty() {
+        return "no samples".into();
+    }
+    let ms = |p| percentile(sorted, p).map_or_else(String::new, |v| format!("{v:.2}"));
+    format!(
+        "p50 {}  p95 {}  p99 {}  max {}",
+        ms(50.0),
+        ms(95.0),
+        ms(99.0),
+        ms(100.0)
+    )
+}
+
+/// The worst (highest) of the rounds' p99s; `None` if some round had none. Compared by
+/// `total_cmp`, so no value is skipped the way `f64::max` skips a NaN.
+fn worst(p99s: &[Option<f64>]) -> Option<f64> {
+    p99s.iter()
+        .copied()
+        .collect::<Option<Vec<f64>>>()?
+        .into_iter()
+        .max_by(f64::total_cmp)
+}
+
+/// What one round of HTTP load measured.
+struct Measured {
+    /// Acknowledged moves per second.
+    rate: f64,
+    /// The p99 latency of acknowledged moves, ms; `None` without any.
+    p99: Option<f64>,
+}
+
+/// Runs the HTTP load; returns acknowledged moves per second and the p99.
+async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(args.clients * 2)
         .timeout(Duration::from_secs(30))
@@ -713,17 +778,12 @@ async fn http_load(args: &Args, out: &Out) -> Result<(f64, f64), String> {
         "  acknowledged moves: {total_acked} in {elapsed:.1} s = {rate:.0} moves/s"
     ));
     out.line(format!(
-        "  latency of acknowledged moves (ms): p50 {:.2}  p95 {:.2}  p99 {:.2}  max {:.2}",
-        percentile(&all.latencies, 50.0),
-        percentile(&all.latencies, 95.0),
-        p99,
-        percentile(&all.latencies, 100.0)
+        "  latency of acknowledged moves (ms): {}",
+        latency_summary(&all.latencies)
     ));
     out.line(format!(
-        "  latency of all move requests (ms): p50 {:.2}  p95 {:.2}  p99 {:.2}  ({} requests)",
-        percentile(&all.all_latencies, 50.0),
-        percentile(&all.all_latencies, 95.0),
-        percentile(&all.all_latencies, 99.0),
+        "  latency of all move requests (ms): {}  ({} requests)",
+        latency_summary(&all.all_latencies),
         all.all_latencies.len()
     ));
     out.line(format!(
@@ -735,7 +795,7 @@ async fn http_load(args: &Args, out: &Out) -> Result<(f64, f64), String> {
     for (k, v) in &all.errors {
         out.line(format!("    {k}: {v}"));
     }
-    Ok((rate, p99))
+    Ok(Measured { rate, p99 })
 }
 
 /// Runs pgbench; returns its transactions per second.
@@ -1019,13 +1079,14 @@ async fn rebuild(db: &str, k: usize, out: &Out) -> Result<(), String> {
 
 /// Runs what `args` ask for, in order: the seeding, the rounds of HTTP load and pgbench,
 /// the rebuild measurement. An `Err` is a failure (the command line exits 2); a report
-/// whose target was not met is not (it exits 1).
+/// whose target was not met or cannot be judged is not (see [`Verdict`]).
 pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
     let out = Out {
         echo,
         transcript: Arc::default(),
     };
-    let mut met = true;
+    // Why the target cannot be judged, round by round.
+    let mut unjudged = Vec::new();
     if args.seed_finished > 0 {
         let db = args
             .database_url
@@ -1044,6 +1105,9 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         } else {
             Some(http_load(args, &out).await?)
         };
+        if let Some(Measured { p99: None, .. }) = ours {
+            unjudged.push(format!("round {round}: no acknowledged move, no samples"));
+        }
         if let Some(db) = &args.pgbench_db {
             let (db, clients, duration) = (db.clone(), args.clients, args.duration);
             let pgbench_out = out.clone();
@@ -1054,10 +1118,11 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             out.line(format!(
                 "  pgbench single-row INSERT transactions: {tps:.0} tx/s"
             ));
-            if let Some((rate, p99)) = ours {
+            if let Some(Measured { rate, p99 }) = ours {
                 out.line(format!(
-                    "  this round: {:.1}% of pgbench's rate ({rate:.0} / {tps:.0}), p99 {p99:.2} ms",
-                    rate / tps * 100.0
+                    "  this round: {:.1}% of pgbench's rate ({rate:.0} / {tps:.0}), p99 {}",
+                    rate / tps * 100.0,
+                    p99.map_or_else(|| "no samples".into(), |p99| format!("{p99:.2} ms"))
                 ));
                 rates.push(rate);
                 ceilings.push(tps);
@@ -1065,14 +1130,20 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             }
         }
     }
-    if !rates.is_empty() {
+    let mut verdict = Verdict::NotCompared;
+    if !unjudged.is_empty() {
+        let why = unjudged.join("; ");
+        out.line(format!(
+            "Target (>= 50% and p99 < 25 ms): CANNOT BE JUDGED ({why})"
+        ));
+        verdict = Verdict::CannotJudge(why);
+    } else if let (false, Some(p99)) = (rates.is_empty(), worst(&p99s)) {
         // Equal durations: the mean rates compare the totals.
         let rate = rates.iter().sum::<f64>() / rates.len() as f64;
         let tps = ceilings.iter().sum::<f64>() / ceilings.len() as f64;
-        let p99 = p99s.iter().copied().fold(0.0, f64::max);
         let fraction = rate / tps;
         let ok = fraction >= 0.5 && p99 < 25.0;
-        met &= ok;
+        verdict = if ok { Verdict::Met } else { Verdict::NotMet };
         out.line(format!(
             "Our rate is {:.1}% of pgbench's ({rate:.0} / {tps:.0}{}); p99 {p99:.2} ms{}. Target (>= 50% and p99 < 25 ms): {}",
             fraction * 100.0,
@@ -1092,7 +1163,10 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
-    Ok(Report { transcript, met })
+    Ok(Report {
+        transcript,
+        verdict,
+    })
 }
 
 #[cfg(test)]
@@ -1143,6 +1217,58 @@ mod tests {
 
     fn mover(authority: &str) -> Mover {
         Mover::new(&format!("http://{authority}"), &reqwest::Client::new()).unwrap()
+    }
+
+    #[test]
+    fn percentiles_are_nearest_ranks_and_none_without_samples() {
+        assert_eq!(percentile(&[], 99.0), None);
+        assert_eq!(latency_summary(&[]), "no samples");
+        // One sample is every percentile.
+        for p in [0.0, 1.0, 50.0, 99.0, 100.0, 250.0, -3.0, f64::NAN] {
+            assert_eq!(percentile(&[1500], p), Some(1.5), "p{p}");
+        }
+        assert_eq!(
+            latency_summary(&[1500]),
+            "p50 1.50  p95 1.50  p99 1.50  max 1.50"
+        );
+        // 1..=100 ms: the pth percentile is the pth sample, with no rounding up.
+        let hundred: Vec<u32> = (1..=100).map(|ms| ms * 1000).collect();
+        for p in [1, 7, 29, 50, 95, 99, 100] {
+            assert_eq!(
+                percentile(&hundred, f64::from(p)),
+                Some(f64::from(p)),
+                "p{p}"
+            );
+        }
+        assert_eq!(percentile(&hundred, 99.5), Some(100.0));
+        assert_eq!(percentile(&hundred, 0.0), Some(1.0));
+        let thousand: Vec<u32> = (1..=1000).collect();
+        assert_eq!(percentile(&thousand, 99.0), Some(0.99));
+        assert_eq!(percentile(&thousand, 95.0), Some(0.95));
+        assert_eq!(percentile(&thousand, 29.0), Some(0.29));
+        // Two samples: the median is the lower one (nearest rank), p51 the upper.
+        assert_eq!(percentile(&[1000, 3000], 50.0), Some(1.0));
+        assert_eq!(percentile(&[1000, 3000], 51.0), Some(3.0));
+        // Never NaN, whatever is asked.
+        for p in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 1e300] {
+            assert!(percentile(&hundred, p).is_some_and(f64::is_finite), "p{p}");
+        }
+    }
+
+    #[test]
+    fn the_worst_p99_is_the_highest_and_none_if_a_round_had_no_samples() {
+        assert_eq!(worst(&[Some(3.0), Some(12.5), Some(0.4)]), Some(12.5));
+        // f64::max would have skipped the missing round and said 3.00.
+        assert_eq!(worst(&[Some(3.0), None]), None);
+        assert_eq!(worst(&[]), None);
+    }
+
+    #[test]
+    fn verdicts_give_the_exit_codes() {
+        assert_eq!(Verdict::NotCompared.exit_code(), 0);
+        assert_eq!(Verdict::Met.exit_code(), 0);
+        assert_eq!(Verdict::NotMet.exit_code(), 1);
+        assert_eq!(Verdict::CannotJudge("no samples".into()).exit_code(), 3);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `worp-load`, the command: parses the arguments and runs [`worp_load::run`], printing as
 //! it goes. Exits 0 when the target is met (or nothing was compared), 1 when it is not,
-//! 2 on a failure.
+//! 2 on a failure, 3 when the load gave nothing to judge it by (e.g. no acknowledged
+//! move: no latency samples).
 
 use clap::Parser;
 use worp_load::{Args, Echo};
@@ -22,8 +23,7 @@ fn main() {
         }
     };
     match rt.block_on(worp_load::run(&args, Echo::Stdout)) {
-        Ok(report) if report.met => {}
-        Ok(_) => std::process::exit(1),
+        Ok(report) => std::process::exit(report.verdict.exit_code()),
         Err(e) => {
             eprintln!("worp-load: {e}");
             std::process::exit(2);
