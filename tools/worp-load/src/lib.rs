@@ -3,7 +3,10 @@
 //! - HTTP load: `--clients` concurrent clients each play games against `--url` (two or
 //!   more players of their own, random legal moves from `legal_moves`, `If-Match` on every
 //!   move) for `--duration`, and the tool reports acknowledged moves per second, p50/p95/
-//!   p99 latency of the move requests and every error by status.
+//!   p99 latency of the move requests and every error by status. A 429 answer (the
+//!   server's rate limit) is waited out as its `Retry-After` asks and the request sent
+//!   again; the 429s are reported, and the rate is each client's moves over the time it
+//!   played (less its waits and any time after it stopped), summed.
 //! - `--pgbench-db URL`: afterwards, PostgreSQL's own ceiling on this machine: `pgbench`
 //!   with single-row INSERT transactions into a scratch table, the same client count and
 //!   duration, durable commits; our rate is printed as a fraction of it. With
@@ -183,6 +186,10 @@ struct ClientStats {
     errors: std::collections::BTreeMap<String, u64>,
     games_finished: u64,
     games_created: u64,
+    /// The 429 answers it met and how it waited them out.
+    patience: Patience,
+    /// When and why it stopped before it was asked to.
+    stopped: Option<(Instant, String)>,
 }
 
 impl ClientStats {
@@ -191,20 +198,111 @@ impl ClientStats {
     }
 }
 
+/// How a client ended.
+enum ClientEnd {
+    /// It was asked to stop: the measurement is over.
+    Stopped,
+    /// It could not go on.
+    Failed(String),
+}
+
+impl From<String> for ClientEnd {
+    fn from(e: String) -> ClientEnd {
+        ClientEnd::Failed(e)
+    }
+}
+
+/// A 429 answer (the server's rate limit) is waited out as its `Retry-After` asks, and
+/// the request sent again; this is how long when it does not say in seconds.
+const RETRY_AFTER_UNSAID: Duration = Duration::from_secs(1);
+
+/// The delay of a `Retry-After` header in seconds (the form the server sends); `None`
+/// for another form (a date).
+fn retry_after(value: &[u8]) -> Option<Duration> {
+    let secs: u64 = std::str::from_utf8(value).ok()?.trim().parse().ok()?;
+    Some(Duration::from_secs(secs))
+}
+
+/// The 429 answers a client met, and the time it spent waiting them out.
+#[derive(Default)]
+struct Patience {
+    /// Set when the measurement is over: a wait ends at once.
+    stop: Arc<AtomicBool>,
+    /// How many 429 answers it met.
+    rate_limited: u64,
+    /// When it waited: from, to.
+    pauses: Vec<(Instant, Instant)>,
+}
+
+impl Patience {
+    /// Counts a 429 answer and waits as it asks (`Retry-After`, else
+    /// [`RETRY_AFTER_UNSAID`]); `Err(Stopped)` if the client is asked to stop meanwhile.
+    async fn wait_out(&mut self, retry_after: Option<Duration>) -> Result<(), ClientEnd> {
+        self.rate_limited += 1;
+        let from = Instant::now();
+        let until = from + retry_after.unwrap_or(RETRY_AFTER_UNSAID);
+        let stopped = loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break true;
+            }
+            let now = Instant::now();
+            if now >= until {
+                break false;
+            }
+            tokio::time::sleep((until - now).min(Duration::from_millis(50))).await;
+        };
+        self.pauses.push((from, Instant::now()));
+        if stopped {
+            Err(ClientEnd::Stopped)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sends the request `build` makes, and again after each 429 once it has been waited
+    /// out. Errors name `what` was sent.
+    async fn send(
+        &mut self,
+        what: &str,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, ClientEnd> {
+        loop {
+            let resp = build()
+                .send()
+                .await
+                .map_err(|e| format!("{what}: {}", e.without_url()))?;
+            if resp.status() != reqwest::StatusCode::TOO_MANY_REQUESTS {
+                return Ok(resp);
+            }
+            let after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| retry_after(v.as_bytes()));
+            drop(resp);
+            self.wait_out(after).await?;
+        }
+    }
+}
+
 struct Player {
     token: String,
     id: String,
 }
 
-async fn new_player(http: &reqwest::Client, url: &str, name: &str) -> Result<Player, String> {
-    let resp = http
-        .post(format!("{url}/v1/players"))
-        .json(&json!({ "name": name }))
-        .send()
-        .await
-        .map_err(|e| format!("create player: {e}"))?;
+async fn new_player(
+    http: &reqwest::Client,
+    patience: &mut Patience,
+    url: &str,
+    name: &str,
+) -> Result<Player, ClientEnd> {
+    let resp = patience
+        .send("create player", || {
+            http.post(format!("{url}/v1/players"))
+                .json(&json!({ "name": name }))
+        })
+        .await?;
     if resp.status() != 201 {
-        return Err(format!("create player: HTTP {}", resp.status()));
+        return Err(format!("create player: HTTP {}", resp.status()).into());
     }
     let body: Value = resp.json().await.map_err(|e| e.to_string())?;
     Ok(Player {
@@ -215,48 +313,55 @@ async fn new_player(http: &reqwest::Client, url: &str, name: &str) -> Result<Pla
 
 async fn new_game(
     http: &reqwest::Client,
-    url: &str,
-    variant: &str,
-    options: &Value,
+    patience: &mut Patience,
+    plan: &Plan,
     players: &[Player],
-) -> Result<Seen, String> {
+) -> Result<Seen, ClientEnd> {
+    let Plan {
+        url,
+        variant,
+        options,
+        ..
+    } = plan;
     let seats: Vec<&str> = players.iter().map(|p| p.id.as_str()).collect();
-    let resp = http
-        .post(format!("{url}/v1/games"))
-        .bearer_auth(&players[0].token)
-        .json(&json!({ "variant": variant, "options": options, "seats": seats }))
-        .send()
-        .await
-        .map_err(|e| format!("create game: {e}"))?;
+    let resp = patience
+        .send("create game", || {
+            http.post(format!("{url}/v1/games"))
+                .bearer_auth(&players[0].token)
+                .json(&json!({ "variant": variant, "options": options, "seats": seats }))
+        })
+        .await?;
     let status = resp.status();
     let mut body = resp.bytes().await.map_err(|e| e.to_string())?;
     if status != 201 {
         return Err(format!(
             "create game: HTTP {status}: {}",
             String::from_utf8_lossy(&body)
-        ));
+        )
+        .into());
     }
     // Naming the other players invited them: each takes the seat reserved for them.
     let id = Seen::read(&body)
         .map_err(|e| format!("create game: {e}"))?
         .id;
     for (seat, p) in players.iter().enumerate().skip(1) {
-        let resp = http
-            .post(format!("{url}/v1/games/{id}/seats/{seat}"))
-            .bearer_auth(&p.token)
-            .send()
-            .await
-            .map_err(|e| format!("accept seat {seat}: {e}"))?;
+        let resp = patience
+            .send(&format!("accept seat {seat}"), || {
+                http.post(format!("{url}/v1/games/{id}/seats/{seat}"))
+                    .bearer_auth(&p.token)
+            })
+            .await?;
         let status = resp.status();
         body = resp.bytes().await.map_err(|e| e.to_string())?;
         if status != 200 {
             return Err(format!(
                 "accept seat {seat}: HTTP {status}: {}",
                 String::from_utf8_lossy(&body)
-            ));
+            )
+            .into());
         }
     }
-    Seen::read(&body).map_err(|e| format!("create game: {e}"))
+    Ok(Seen::read(&body).map_err(|e| format!("create game: {e}"))?)
 }
 
 /// Where a game stands, as far as a client needs to know to move: the game view is read
@@ -360,9 +465,7 @@ impl Mover {
         })))
     }
 
-    /// Sends a move; answers the status, what the answer says of the game (`None` when
-    /// its body is not a game view) and the microseconds from sending the request to
-    /// having read the whole answer. Transport errors are `Err`.
+    /// Sends a move and reads the answer. Transport errors are `Err`.
     async fn send(
         &mut self,
         url: &str,
@@ -370,7 +473,7 @@ impl Mover {
         token: &str,
         version: i64,
         body: &str,
-    ) -> Result<(u16, Option<Seen>, u32), String> {
+    ) -> Result<Sent, String> {
         let started = Instant::now();
         let micros = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
         match self {
@@ -385,9 +488,18 @@ impl Mover {
                     .await
                     .map_err(|e| e.without_url().to_string())?;
                 let status = r.status().as_u16();
+                let retry_after = r
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| retry_after(v.as_bytes()));
                 let body = r.bytes().await.map_err(|e| e.to_string())?;
                 let micros = micros();
-                Ok((status, Seen::read(&body).ok(), micros))
+                Ok(Sent {
+                    status,
+                    seen: Seen::read(&body).ok(),
+                    micros,
+                    retry_after,
+                })
             }
             Mover::Own(conn) => {
                 let answer = conn.exchange(game, token, version, body).await;
@@ -395,28 +507,54 @@ impl Mover {
                     // Open a new connection for the next move.
                     conn.stream = None;
                 }
-                let (status, body, keep) = answer?;
+                let (head, body) = answer?;
                 let micros = micros();
                 let seen = conn.answer.get(body).and_then(|b| Seen::read(b).ok());
-                if !keep {
+                if !head.keep {
                     conn.stream = None;
                 }
-                Ok((status, seen, micros))
+                Ok(Sent {
+                    status: head.status,
+                    seen,
+                    micros,
+                    retry_after: head.retry_after,
+                })
             }
         }
     }
 }
 
+/// What the answer to a move said.
+#[derive(Debug, Default)]
+struct Sent {
+    /// Its status (0 when there was none: a transport error).
+    status: u16,
+    /// What it says of the game; `None` when its body is not a game view.
+    seen: Option<Seen>,
+    /// From sending the request to having read the whole answer.
+    micros: u32,
+    /// Its `Retry-After`, in seconds.
+    retry_after: Option<Duration>,
+}
+
+/// What the head of an answer says that the client uses.
+struct Head {
+    status: u16,
+    /// Whether the connection stays open.
+    keep: bool,
+    retry_after: Option<Duration>,
+}
+
 impl OwnConnection {
-    /// Writes the request, reads the whole answer into `self.answer`: its status, where
-    /// its body is, and whether the connection stays open.
+    /// Writes the request, reads the whole answer into `self.answer`: what its head says,
+    /// and where its body is.
     async fn exchange(
         &mut self,
         game: Uuid,
         token: &str,
         version: i64,
         body: &str,
-    ) -> Result<(u16, std::ops::Range<usize>, bool), String> {
+    ) -> Result<(Head, std::ops::Range<usize>), String> {
         use std::io::Write as _;
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         if self.stream.is_none() {
@@ -445,16 +583,19 @@ impl OwnConnection {
             .map_err(|e| format!("write: {e}"))?;
         self.answer.clear();
         // The head.
-        let (status, head_len, framing, keep) = loop {
+        let (mut head, head_len, framing) = loop {
             self.fill().await?;
             let mut headers = [httparse::EMPTY_HEADER; 32];
             let mut response = httparse::Response::new(&mut headers);
             match response.parse(&self.answer) {
                 Ok(httparse::Status::Partial) => continue,
                 Ok(httparse::Status::Complete(len)) => {
-                    let status = response.code.unwrap_or(0);
+                    let mut head = Head {
+                        status: response.code.unwrap_or(0),
+                        keep: response.version == Some(1),
+                        retry_after: None,
+                    };
                     let mut framing = Framing::Close;
-                    let mut keep = response.version == Some(1);
                     for h in response.headers.iter() {
                         if h.name.eq_ignore_ascii_case("content-length") {
                             let n = std::str::from_utf8(h.value)
@@ -467,10 +608,12 @@ impl OwnConnection {
                         {
                             framing = Framing::Chunked;
                         } else if h.name.eq_ignore_ascii_case("connection") {
-                            keep = !h.value.eq_ignore_ascii_case(b"close");
+                            head.keep = !h.value.eq_ignore_ascii_case(b"close");
+                        } else if h.name.eq_ignore_ascii_case("retry-after") {
+                            head.retry_after = retry_after(h.value);
                         }
                     }
-                    break (status, len, framing, keep);
+                    break (head, len, framing);
                 }
                 Err(e) => return Err(format!("a malformed answer: {e}")),
             }
@@ -483,7 +626,7 @@ impl OwnConnection {
                 while self.answer.len() < end {
                     self.fill().await?;
                 }
-                Ok((status, head_len..end, keep))
+                Ok((head, head_len..end))
             }
             Framing::Close => {
                 let Some(stream) = self.stream.as_mut() else {
@@ -493,7 +636,8 @@ impl OwnConnection {
                     .read_to_end(&mut self.answer)
                     .await
                     .map_err(|e| format!("read: {e}"))?;
-                Ok((status, head_len..self.answer.len(), false))
+                head.keep = false;
+                Ok((head, head_len..self.answer.len()))
             }
             Framing::Chunked => {
                 // Reassembled in place: each chunk's data moved down over the sizes.
@@ -517,7 +661,7 @@ impl OwnConnection {
                     }
                     if size == 0 {
                         // No trailers are expected.
-                        return Ok((status, head_len..body_end, keep));
+                        return Ok((head, head_len..body_end));
                     }
                     self.answer.copy_within(read..read + size, body_end);
                     body_end += size;
@@ -550,84 +694,162 @@ struct Plan {
     seats: usize,
 }
 
+/// One client: plays until it is asked to stop (`stats.patience.stop`) or cannot go on
+/// (`stats.stopped` says when and why), counting its acknowledged moves in `acked`.
 async fn client(
     n: usize,
     http: reqwest::Client,
     plan: Arc<Plan>,
     stop: Arc<AtomicBool>,
-    acked: Arc<AtomicU64>,
-) -> Result<ClientStats, String> {
-    let Plan {
-        url,
-        variant,
-        options,
-        seats,
-    } = &*plan;
-    let (url, variant, seats) = (url.as_str(), variant.as_str(), *seats);
+    acked: Arc<Vec<AtomicU64>>,
+) -> ClientStats {
     let mut stats = ClientStats::default();
-    let mut mover = Mover::new(url, &http)?;
-    let mut players = Vec::new();
-    for s in 0..seats {
-        players.push(new_player(&http, url, &format!("load-{n}-{s}")).await?);
+    stats.patience.stop = stop;
+    match play(n, &http, &plan, &acked[n], &mut stats).await {
+        Ok(()) | Err(ClientEnd::Stopped) => {}
+        Err(ClientEnd::Failed(e)) => stats.stopped = Some((Instant::now(), e)),
     }
-    let mut game = new_game(&http, url, variant, options, &players).await?;
+    stats
+}
+
+async fn play(
+    n: usize,
+    http: &reqwest::Client,
+    plan: &Plan,
+    acked: &AtomicU64,
+    stats: &mut ClientStats,
+) -> Result<(), ClientEnd> {
+    let url = plan.url.as_str();
+    let mut mover = Mover::new(url, http)?;
+    let mut players = Vec::new();
+    for s in 0..plan.seats {
+        players.push(new_player(http, &mut stats.patience, url, &format!("load-{n}-{s}")).await?);
+    }
+    let mut game = new_game(http, &mut stats.patience, plan, &players).await?;
     stats.games_created += 1;
-    while !stop.load(Ordering::Relaxed) {
+    while !stats.patience.stop.load(Ordering::Relaxed) {
         if game.status != GameStatus::Active {
             if game.status == GameStatus::Finished {
                 stats.games_finished += 1;
             }
-            game = new_game(&http, url, variant, options, &players).await?;
+            game = new_game(http, &mut stats.patience, plan, &players).await?;
             stats.games_created += 1;
             continue;
         }
         let id = game.id;
         let Some(seat) = game.to_move else {
             stats.error("active game without a seat to move".into());
-            game = new_game(&http, url, variant, options, &players).await?;
+            game = new_game(http, &mut stats.patience, plan, &players).await?;
             continue;
         };
         let Some(mv) = &game.next_move else {
             stats.error("no legal moves".into());
-            game = new_game(&http, url, variant, options, &players).await?;
+            game = new_game(http, &mut stats.patience, plan, &players).await?;
             continue;
         };
         let body = format!("{{\"move\":{mv}}}");
         let token = &players[seat as usize % players.len()].token;
-        let (status, seen) = match mover.send(url, id, token, game.version, &body).await {
-            Ok((status, seen, micros)) => {
-                stats.all_latencies.push(micros);
-                if status == 200 && seen.is_some() {
-                    stats.latencies.push(micros);
+        let sent = match mover.send(url, id, token, game.version, &body).await {
+            Ok(sent) => {
+                stats.all_latencies.push(sent.micros);
+                if sent.status == 200 && sent.seen.is_some() {
+                    stats.latencies.push(sent.micros);
                 }
-                (status, seen)
+                sent
             }
             Err(e) => {
                 stats.error(format!("transport: {e}"));
-                (0, None)
+                Sent::default()
             }
         };
-        match (status, seen) {
-            (200, Some(g)) => {
+        match sent {
+            Sent {
+                status: 200,
+                seen: Some(g),
+                ..
+            } => {
                 acked.fetch_add(1, Ordering::Relaxed);
                 game = g;
             }
-            (s, _) => {
-                if s != 0 {
-                    stats.error(format!("HTTP {s}"));
+            // Refused before it was looked at: the same move again once waited out.
+            Sent {
+                status: 429,
+                retry_after,
+                ..
+            } => stats.patience.wait_out(retry_after).await?,
+            Sent { status, .. } => {
+                if status != 0 {
+                    stats.error(format!("HTTP {status}"));
                 }
                 // Find out where the game is and go on.
-                match http.get(format!("{url}/v1/games/{id}")).send().await {
+                let read = stats
+                    .patience
+                    .send("read the game", || http.get(format!("{url}/v1/games/{id}")))
+                    .await;
+                match read {
                     Ok(r) if r.status() == 200 => {
                         let b = r.bytes().await.map_err(|e| e.to_string())?;
                         game = Seen::read(&b)?;
                     }
+                    Err(ClientEnd::Stopped) => return Err(ClientEnd::Stopped),
                     _ => tokio::time::sleep(Duration::from_millis(100)).await,
                 }
             }
         }
     }
-    Ok(stats)
+    Ok(())
+}
+
+/// One client's part in a measurement window.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Share {
+    /// Moves it had acknowledged within the window.
+    moves: u64,
+    /// The time it played: the window less the two below.
+    played: Duration,
+    /// The time it waited out 429 answers.
+    waiting: Duration,
+    /// The time after it stopped.
+    stopped: Duration,
+}
+
+impl Share {
+    /// The part in `window` of a client that made `moves` in it, waited in `pauses` and
+    /// stopped at `stopped`, if it did.
+    fn new(
+        window: (Instant, Instant),
+        moves: u64,
+        pauses: &[(Instant, Instant)],
+        stopped: Option<Instant>,
+    ) -> Share {
+        let (from, to) = window;
+        let end = stopped.map_or(to, |at| at.clamp(from, to));
+        let waiting = pauses
+            .iter()
+            .map(|&(a, b)| b.min(end).saturating_duration_since(a.max(from)))
+            .sum();
+        Share {
+            moves,
+            played: end.duration_since(from).saturating_sub(waiting),
+            waiting,
+            stopped: to.duration_since(end),
+        }
+    }
+}
+
+/// Acknowledged moves per second over the time the clients played: each client's moves
+/// over the time it played, summed. `None` when no client played.
+fn rate(shares: &[Share]) -> Option<f64> {
+    let playing: Vec<&Share> = shares.iter().filter(|s| !s.played.is_zero()).collect();
+    if playing.is_empty() {
+        return None;
+    }
+    Some(
+        playing
+            .iter()
+            .map(|s| s.moves as f64 / s.played.as_secs_f64())
+            .sum(),
+    )
 }
 
 /// The `p`th percentile of latencies in microseconds, sorted ascending, in milliseconds:
@@ -673,11 +895,26 @@ fn worst(p99s: &[Option<f64>]) -> Option<f64> {
 
 /// What one round of HTTP load measured.
 struct Measured {
-    /// Acknowledged moves per second.
-    rate: f64,
+    /// Acknowledged moves per second over the time the clients played ([`rate`]);
+    /// `None` when none played.
+    rate: Option<f64>,
     /// The p99 latency of acknowledged moves, ms; `None` without any.
     p99: Option<f64>,
 }
+
+impl Measured {
+    /// Why the target cannot be judged by this round, if it cannot.
+    fn unjudged(&self) -> Option<&'static str> {
+        match (self.rate, self.p99) {
+            (None, _) => Some("no client played during the measurement"),
+            (_, None) => Some("no acknowledged move, no samples"),
+            _ => None,
+        }
+    }
+}
+
+/// The clients listed by name in the report at the most (the rest are counted).
+const CLIENTS_LISTED: usize = 8;
 
 /// Runs the HTTP load; returns acknowledged moves per second and the p99.
 async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
@@ -716,7 +953,11 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
         args.clients, args.duration, args.variant, seats, args.url
     ));
     let stop = Arc::new(AtomicBool::new(false));
-    let acked = Arc::new(AtomicU64::new(0));
+    // Each client's acknowledged moves.
+    let acked: Arc<Vec<AtomicU64>> =
+        Arc::new((0..args.clients).map(|_| AtomicU64::new(0)).collect());
+    let total =
+        |acked: &[AtomicU64]| -> u64 { acked.iter().map(|a| a.load(Ordering::Relaxed)).sum() };
     let plan = Arc::new(Plan {
         url: args.url.clone(),
         variant: args.variant.clone(),
@@ -733,69 +974,190 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
             acked.clone(),
         )));
     }
+    let all_ended =
+        |tasks: &[tokio::task::JoinHandle<ClientStats>]| tasks.iter().all(|t| t.is_finished());
     // Measure from the first acknowledged move of any client, so set-up is not counted.
     let setup = Instant::now();
-    while acked.load(Ordering::Relaxed) == 0 && setup.elapsed() < Duration::from_secs(30) {
+    while total(&acked) == 0 && setup.elapsed() < Duration::from_secs(30) && !all_ended(&tasks) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let started = Instant::now();
-    let at_start = acked.load(Ordering::Relaxed);
-    let mut last = at_start;
+    let at_start: Vec<u64> = acked.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    let mut last = at_start.iter().sum::<u64>();
     let mut second = 0;
-    while started.elapsed() < args.duration {
+    while started.elapsed() < args.duration && !all_ended(&tasks) {
         tokio::time::sleep(Duration::from_secs(1).min(args.duration)).await;
         second += 1;
-        let now = acked.load(Ordering::Relaxed);
+        let now = total(&acked);
         if second % 5 == 0 {
             out.line(format!("  {second:>4}s  {:>7} moves/s", now - last));
         }
         last = now;
     }
-    let elapsed = started.elapsed().as_secs_f64();
-    let total_acked = acked.load(Ordering::Relaxed) - at_start;
+    let ended = Instant::now();
+    let at_end: Vec<u64> = acked.iter().map(|a| a.load(Ordering::Relaxed)).collect();
     stop.store(true, Ordering::Relaxed);
-    let mut all = ClientStats::default();
+    let mut clients = Vec::with_capacity(tasks.len());
     for t in tasks {
-        match t.await {
-            Ok(Ok(s)) => {
-                all.latencies.extend(s.latencies);
-                all.all_latencies.extend(s.all_latencies);
-                for (k, v) in s.errors {
-                    *all.errors.entry(k).or_default() += v;
-                }
-                all.games_created += s.games_created;
-                all.games_finished += s.games_finished;
-            }
-            Ok(Err(e)) => all.error(format!("client stopped: {e}")),
-            Err(e) => all.error(format!("client panicked: {e}")),
+        clients.push(t.await.map_err(|e| format!("a client panicked: {e}"))?);
+    }
+    let window = (started, ended);
+    let shares: Vec<Share> = clients
+        .iter()
+        .zip(at_start.iter().zip(&at_end))
+        .map(|(c, (a, b))| {
+            Share::new(
+                window,
+                b - a,
+                &c.patience.pauses,
+                c.stopped.as_ref().map(|s| s.0),
+            )
+        })
+        .collect();
+    let rate = rate(&shares);
+    let (mut latencies, mut all_latencies) = (Vec::new(), Vec::new());
+    let mut errors = std::collections::BTreeMap::<String, u64>::new();
+    let (mut created, mut finished) = (0, 0);
+    for c in &clients {
+        latencies.extend_from_slice(&c.latencies);
+        all_latencies.extend_from_slice(&c.all_latencies);
+        for (k, v) in &c.errors {
+            *errors.entry(k.clone()).or_default() += v;
+        }
+        created += c.games_created;
+        finished += c.games_finished;
+        if c.stopped.is_some() {
+            *errors
+                .entry("client stopped (see above)".into())
+                .or_default() += 1;
         }
     }
-    all.latencies.sort_unstable();
-    all.all_latencies.sort_unstable();
-    let rate = total_acked as f64 / elapsed;
-    let p99 = percentile(&all.latencies, 99.0);
-    out.line(format!(
-        "  acknowledged moves: {total_acked} in {elapsed:.1} s = {rate:.0} moves/s"
-    ));
+    latencies.sort_unstable();
+    all_latencies.sort_unstable();
+    out.line(acknowledged_line(&shares, ended - started, rate));
     out.line(format!(
         "  latency of acknowledged moves (ms): {}",
-        latency_summary(&all.latencies)
+        latency_summary(&latencies)
     ));
     out.line(format!(
         "  latency of all move requests (ms): {}  ({} requests)",
-        latency_summary(&all.all_latencies),
-        all.all_latencies.len()
+        latency_summary(&all_latencies),
+        all_latencies.len()
     ));
-    out.line(format!(
-        "  games created {}, finished {}",
-        all.games_created, all.games_finished
-    ));
-    let errors: u64 = all.errors.values().sum();
-    out.line(format!("  errors: {errors}"));
-    for (k, v) in &all.errors {
+    out.line(format!("  games created {created}, finished {finished}"));
+    for line in rate_limited_lines(&clients, &shares) {
+        out.line(line);
+    }
+    for line in stopped_lines(&clients, started) {
+        out.line(line);
+    }
+    out.line(format!("  errors: {}", errors.values().sum::<u64>()));
+    for (k, v) in &errors {
         out.line(format!("    {k}: {v}"));
     }
-    Ok(Measured { rate, p99 })
+    Ok(Measured {
+        rate,
+        p99: percentile(&latencies, 99.0),
+    })
+}
+
+/// `acknowledged moves: N in T s = R moves/s (how)`.
+fn acknowledged_line(shares: &[Share], window: Duration, rate: Option<f64>) -> String {
+    let sum = |f: fn(&Share) -> Duration| shares.iter().map(f).sum::<Duration>().as_secs_f64();
+    let moves: u64 = shares.iter().map(|s| s.moves).sum();
+    let window = window.as_secs_f64();
+    let rate = rate.map_or_else(
+        || "no rate: no client played".to_owned(),
+        |r| format!("{r:.0} moves/s"),
+    );
+    format!(
+        "  acknowledged moves: {moves} in {window:.1} s = {rate} (each client's moves over \
+         the time it played, summed: {:.2} of {:.2} client-s played; left out {:.2} s \
+         waiting out 429s, {:.2} s after clients stopped)",
+        sum(|s| s.played),
+        window * shares.len() as f64,
+        sum(|s| s.waiting),
+        sum(|s| s.stopped),
+    )
+}
+
+/// The 429 answers the clients met, in all and by client; nothing if none.
+fn rate_limited_lines(clients: &[ClientStats], shares: &[Share]) -> Vec<String> {
+    let met: Vec<(usize, &ClientStats)> = clients
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.patience.rate_limited > 0)
+        .collect();
+    if met.is_empty() {
+        return Vec::new();
+    }
+    let waited = |c: &ClientStats| -> f64 {
+        c.patience
+            .pauses
+            .iter()
+            .map(|(a, b)| b.duration_since(*a))
+            .sum::<Duration>()
+            .as_secs_f64()
+    };
+    let mut lines = vec![format!(
+        "  429 Too Many Requests (the server's rate limit): {} answers to {} of {} clients, \
+         each waited out as its Retry-After asked, then sent again",
+        met.iter()
+            .map(|(_, c)| c.patience.rate_limited)
+            .sum::<u64>(),
+        met.len(),
+        clients.len()
+    )];
+    for (n, c) in met.iter().take(CLIENTS_LISTED) {
+        lines.push(format!(
+            "    client {n}: {} answers, waited {:.2} s ({:.2} s of it in the measurement)",
+            c.patience.rate_limited,
+            waited(c),
+            shares[*n].waiting.as_secs_f64()
+        ));
+    }
+    if met.len() > CLIENTS_LISTED {
+        lines.push(format!(
+            "    and {} more clients",
+            met.len() - CLIENTS_LISTED
+        ));
+    }
+    lines
+}
+
+/// The clients that stopped before the end, when and why; nothing if none did.
+fn stopped_lines(clients: &[ClientStats], started: Instant) -> Vec<String> {
+    let stopped: Vec<(usize, &(Instant, String))> = clients
+        .iter()
+        .enumerate()
+        .filter_map(|(n, c)| Some((n, c.stopped.as_ref()?)))
+        .collect();
+    if stopped.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "  clients stopped before the end: {} of {} (their time after it is not counted)",
+        stopped.len(),
+        clients.len()
+    )];
+    for (n, (at, why)) in stopped.iter().take(CLIENTS_LISTED) {
+        let when = if *at < started {
+            "during set-up".to_owned()
+        } else {
+            format!(
+                "{:.2} s into the measurement",
+                at.duration_since(started).as_secs_f64()
+            )
+        };
+        lines.push(format!("    client {n}: {when}: {why}"));
+    }
+    if stopped.len() > CLIENTS_LISTED {
+        lines.push(format!(
+            "    and {} more clients",
+            stopped.len() - CLIENTS_LISTED
+        ));
+    }
+    lines
 }
 
 /// Runs pgbench; returns its transactions per second.
@@ -1105,8 +1467,8 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         } else {
             Some(http_load(args, &out).await?)
         };
-        if let Some(Measured { p99: None, .. }) = ours {
-            unjudged.push(format!("round {round}: no acknowledged move, no samples"));
+        if let Some(why) = ours.as_ref().and_then(Measured::unjudged) {
+            unjudged.push(format!("round {round}: {why}"));
         }
         if let Some(db) = &args.pgbench_db {
             let (db, clients, duration) = (db.clone(), args.clients, args.duration);
@@ -1118,15 +1480,24 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             out.line(format!(
                 "  pgbench single-row INSERT transactions: {tps:.0} tx/s"
             ));
-            if let Some(Measured { rate, p99 }) = ours {
-                out.line(format!(
-                    "  this round: {:.1}% of pgbench's rate ({rate:.0} / {tps:.0}), p99 {}",
-                    rate / tps * 100.0,
-                    p99.map_or_else(|| "no samples".into(), |p99| format!("{p99:.2} ms"))
-                ));
-                rates.push(rate);
-                ceilings.push(tps);
-                p99s.push(p99);
+            match ours {
+                Some(Measured {
+                    rate: Some(rate),
+                    p99: Some(p99),
+                }) => {
+                    out.line(format!(
+                        "  this round: {:.1}% of pgbench's rate ({rate:.0} / {tps:.0}), p99 {p99:.2} ms",
+                        rate / tps * 100.0
+                    ));
+                    rates.push(rate);
+                    ceilings.push(tps);
+                    p99s.push(Some(p99));
+                }
+                Some(m) => out.line(format!(
+                    "  this round: cannot be judged ({})",
+                    m.unjudged().unwrap_or_default()
+                )),
+                None => {}
             }
         }
     }
@@ -1315,12 +1686,12 @@ mod tests {
         let game = Uuid::nil();
         let body = r#"{"move":[]}"#;
         for _ in 0..2 {
-            let (status, seen, _) = mover.send("", game, "tok", 7, body).await.unwrap();
-            assert_eq!(status, 200);
-            assert_eq!(seen.unwrap().version, 7);
+            let sent = mover.send("", game, "tok", 7, body).await.unwrap();
+            assert_eq!(sent.status, 200);
+            assert_eq!(sent.seen.unwrap().version, 7);
         }
-        let (status, seen, _) = mover.send("", game, "tok", 7, body).await.unwrap();
-        assert_eq!((status, seen.is_none()), (409, true));
+        let sent = mover.send("", game, "tok", 7, body).await.unwrap();
+        assert_eq!((sent.status, sent.seen.is_none()), (409, true));
         let requests = server.await.unwrap();
         assert_eq!(requests.len(), 3, "one connection carried every request");
         let first = &requests[0];
@@ -1345,12 +1716,249 @@ mod tests {
             let requests = server.await.unwrap();
             requests
         });
-        let (status, seen, _) = sent.unwrap();
-        assert_eq!((status, seen.unwrap().version), (200, 7));
+        let sent = sent.unwrap();
+        assert_eq!((sent.status, sent.seen.unwrap().version), (200, 7));
         assert_eq!(requests.len(), 1);
         let Mover::Own(conn) = &mover else {
             panic!("plain HTTP uses its own connection")
         };
         assert!(conn.stream.is_none(), "the closed connection is not reused");
+    }
+
+    #[test]
+    fn the_rate_is_each_clients_moves_over_the_time_it_played() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let window = (at(1000), at(6000));
+        // Played the whole window.
+        let whole = Share::new(window, 500, &[], None);
+        assert_eq!(whole.played, Duration::from_secs(5));
+        assert_eq!(rate(&[whole]), Some(100.0));
+        // Waited 4 s of it out (one wait begun during set-up, one running past the end):
+        // 100 moves in the 1 s it played.
+        let waited = Share::new(
+            window,
+            100,
+            &[(at(500), at(2500)), (at(3500), at(9000))],
+            None,
+        );
+        assert_eq!(waited.played, Duration::from_secs(1));
+        assert_eq!(waited.waiting, Duration::from_secs(4));
+        assert_eq!(rate(&[waited]), Some(100.0));
+        // Stopped 2 s in, after a 0.5 s wait: 150 moves in 1.5 s.
+        let stopped = Share::new(window, 150, &[(at(1500), at(2000))], Some(at(3000)));
+        assert_eq!(
+            (stopped.played, stopped.waiting, stopped.stopped),
+            (
+                Duration::from_millis(1500),
+                Duration::from_millis(500),
+                Duration::from_secs(3)
+            )
+        );
+        assert_eq!(rate(&[stopped]), Some(100.0));
+        // Stopped during set-up: it never played and counts for nothing.
+        let never = Share::new(window, 0, &[], Some(at(200)));
+        assert_eq!(
+            (never.played, never.stopped),
+            (Duration::ZERO, Duration::from_secs(5))
+        );
+        assert_eq!(rate(&[never]), None);
+        // Together: the rates add up; the whole duration would have said 750 / 5 s.
+        let all = [whole, waited, stopped, never];
+        assert_eq!(rate(&all), Some(300.0));
+        let line = acknowledged_line(&all, Duration::from_secs(5), rate(&all));
+        assert!(
+            line.starts_with("  acknowledged moves: 750 in 5.0 s = 300 moves/s (each client's moves over the time it played, summed: 7.50 of 20.00 client-s played; left out 4.50 s waiting out 429s, 8.00 s after clients stopped)"),
+            "{line}"
+        );
+        let none = acknowledged_line(&[never], Duration::from_secs(5), None);
+        assert!(none.contains("= no rate: no client played"), "{none}");
+    }
+
+    /// A server for whole clients: every connection is served; each request is answered
+    /// by `answer` from its method and path and how many requests came before it with
+    /// the same method and path.
+    async fn serve_routes(answer: fn(&str, usize) -> String) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(std::collections::HashMap::<String, usize>::new()));
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let seen = seen.clone();
+                tokio::spawn(async move {
+                    let mut got = Vec::new();
+                    loop {
+                        let text = String::from_utf8_lossy(&got).into_owned();
+                        let Some(end) = text.find("\r\n\r\n") else {
+                            let mut chunk = [0u8; 4096];
+                            match socket.read(&mut chunk).await {
+                                Ok(n) if n > 0 => got.extend_from_slice(&chunk[..n]),
+                                _ => return,
+                            }
+                            continue;
+                        };
+                        let length: usize = text[..end]
+                            .lines()
+                            .find_map(|l| {
+                                let (name, value) = l.split_once(':')?;
+                                name.eq_ignore_ascii_case("content-length").then_some(value)
+                            })
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        if got.len() < end + 4 + length {
+                            let mut chunk = [0u8; 4096];
+                            match socket.read(&mut chunk).await {
+                                Ok(n) if n > 0 => got.extend_from_slice(&chunk[..n]),
+                                _ => return,
+                            }
+                            continue;
+                        }
+                        let route = text.split(" HTTP/").next().unwrap_or("").to_owned();
+                        got.drain(..end + 4 + length);
+                        let before = {
+                            let mut seen = seen.lock().unwrap();
+                            let count = seen.entry(route.clone()).or_default();
+                            *count += 1;
+                            *count - 1
+                        };
+                        let reply = answer(&route, before);
+                        if socket.write_all(reply.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        url
+    }
+
+    fn answer(status: &str, headers: &str, body: &str) -> String {
+        format!(
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+
+    #[tokio::test]
+    async fn a_client_waits_out_429s_as_retry_after_asks_and_plays_on() {
+        // The first game and the first move are refused with 429 (Retry-After: 1); all
+        // the rest is answered, the game never ending.
+        let url = serve_routes(|route, before| {
+            let too_many = || {
+                answer(
+                    "429 Too Many Requests",
+                    "retry-after: 1\r\n",
+                    r#"{"status":429}"#,
+                )
+            };
+            match route.split_once(' ') {
+                Some(("POST", "/v1/players")) => answer(
+                    "201 Created",
+                    "",
+                    &format!(r#"{{"id":"p{before}","token":"t{before}"}}"#),
+                ),
+                Some(("POST", "/v1/games")) if before == 0 => too_many(),
+                Some(("POST", "/v1/games")) => answer("201 Created", "", GAME),
+                Some(("POST", path)) if path.ends_with("/moves") && before == 0 => too_many(),
+                Some(("POST", _)) => answer("200 OK", "", GAME),
+                _ => answer("404 Not Found", "", "{}"),
+            }
+        })
+        .await;
+        let plan = Arc::new(Plan {
+            url,
+            variant: "backgammon".into(),
+            options: Value::Null,
+            seats: 2,
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let acked = Arc::new(vec![AtomicU64::new(0)]);
+        let started = Instant::now();
+        let task = tokio::spawn(client(
+            0,
+            reqwest::Client::new(),
+            plan,
+            stop.clone(),
+            acked.clone(),
+        ));
+        tokio::time::sleep(Duration::from_millis(2600)).await;
+        let ended = Instant::now();
+        stop.store(true, Ordering::Relaxed);
+        let stats = task.await.unwrap();
+        assert!(stats.stopped.is_none(), "{:?}", stats.stopped);
+        assert!(stats.errors.is_empty(), "{:?}", stats.errors);
+        assert_eq!(stats.patience.rate_limited, 2);
+        let waits: Vec<Duration> = stats
+            .patience
+            .pauses
+            .iter()
+            .map(|(a, b)| b.duration_since(*a))
+            .collect();
+        assert_eq!(waits.len(), 2);
+        for wait in &waits {
+            assert!(
+                (Duration::from_secs(1)..Duration::from_millis(1500)).contains(wait),
+                "{waits:?}"
+            );
+        }
+        // It went on after each: the game was created, and moves were acknowledged.
+        assert_eq!(stats.games_created, 1);
+        let moves = acked[0].load(Ordering::Relaxed);
+        assert!(moves > 0 && stats.latencies.len() as u64 == moves);
+        assert_eq!(stats.all_latencies.len() as u64, moves + 1, "the 429 too");
+        // The 2 s of waiting are not time it played.
+        let share = Share::new((started, ended), moves, &stats.patience.pauses, None);
+        assert_eq!(share.played + share.waiting, ended - started);
+        assert!(share.played < Duration::from_millis(700), "{share:?}");
+        let line = rate_limited_lines(&[stats], &[share]).join("\n");
+        assert!(
+            line.starts_with(
+                "  429 Too Many Requests (the server's rate limit): 2 answers to 1 of 1 clients"
+            ),
+            "{line}"
+        );
+        assert!(
+            line.contains("\n    client 0: 2 answers, waited 2."),
+            "{line}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_wait_for_retry_after_ends_when_the_client_is_asked_to_stop() {
+        let mut patience = Patience::default();
+        let stop = patience.stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            stop.store(true, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let waited = patience.wait_out(Some(Duration::from_secs(60))).await;
+        assert!(matches!(waited, Err(ClientEnd::Stopped)));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert_eq!(patience.rate_limited, 1);
+        assert_eq!(patience.pauses.len(), 1);
+        assert_eq!(retry_after(b" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(retry_after(b"Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+
+    #[test]
+    fn stopped_clients_are_listed_with_when_and_why() {
+        let started = Instant::now();
+        let stopped = |at: Instant, why: &str| ClientStats {
+            stopped: Some((at, why.into())),
+            ..ClientStats::default()
+        };
+        let early = stopped(started - Duration::from_millis(10), "create game: HTTP 500");
+        let late = stopped(started + Duration::from_millis(2310), "read: reset");
+        let lines = stopped_lines(&[ClientStats::default(), early, late], started);
+        assert_eq!(
+            lines,
+            [
+                "  clients stopped before the end: 2 of 3 (their time after it is not counted)",
+                "    client 1: during set-up: create game: HTTP 500",
+                "    client 2: 2.31 s into the measurement: read: reset",
+            ]
+        );
+        assert!(stopped_lines(&[ClientStats::default()], started).is_empty());
     }
 }
