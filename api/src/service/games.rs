@@ -12,6 +12,7 @@ use worp_engine::{variant, Seat};
 use super::draft::Draft;
 use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
+use super::seats::chosen_seat;
 use super::text;
 use super::worp::Worp;
 use crate::bots::BotKind;
@@ -376,21 +377,13 @@ impl Worp {
                 table.status().as_str()
             )));
         }
-        let seat = match (seat, mine.as_slice()) {
-            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
-            (Some(s), _) => {
-                return Err(Refusal::NotYours(format!(
-                    "seat {s} is not yours to resign"
-                )))
-            }
-            (None, [only]) => *only,
-            (None, []) => return Err(Refusal::Conflict("you have already resigned".into())),
-            (None, _) => {
-                return Err(Refusal::Invalid(
-                    "you hold several seats: say which one resigns".into(),
-                ))
-            }
-        };
+        let seat = chosen_seat(
+            seat,
+            &mine,
+            |s| Refusal::NotYours(format!("seat {s} is not yours to resign")),
+            || Refusal::Conflict("you have already resigned".into()),
+            "you hold several seats: say which one resigns",
+        )?;
         let expected = table.version;
         let mut draft = self.draft(&table, self.now()).await?;
         draft.push(Event::SeatRetired {

@@ -57,25 +57,13 @@ impl Worp {
     ) -> Result<Arc<Table>, Refusal> {
         let table = self.load(id).await?;
         let mine = table.invitations_of(player.id);
-        let seat = match (seat, mine.as_slice()) {
-            (Some(s), _) if mine.contains(&Seat(s)) => Seat(s),
-            (Some(s), _) => {
-                return Err(Refusal::NotYours(format!(
-                    "seat {s} is not reserved for you"
-                )))
-            }
-            (None, [only]) => *only,
-            (None, []) => {
-                return Err(Refusal::NotYours(
-                    "you have no invitation to this game".into(),
-                ))
-            }
-            (None, _) => {
-                return Err(Refusal::Invalid(
-                    "you are invited to several seats: say which one you decline".into(),
-                ))
-            }
-        };
+        let seat = chosen_seat(
+            seat,
+            &mine,
+            |s| Refusal::NotYours(format!("seat {s} is not reserved for you")),
+            || Refusal::NotYours("you have no invitation to this game".into()),
+            "you are invited to several seats: say which one you decline",
+        )?;
         let expected = table.version;
         let mut draft = self.draft(&table, self.now()).await?;
         draft.push(Event::InvitationDeclined {
@@ -83,5 +71,24 @@ impl Worp {
             player_id: player.id,
         })?;
         self.record(Some(&table), draft, expected, None, None).await
+    }
+}
+
+/// The seat a request acts on: the one it names, if it is among `mine`, else the only one
+/// of `mine`; refused with `not_mine` (a seat named that is not among them), `none` (no
+/// seat at all) or, when several could be meant, an invalid request saying `several`.
+pub(super) fn chosen_seat(
+    asked: Option<u8>,
+    mine: &[Seat],
+    not_mine: impl FnOnce(u8) -> Refusal,
+    none: impl FnOnce() -> Refusal,
+    several: &str,
+) -> Result<Seat, Refusal> {
+    match (asked, mine) {
+        (Some(s), _) if mine.contains(&Seat(s)) => Ok(Seat(s)),
+        (Some(s), _) => Err(not_mine(s)),
+        (None, [only]) => Ok(*only),
+        (None, []) => Err(none()),
+        (None, _) => Err(Refusal::Invalid(several.to_owned())),
     }
 }
