@@ -150,6 +150,16 @@ fn slot_of_index(side: Side, i: usize) -> usize {
     }
 }
 
+/// The board index of slot `slot` (1..=24) for `side`: the inverse of [`slot_of_index`]
+/// (out of range for other slots).
+#[inline(always)]
+fn index_of_slot(side: Side, slot: usize) -> usize {
+    match side {
+        Side::White => 24usize.wrapping_sub(slot),
+        Side::Black => slot.wrapping_sub(1),
+    }
+}
+
 /// One way to play the roll, with the key of its result.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Leaf {
@@ -170,6 +180,35 @@ impl Leaf {
     /// How many numbers of the roll it uses.
     pub fn dice_used(&self) -> usize {
         usize::from(self.len)
+    }
+
+    /// The position after these steps of `side` from `pos`: a checker landing on a single
+    /// opposing checker sends it to the bar. The same position the key describes, found
+    /// by replaying at most four steps rather than decoding the key point by point.
+    #[inline]
+    pub fn apply(&self, mut pos: Position, side: Side) -> Position {
+        let sign = side.sign();
+        for &(s, t) in self.steps.iter().take(usize::from(self.len)) {
+            let (s, t) = (usize::from(s), usize::from(t));
+            if s == BAR {
+                let n = pos.bar.get_mut(side);
+                *n = n.wrapping_sub(1);
+            } else if let Some(v) = pos.board.get_mut(index_of_slot(side, s)) {
+                *v = v.wrapping_sub(sign);
+            }
+            if t == OFF {
+                let n = pos.off.get_mut(side);
+                *n = n.wrapping_add(1);
+            } else if let Some(v) = pos.board.get_mut(index_of_slot(side, t)) {
+                if *v == -sign {
+                    *v = 0;
+                    let n = pos.bar.get_mut(side.opponent());
+                    *n = n.wrapping_add(1);
+                }
+                *v = v.wrapping_add(sign);
+            }
+        }
+        pos
     }
 
     /// The steps as a [`Move`] of `side`.
@@ -407,8 +446,10 @@ fn hash(key: u128) -> usize {
     (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
 }
 
+#[cfg(test)]
 impl Position {
-    /// The position after the move of `side` whose result has `key`.
+    /// The position after the move of `side` whose result has `key` (how
+    /// [`Position::outcomes`] used to build its positions; kept as a test reference).
     pub(crate) fn after_key(&self, side: Side, key: u128) -> Position {
         let mut pos = *self;
         let sign = side.sign();

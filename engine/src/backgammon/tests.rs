@@ -686,3 +686,88 @@ fn json_schemas_are_published() {
     let mv = serde_json::to_value(&s.mv).unwrap();
     assert!(mv.to_string().contains("steps"));
 }
+
+/// `Position::outcomes` as it was before it reused the thread's generator and replayed
+/// each way's steps: a fresh generator, each key decoded point by point, the positions
+/// sorted by their derived order.
+fn outcomes_reference(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
+    let mut movegen = super::movegen::MoveGen::default();
+    let mut out: Vec<Position> = movegen
+        .generate(pos, side, dice)
+        .iter()
+        .map(|leaf| pos.after_key(side, leaf.key))
+        .collect();
+    if out.is_empty() {
+        out.push(*pos);
+    }
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn outcomes_match_the_previous_implementation() {
+    // A random walk through games (hits, the bar, bearing off, blocked rolls), every one
+    // of the 36 rolls tried at each step, both for the side to move and its opponent.
+    let mut rng = crate::playout::SplitMix64(7);
+    let (mut pos, mut side) = (Position::START, Side::White);
+    let mut compared = 0;
+    let mut blocked = 0;
+    for _ in 0..400 {
+        for s in Side::BOTH {
+            for a in 1..=6 {
+                for b in 1..=6 {
+                    let want = outcomes_reference(&pos, s, [a, b]);
+                    assert_eq!(pos.outcomes(s, [a, b]), want, "{pos:?} {s:?} {a}-{b}");
+                    compared += 1;
+                    blocked += usize::from(want == [pos]);
+                }
+            }
+        }
+        let roll = [rng.below(6) as u8 + 1, rng.below(6) as u8 + 1];
+        let next = pos.outcomes(side, roll);
+        pos = next[rng.below(next.len())];
+        side = side.opponent();
+        if pos.off.white == 15 || pos.off.black == 15 {
+            (pos, side) = (Position::START, Side::White);
+        }
+    }
+    assert_eq!(compared, 400 * 72);
+    assert!(blocked > 0, "some rolls were blocked");
+}
+
+#[test]
+fn order_key_orders_as_positions_do() {
+    let mut rng = crate::playout::SplitMix64(11);
+    let random = |rng: &mut crate::playout::SplitMix64| {
+        let mut p = Position::START;
+        // Few values per field, so that many pairs agree on a long prefix.
+        for v in p.board.iter_mut() {
+            *v = [i8::MIN, -15, -1, 0, 1, 15, i8::MAX][rng.below(7)];
+        }
+        for n in [
+            &mut p.bar.white,
+            &mut p.bar.black,
+            &mut p.off.white,
+            &mut p.off.black,
+        ] {
+            *n = [0, 1, 15, u8::MAX][rng.below(4)];
+        }
+        p
+    };
+    for _ in 0..20_000 {
+        let (a, mut b) = (random(&mut rng), random(&mut rng));
+        // Often equal up to one field.
+        if rng.below(2) == 0 {
+            let keep = b;
+            b = a;
+            match rng.below(3) {
+                0 => b.board[rng.below(24)] = keep.board[0],
+                1 => b.bar = keep.bar,
+                _ => b.off = keep.off,
+            }
+        }
+        let key = super::position::order_key;
+        assert_eq!(key(&a).cmp(&key(&b)), a.cmp(&b), "{a:?} {b:?}");
+        assert_eq!(super::position::from_order_key(key(&a)), a);
+    }
+}
