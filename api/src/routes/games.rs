@@ -59,6 +59,8 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
         (status = 201, description = "Created", body = GameView, headers(("ETag" = String, description = "The version"))),
         (status = 400, description = "Malformed body, unknown variant, invalid options or seats", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many of your games wait for players (`WORP_OPEN_GAMES_PER_PLAYER`), or the rate limit", body = Problem, content_type = "application/problem+json",
+         headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     )
 )]
 #[post("/v1/games")]

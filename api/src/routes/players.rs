@@ -37,6 +37,8 @@ pub struct CreatedPlayer {
     responses(
         (status = 201, description = "Created; the token is shown only now", body = CreatedPlayer),
         (status = 400, description = "Malformed body or name", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Too many players registered from this address this hour (`WORP_PLAYERS_PER_HOUR_PER_ADDRESS`), or the per-address rate limit", body = Problem, content_type = "application/problem+json",
+         headers(("Retry-After" = u64, description = "Seconds until a registration is allowed again"))),
     )
 )]
 #[post("/v1/players")]
