@@ -211,6 +211,15 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
             .configure(routes::configure)
             .route("/openapi.json", web::get().to(openapi_json))
             .service(SwaggerUi::new("/docs/{_:.*}").url("/docs/openapi.json", ApiDoc::openapi()))
+            // The documentation's address without its slash (as the README gives it).
+            .route(
+                "/docs",
+                web::get().to(|| async {
+                    HttpResponse::PermanentRedirect()
+                        .insert_header((actix_web::http::header::LOCATION, "/docs/"))
+                        .finish()
+                }),
+            )
             .default_service(web::to(not_found))
     })
     .workers(workers)

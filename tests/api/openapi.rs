@@ -57,6 +57,9 @@ async fn the_server_serves_its_spec_docs_and_health() {
         Some(true)
     );
     assert!(spec["paths"]["/v1/games/{id}/moves"]["post"].is_object());
+    // `/docs` (as the README gives it) leads to the documentation.
+    let docs = app.get("/docs").await;
+    assert_eq!(docs.status(), 200, "{}", docs.url());
     let docs = app.get("/docs/").await;
     assert_eq!(docs.status(), 200);
     assert!(docs.text().await.expect("text").contains("swagger"));
