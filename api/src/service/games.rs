@@ -73,7 +73,7 @@ pub struct CreateGame {
 
 impl Worp {
     /// A draft of new events for `table`, with its secret seed.
-    pub(super) async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
+    async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
         // The secret never changes once stored: cached after the first read.
         let seed = match self.cache.secret(table.id) {
             Some(s) => s,
@@ -95,7 +95,7 @@ impl Worp {
 
     /// Appends `draft` as one change judged on `expected_version`, then caches the new
     /// table and tells live listeners.
-    pub(super) async fn record(
+    async fn record(
         &self,
         before: Option<&Table>,
         draft: Draft,
@@ -148,6 +148,22 @@ impl Worp {
             notices,
         });
         Ok(table)
+    }
+
+    /// Records `event` on `table` (judged on its version), with every roll the server
+    /// then owes and every move bots then play.
+    pub(super) async fn change(
+        &self,
+        table: &Table,
+        event: Event,
+        now: DateTime<Utc>,
+        idempotency: Option<(Uuid, Idempotency<'_>)>,
+    ) -> Result<Arc<Table>, Refusal> {
+        let mut draft = self.draft(table, now).await?;
+        draft.push(event)?;
+        draft.advance()?;
+        self.record(Some(table), draft, table.version, None, idempotency)
+            .await
     }
 
     /// Creates a game.
@@ -324,15 +340,10 @@ impl Worp {
             }
         }
         let seat = self.seat_to_act(table, player)?;
-        let expected = table.version;
-        let mut draft = self.draft(table, self.now()).await?;
-        draft.push(Event::MovePlayed { seat: seat.0, mv })?;
-        draft.advance()?;
-        self.record(
-            Some(table),
-            draft,
-            expected,
-            None,
+        self.change(
+            table,
+            Event::MovePlayed { seat: seat.0, mv },
+            self.now(),
             idempotency.map(|i| (player.id, i)),
         )
         .await
@@ -384,14 +395,11 @@ impl Worp {
             || Refusal::Conflict("you have already resigned".into()),
             "you hold several seats: say which one resigns",
         )?;
-        let expected = table.version;
-        let mut draft = self.draft(&table, self.now()).await?;
-        draft.push(Event::SeatRetired {
+        let event = Event::SeatRetired {
             seat: seat.0,
             reason: RetireReason::Resigned,
-        })?;
-        draft.advance()?;
-        self.record(Some(&table), draft, expected, None, None).await
+        };
+        self.change(&table, event, self.now(), None).await
     }
 
     /// Records a time-out for the seat to move of game `id` if its deadline has passed
@@ -406,14 +414,11 @@ impl Worp {
         if deadline > now {
             return Ok(false);
         }
-        let expected = table.version;
-        let mut draft = self.draft(&table, now).await?;
-        draft.push(Event::SeatRetired {
+        let event = Event::SeatRetired {
             seat: seat.0,
             reason: RetireReason::TimedOut,
-        })?;
-        draft.advance()?;
-        match self.record(Some(&table), draft, expected, None, None).await {
+        };
+        match self.change(&table, event, now, None).await {
             Ok(_) => Ok(true),
             Err(Refusal::Conflict(_)) => Ok(false),
             Err(e) => Err(e),

@@ -36,15 +36,12 @@ impl Worp {
                 "seat {seat} is reserved for the player invited to it"
             )));
         }
-        let expected = table.version;
-        let mut draft = self.draft(&table, self.now()).await?;
-        draft.push(Event::SeatTaken {
+        let event = Event::SeatTaken {
             seat,
             player_id: player.id,
             client_seed,
-        })?;
-        draft.advance()?;
-        self.record(Some(&table), draft, expected, None, None).await
+        };
+        self.change(&table, event, self.now(), None).await
     }
 
     /// Declines the invitation to `seat` (or to the caller's only reserved seat): the
@@ -64,13 +61,12 @@ impl Worp {
             || Refusal::NotYours("you have no invitation to this game".into()),
             "you are invited to several seats: say which one you decline",
         )?;
-        let expected = table.version;
-        let mut draft = self.draft(&table, self.now()).await?;
-        draft.push(Event::InvitationDeclined {
+        // The game still waits for the seat: nothing is owed after it.
+        let event = Event::InvitationDeclined {
             seat: seat.0,
             player_id: player.id,
-        })?;
-        self.record(Some(&table), draft, expected, None, None).await
+        };
+        self.change(&table, event, self.now(), None).await
     }
 }
 
