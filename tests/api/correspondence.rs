@@ -143,15 +143,11 @@ async fn a_seat_that_runs_out_of_time_retires() {
         assert_eq!(bad.status(), 400);
 
         // Two seats: the other seat wins.
-        let resp = app
-            .post(
-                "/v1/games",
+        let game = app
+            .create_from(
                 &a,
                 json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 2}),
             )
-            .await;
-        let game: Value = app
-            .accept_invitations(resp.json().await.expect("json"))
             .await;
         let id = game["id"].as_str().expect("id").to_owned();
         let deadline: chrono::DateTime<chrono::Utc> =
@@ -195,15 +191,11 @@ async fn a_seat_that_runs_out_of_time_retires() {
             .iter()
             .find(|v| v.max_seats >= 3)
             .expect("a game for three");
-        let resp = app
-            .post(
-                "/v1/games",
+        let game = app
+            .create_from(
                 &a,
                 json!({"variant": three.name, "seats": [a.id, b.id, c.id], "days_per_move": 1}),
             )
-            .await;
-        let game: Value = app
-            .accept_invitations(resp.json().await.expect("json"))
             .await;
         let id = game["id"].as_str().expect("id").to_owned();
         let first = game["to_move"].as_u64().expect("to move");

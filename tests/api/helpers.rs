@@ -302,13 +302,16 @@ impl TestApp {
         options: Value,
         seats: Vec<Option<Uuid>>,
     ) -> Value {
-        let resp = self
-            .post(
-                "/v1/games",
-                creator,
-                json!({"variant": variant, "options": options, "seats": seats}),
-            )
-            .await;
+        self.create_from(
+            creator,
+            json!({"variant": variant, "options": options, "seats": seats}),
+        )
+        .await
+    }
+
+    /// Creates a game from a whole `POST /v1/games` body; the players invited accept.
+    pub async fn create_from(&self, creator: &TestPlayer, body: Value) -> Value {
+        let resp = self.post("/v1/games", creator, body).await;
         let status = resp.status();
         let body: Value = resp.json().await.expect("json");
         assert_eq!(status, 201, "{body}");

@@ -15,16 +15,11 @@ async fn the_deadline_sweep_skips_a_game_that_does_not_replay_and_times_out_the_
     let (a, b) = (app.player("a").await, app.player("b").await);
     let mut ids = Vec::new();
     for _ in 0..2 {
-        let resp = app
-            .post(
-                "/v1/games",
+        let game = app
+            .create_from(
                 &a,
                 json!({"variant": "backgammon", "seats": [a.id, b.id], "days_per_move": 1}),
             )
-            .await;
-        assert_eq!(resp.status(), 201);
-        let game: Value = app
-            .accept_invitations(resp.json().await.expect("json"))
             .await;
         ids.push(
             game["id"]

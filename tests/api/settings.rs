@@ -121,16 +121,11 @@ async fn the_deadline_sweep_runs_at_the_configured_interval() {
     settings.sweep_interval = Duration::from_secs(1);
     let app = spawn_app_from(settings, clock.clone(), dir).await;
     let (a, b) = (app.player("a").await, app.player("b").await);
-    let resp = app
-        .post(
-            "/v1/games",
+    let game = app
+        .create_from(
             &a,
             json!({"variant": "backgammon", "seats": [a.id, b.id], "days_per_move": 1}),
         )
-        .await;
-    assert_eq!(resp.status(), 201);
-    let game: Value = app
-        .accept_invitations(resp.json().await.expect("json"))
         .await;
     let id = game["id"].as_str().expect("id").to_owned();
     clock.advance(chrono::Duration::days(2));
