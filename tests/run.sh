@@ -7,8 +7,10 @@
 # 1. Installs what is missing from Debian's packages: PostgreSQL's server (`postgresql`,
 #    for initdb, pg_ctl and pgbench), GNU Backgammon (`gnubg`), `python3-venv`, `npm`
 #    and `curl`; tests/e2e/run.sh
-#    installs `chromium` and npm's `playwright-core`, tests/schemathesis/run.sh
-#    schemathesis from PyPI, and the schema check `jsonschema` from PyPI.
+#    installs `chromium` and npm's `playwright-core`, tests/clients/run.sh
+#    openapi-typescript, openapi-fetch and typescript from npm and openapi-python-client
+#    and mypy from PyPI (all pinned), tests/schemathesis/run.sh schemathesis from PyPI,
+#    and the schema check `jsonschema` from PyPI.
 # 2. Starts a private, throw-away PostgreSQL cluster (initdb in a temp directory, as the
 #    `postgres` user when run as root; trust auth, on 127.0.0.1 only, on a free port, its
 #    socket in that directory) and exports WORP_TEST_POSTGRES for the tests. It never
@@ -16,7 +18,8 @@
 #    directory deleted on exit, whether the run passes, fails or is interrupted.
 # 3. Runs, in this order, with one cargo profile (dev) so nothing is built twice:
 #    cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the variant
-#    schema check, the web client end to end (tests/e2e/run.sh) and schemathesis
+#    schema check, the web client end to end (tests/e2e/run.sh), clients generated from
+#    the OpenAPI document playing every game (tests/clients/run.sh) and schemathesis
 #    (tests/schemathesis/run.sh), printing how long each stage took.
 #
 # Sourced, it only defines its functions: e.g. one test on a private cluster,
@@ -202,5 +205,8 @@ stage "cargo test" cargo_test
 stage "variant schemas" variant_schemas
 # The web client, end to end in headless Chromium (reuses the worp the tests built).
 stage "e2e (web client)" bash tests/e2e/run.sh
+# Clients generated from the committed document (TypeScript and Python) type-check and
+# play every variant against the server (reuses the worp the tests built).
+stage "generated clients" bash tests/clients/run.sh
 # Schemathesis against a running server: no 5xx, every response conforms to the spec.
 stage "schemathesis" bash tests/schemathesis/run.sh
