@@ -17,7 +17,7 @@ use worp_engine::GameResult;
 use crate::bots::BotKind;
 
 /// What happened in a game, one fact per event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The game was created. Only the SHA-256 of the server's dice seed is published.

@@ -246,6 +246,11 @@ pub fn variants() -> &'static [Variant] {
     *REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The games of this crate, without those registered from outside.
+pub fn builtin_variants() -> &'static [Variant] {
+    VARIANTS
+}
+
 /// The registered game called `name`.
 pub fn variant(name: &str) -> Result<&'static Variant, EngineError> {
     variants()

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod games;
 pub mod health;
+pub mod history;
 pub mod me;
 pub mod players;
 pub mod streams;
@@ -29,8 +30,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::take_seat)
         .service(games::decline_seat)
         .service(games::resign)
-        .service(games::list_events)
-        .service(games::state_at)
+        .service(history::list_events)
+        .service(history::state_at)
         .service(me::me)
         .service(me::update_me)
         .service(me::inbox)

@@ -36,6 +36,13 @@ fn event_message(e: &StoredEvent) -> Bytes {
     ))
 }
 
+/// The `data` of a `resync` event on a player's stream.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Resync {
+    /// How many changes (of all games) the stream missed.
+    pub missed: u64,
+}
+
 /// Where to resume a game stream.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -65,6 +72,7 @@ struct GameStream {
 /// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
 /// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
 #[utoipa::path(
+    operation_id = "stream_game",
     tag = "live",
     params(
         ("id" = Uuid, Path, description = "The game"),
@@ -171,6 +179,7 @@ struct PlayerStream {
 /// fell behind and notices may have been lost: fetch the inbox again. While idle, a
 /// comment keeps the connection alive.
 #[utoipa::path(
+    operation_id = "stream_my_notices",
     tag = "live",
     security(("bearer" = [])),
     responses(
@@ -223,9 +232,12 @@ fn player_messages(
                 }
                 // The hub dropped changes this stream had not read: the client must
                 // refetch what it shows (the notices are not kept anywhere to resend).
-                Ok(Err(broadcast::error::RecvError::Lagged(missed))) => st.pending.push_back(
-                    Bytes::from(format!("event: resync\ndata: {{\"missed\":{missed}}}\n\n")),
-                ),
+                Ok(Err(broadcast::error::RecvError::Lagged(missed))) => {
+                    st.pending.push_back(Bytes::from(format!(
+                        "event: resync\ndata: {}\n\n",
+                        serde_json::to_string(&Resync { missed }).unwrap_or_default()
+                    )))
+                }
                 Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                 Err(_) => st
                     .pending

@@ -28,7 +28,7 @@ pub use crate::clock::{Clock, SystemClock};
 pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE};
 pub use limits::OpenGames;
 pub use players::{token_hash, MAX_NAME};
-pub use read_model::{game_row, notices, GameSummary};
+pub use read_model::{game_row, notices, GameSummary, NoticePayload};
 pub use refusal::Refusal;
 pub use text::MAX_CLIENT_SEED;
 pub use worp::Worp;

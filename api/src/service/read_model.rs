@@ -16,6 +16,7 @@ use crate::table::Table;
 pub struct GameSummary {
     pub id: Uuid,
     pub variant: String,
+    #[schema(value_type = crate::table::Status)]
     pub status: String,
     pub version: i64,
     /// The player of each seat (`null` = open, or reserved for an invited player).
@@ -124,16 +125,26 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
 
 /// What a notice says (webhook body, stream data), serialised straight from the table,
 /// its members in alphabetical order (receivers may compare payloads as text).
-#[derive(Serialize)]
-struct NoticePayload<'a> {
+#[derive(Serialize, ToSchema)]
+#[schema(as = Notice)]
+pub struct NoticePayload<'a> {
+    /// When the seat to move runs out of time (games with a clock).
     deadline: Option<DateTime<Utc>>,
     game_id: Uuid,
+    /// How the game ended (`game_finished`).
+    #[schema(value_type = Option<GameResult>)]
     result: &'a Option<GameResult>,
+    /// The seat the notice is about (`your_turn`: the seat to move; `invited` and
+    /// `invitation_declined`: the reserved seat).
     seat: Option<u8>,
+    #[schema(value_type = crate::table::Status)]
     status: &'a str,
     #[serde(rename = "type")]
+    #[schema(value_type = crate::store::NoticeKind)]
     kind: &'a str,
+    /// The game's address in this API.
     url: String,
     variant: &'a str,
+    /// The game's version the notice was sent at.
     version: i64,
 }

@@ -37,8 +37,8 @@ pub use error::StoreError;
 pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, KeptAnswer, Player, PlayerNotice,
-    SavedResponse, Webhook,
+    Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer,
+    NoticeKind, Player, PlayerNotice, SavedResponse, Webhook,
 };
 
 use crate::events::StoredEvent;
@@ -278,8 +278,14 @@ impl Store {
     pub async fn delete_webhook(&self, player: Uuid, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.delete_webhook(player, id))
     }
-    pub async fn deliveries(&self, webhook: Uuid, limit: i64) -> Result<Vec<Delivery>, StoreError> {
-        on_backend!(self.deliveries(webhook, limit))
+    /// A page of a webhook's deliveries, newest first.
+    pub async fn deliveries(
+        &self,
+        webhook: Uuid,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        on_backend!(self.deliveries(webhook, limit, offset))
     }
     pub async fn due_deliveries(
         &self,

@@ -175,7 +175,7 @@ pub const DELETE_WEBHOOK: &str = "DELETE FROM webhooks WHERE player_id = $1 AND 
 pub const DELIVERIES: &str = concat!(
     "SELECT ",
     delivery_read_columns!(),
-    " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2"
+    " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
 );
 /// The due deliveries, oldest first, at most two per webhook (one webhook's backlog
 /// leaves room for the others'), with their webhook's URL and secret.
