@@ -1,7 +1,9 @@
 """A front-end's game loop, written against a client generated from openapi/openapi.json
 by openapi-python-client: one game of every variant the server lists, to its end, one
-seat ours and the others bots. Each turn it reads the game, picks one of `legal_moves`
-and sends it back as listed, with If-Match.
+seat ours and the others bots. Each turn it reads the game, narrows it by its class (one
+per variant), checks the move it picks from `legal_moves` against the typed `state` (as
+a front-end drawing the board would read it), and sends the move back as listed, with
+If-Match. Afterwards it reads the game's event log, narrowed by event class.
 
     PYTHONPATH=generated python play.py http://127.0.0.1:8080
 """
@@ -11,29 +13,87 @@ from __future__ import annotations
 import random
 import sys
 import time
-from typing import NoReturn, TypeVar
+from typing import NoReturn, TypeVar, assert_never
 from uuid import UUID
 
 from worp_client import AuthenticatedClient, Client
-from worp_client.api.games import create_game, get_game, play_move
+from worp_client.api.games import create_game, list_events, play_move
 from worp_client.api.players import create_player
 from worp_client.api.variants import list_variants
 from worp_client.models import (
+    AliBabaGame,
+    AliBabaMove,
+    AliBabaStageType2,
+    AwaitingType1,
+    AwaitingType2,
+    BackgammonGame,
+    BackgammonMove,
+    BackgammonOriginType1,
+    BackgammonSide,
     BotKind,
+    CreateAliBabaGame,
+    CreateAliBabaGameVariant,
+    CreateBackgammonGame,
+    CreateBackgammonGameVariant,
     CreatedPlayer,
-    CreateGame,
+    CreateHoofdenGame,
+    CreateHoofdenGameVariant,
+    CreateLudoGame,
+    CreateLudoGameVariant,
+    CreateMensErgerJeNietGame,
+    CreateMensErgerJeNietGameVariant,
+    EventPage,
+    GameFinishedEvent,
     GameResult,
-    GameView,
+    HoofdenGame,
+    HoofdenMove,
+    LudoGame,
+    LudoMoveType0,
+    LudoMoveType1,
+    LudoMoveType2,
+    LudoPlaceType0,
+    LudoPlaceType1,
+    LudoPlaceType2,
+    LudoTurnType2,
+    MensErgerJeNietColourStatus,
+    MensErgerJeNietGame,
+    MensErgerJeNietMove,
+    MensErgerJeNietPlaceType0,
+    MensErgerJeNietPlaceType1,
+    MensErgerJeNietPlaceType2,
+    MensErgerJeNietStageType2,
+    MovePlayedEvent,
     MoveRequest,
     NewPlayer,
     SeatRequestType1,
     Status,
-    VariantInfo,
 )
-from worp_client.types import Response
+from worp_client.types import Response, Unset
 
+from reading import GAMES, Game, read
+
+# Our seat in every game: we create it and the bots take the others.
+OURS = 0
 # The longest game we wait for, in our own moves: a game longer than this is a failure.
 MOST_MOVES = 3000
+
+Move = (
+    AliBabaMove
+    | BackgammonMove
+    | HoofdenMove
+    | LudoMoveType0
+    | LudoMoveType1
+    | LudoMoveType2
+    | MensErgerJeNietMove
+)
+CreateGame = (
+    CreateAliBabaGame
+    | CreateBackgammonGame
+    | CreateHoofdenGame
+    | CreateLudoGame
+    | CreateMensErgerJeNietGame
+)
+Seats = list[None | SeatRequestType1 | UUID]
 
 T = TypeVar("T")
 Parsed = TypeVar("Parsed")
@@ -50,76 +110,236 @@ def expect(what: str, response: Response[Parsed], kind: type[T]) -> T:
     return response.parsed
 
 
-def play(api: AuthenticatedClient, me: CreatedPlayer, variant: VariantInfo) -> None:
-    started = time.monotonic()
-    # Seat 0 is ours; every other seat a bot.
-    seats: list[None | SeatRequestType1 | UUID] = [me.id]
-    for seat in range(1, variant.min_seats):
-        kind = BotKind.GREEDY if seat % 2 == 0 else BotKind.RANDOM
-        seats.append(SeatRequestType1(bot=kind))
-    created = expect(
-        f"POST /v1/games ({variant.name})",
-        create_game.sync_detailed(
-            client=api, body=CreateGame(variant=variant.name, seats=seats)
-        ),
-        GameView,
-    )
-    ours = 0
+def check(condition: bool, what: str) -> None:
+    if not condition:
+        raise SystemExit(f"check failed: {what}")
+
+
+def pick(moves: list[T]) -> T:
+    check(bool(moves), "our move is awaited, so some move is legal")
+    return random.choice(moves)
+
+
+# One function per variant: read the typed state a board would be drawn from, pick a
+# legal move, and check that it moves something of ours from where the state has it.
+
+
+def backgammon(game: BackgammonGame) -> Move:
+    state = game.state
+    check(state.phase.value == "move", f"backgammon waits for a move, not {state.phase}")
+    check(len(state.board) == 24, "24 points")
+    side = state.to_move
+    white = side == BackgammonSide.WHITE
+
+    def mine(n: int) -> bool:
+        return n > 0 if white else n < 0
+
+    on_bar = state.bar.white if white else state.bar.black
+    off = state.off.white if white else state.off.black
+    on_board = sum(abs(n) for n in state.board if mine(n))
+    check(on_board + on_bar + off == 15, f"{side} has 15 checkers")
+    move = pick(game.legal_moves)
+    check(len(move.steps) <= 4, "at most four steps")
+    if move.steps:
+        first = move.steps[0].from_
+        if isinstance(first, BackgammonOriginType1):
+            check(on_bar > 0, f"{side} enters from the bar only with checkers there")
+        else:
+            check(mine(state.board[first - 1]), f"{side} moves its own checker from {first}")
+    return move
+
+
+def ludo(game: LudoGame) -> Move:
+    state = game.state
+    turn = state.turn
+    check(isinstance(turn, LudoTurnType2) and turn.seat == OURS, "ludo waits for our move")
+    me = state.seats[OURS]
+    check(not me.retired, "our seat plays")
+    pawns = game.options.pawns
+    check(not isinstance(pawns, Unset) and len(me.pawns) == pawns, "pawns as the options say")
+    move = pick(game.legal_moves)
+    place = me.pawns[move.pawn]
+    if isinstance(move, LudoMoveType0):
+        check(isinstance(place, LudoPlaceType0), "a pawn enters from the yard")
+    else:
+        on_board = isinstance(place, (LudoPlaceType1, LudoPlaceType2))
+        check(on_board, f"pawn {move.pawn} is on the board")
+    return move
+
+
+def where(
+    place: MensErgerJeNietPlaceType0 | MensErgerJeNietPlaceType1 | MensErgerJeNietPlaceType2,
+) -> str:
+    if isinstance(place, MensErgerJeNietPlaceType0):
+        return "B"
+    if isinstance(place, MensErgerJeNietPlaceType1):
+        return f"track {place.step}"
+    return f"home {place.circle.value}"
+
+
+def mens_erger_je_niet(game: MensErgerJeNietGame) -> Move:
+    state = game.state
+    stage = state.stage
+    if not isinstance(stage, MensErgerJeNietStageType2):
+        raise SystemExit(f"mens-erger-je-niet waits for a move, not {stage}")
+    colour = state.colours[stage.colour]
+    check(colour.owner == OURS, f"colour {stage.colour} is ours")
+    check(colour.status == MensErgerJeNietColourStatus.PLAYING, "the colour is in play")
+    move = pick(game.legal_moves)
+    check(move.colour == stage.colour, "the colour to move moves")
+    start = where(colour.pawns[move.pawn])
+    check(start != where(move.to), f"a move goes somewhere: {start}")
+    return move
+
+
+def ali_baba(game: AliBabaGame) -> Move:
+    state = game.state
+    stage = state.stage
+    if not isinstance(stage, AliBabaStageType2) or stage.seat != OURS:
+        raise SystemExit(f"ali baba waits for our move, not {stage}")
+    planks = game.options.planks
+    check(not isinstance(planks, Unset) and state.far_bank == planks + 1, "the far bank")
+    figures = state.figures[OURS]
+    if figures is None:
+        raise SystemExit("our figures are on the board")
+    move = pick(game.legal_moves)
+    standing = {"robber": figures.robber, "lady": figures.lady, "officer": figures.officer}
+    check(standing[move.figure.value] == move.from_, f"our {move.figure} is on {move.from_}")
+    check(move.to == move.from_ + stage.roll, f"it goes forward by the roll, {stage.roll}")
+    check(move.to <= state.far_bank, "no further than the far bank")
+    return move
+
+
+def hoofden(game: HoofdenGame) -> Move:
+    state = game.state
+    check(state.turn == OURS, "hoofden waits for our move")
+    check(state.plies_without_fight < 100, "not drawn yet")
+    move = pick(game.legal_moves)
+    check(move.from_ in state.board, f"a pawn stands on {move.from_}")
+    check(state.board[move.from_].owner == OURS, f"our pawn stands on {move.from_}")
+    attack = move.to in state.board
+    check(not attack or state.board[move.to].owner != OURS, f"{move.to} is empty or an attack")
+    return move
+
+
+def choose(game: Game) -> Move:
+    match game:
+        case BackgammonGame():
+            return backgammon(game)
+        case LudoGame():
+            return ludo(game)
+        case MensErgerJeNietGame():
+            return mens_erger_je_niet(game)
+        case AliBabaGame():
+            return ali_baba(game)
+        case HoofdenGame():
+            return hoofden(game)
+        case _:
+            assert_never(game)
+
+
+def create_request(variant: str, seats: Seats) -> CreateGame:
+    match variant:
+        case "backgammon":
+            return CreateBackgammonGame(variant=CreateBackgammonGameVariant.BACKGAMMON, seats=seats)
+        case "ludo":
+            return CreateLudoGame(variant=CreateLudoGameVariant.LUDO, seats=seats)
+        case "mens_erger_je_niet":
+            variant_name = CreateMensErgerJeNietGameVariant.MENS_ERGER_JE_NIET
+            return CreateMensErgerJeNietGame(variant=variant_name, seats=seats)
+        case "ali_baba":
+            return CreateAliBabaGame(variant=CreateAliBabaGameVariant.ALI_BABA, seats=seats)
+        case "hoofden":
+            return CreateHoofdenGame(variant=CreateHoofdenGameVariant.HOOFDEN, seats=seats)
+    raise SystemExit(f"this client does not play {variant}")
+
+
+def check_log(api: AuthenticatedClient, game: Game, our_moves: int) -> None:
+    """The game's event log, every page of it, checked against the game and our moves."""
+    after = 0
     moves = 0
+    finished: GameFinishedEvent | None = None
     while True:
-        game = expect(
-            f"GET /v1/games/{created.id}",
-            get_game.sync_detailed(created.id, client=api),
-            GameView,
+        page = expect(
+            f"GET /v1/games/{game.id}/events",
+            list_events.sync_detailed(game.id, client=api, after=after, limit=1000),
+            EventPage,
         )
-        if game.status == Status.FINISHED:
+        for event in page.events:
+            if isinstance(event, MovePlayedEvent) and event.payload.seat == OURS:
+                moves += 1
+            elif isinstance(event, GameFinishedEvent):
+                finished = event
+            after = event.seq
+        if not isinstance(page.next_after, int):
             break
-        if game.to_move != ours or not game.legal_moves:
-            # Bots move as soon as it is their turn; give them a moment.
-            time.sleep(0.02)
-            continue
-        if moves >= MOST_MOVES:
-            raise SystemExit(f"{variant.name}: not finished after {moves} moves")
-        move = random.choice(game.legal_moves)
-        expect(
-            f"POST /v1/games/{game.id}/moves",
-            play_move.sync_detailed(
-                game.id,
-                client=api,
-                body=MoveRequest(move=move),
-                if_match=f'"{game.version}"',
-            ),
-            GameView,
+        after = page.next_after
+    check(after == game.version, f"the log ends at the game's version {game.version}")
+    check(moves == our_moves, f"the log has our {our_moves} moves (it has {moves})")
+    if finished is None:
+        raise SystemExit("the log ends with game_finished")
+    check(finished.payload.server_seed == game.server_seed, "it reveals the server seed")
+
+
+def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) -> None:
+    started = time.monotonic()
+    requested: Seats = [me.id]
+    for seat in range(1, seats):
+        requested.append(SeatRequestType1(bot=BotKind.GREEDY if seat % 2 == 0 else BotKind.RANDOM))
+    created = create_game.sync_detailed(client=api, body=create_request(variant, requested))
+    if not isinstance(created.parsed, GAMES):
+        fail(f"POST /v1/games ({variant})", created)
+    game_id = created.parsed.id
+    check(created.parsed.variant.value == variant, "the game is of the variant asked for")
+
+    moves = 0
+    game = read(api, game_id)
+    while game.status != Status.FINISHED:
+        # Bots move, and the server rolls, within the request that made it their turn: a
+        # game that is not over awaits our move.
+        awaiting = game.awaiting
+        check(
+            isinstance(awaiting, AwaitingType1) and awaiting.seat == OURS and game.to_move == OURS,
+            f"{variant} awaits our move (it awaits {awaiting})",
         )
+        check(moves < MOST_MOVES, f"{variant} finished within {MOST_MOVES} moves of ours")
+        move = choose(game)
+        played = play_move.sync_detailed(
+            game_id, client=api, body=MoveRequest(move=move), if_match=f'"{game.version}"'
+        )
+        if not isinstance(played.parsed, GAMES):
+            fail(f"POST /v1/games/{game_id}/moves", played)
         moves += 1
+        game = read(api, game_id)
     result = game.result
     if not isinstance(result, GameResult):
-        raise SystemExit(f"{variant.name}: finished without a result")
+        raise SystemExit(f"{variant} finished without a result")
+    check(isinstance(game.awaiting, AwaitingType2), "a finished game awaits nothing")
+    check_log(api, game, moves)
     elapsed = int((time.monotonic() - started) * 1000)
     print(
-        f"  {variant.name}: finished after {moves} moves of ours, {game.version} events, "
+        f"  {variant}: finished after {moves} moves of ours, {game.version} events, "
         f"{result.ending.value}, winners {result.winners} ({elapsed} ms)"
     )
 
 
 def main(base: str) -> None:
+    # Listing the games and registering need no token.
     anonymous = Client(base_url=base, raise_on_unexpected_status=True)
     listed = list_variants.sync_detailed(client=anonymous)
     if not isinstance(listed.parsed, list):
         fail("GET /v1/variants", listed)
-    variants: list[VariantInfo] = listed.parsed
     me = expect(
         "POST /v1/players",
-        create_player.sync_detailed(
-            client=anonymous, body=NewPlayer(name="python client")
-        ),
+        create_player.sync_detailed(client=anonymous, body=NewPlayer(name="python client")),
         CreatedPlayer,
     )
-    api = AuthenticatedClient(
-        base_url=base, token=me.token, raise_on_unexpected_status=True
-    )
-    for variant in variants:
-        play(api, me, variant)
+    api = AuthenticatedClient(base_url=base, token=me.token, raise_on_unexpected_status=True)
+    names = [variant.name for variant in listed.parsed]
+    for variant in ["mens_erger_je_niet", "backgammon", "ali_baba", "hoofden", "ludo"]:
+        check(variant in names, f"GET /v1/variants lists {variant}")
+    for info in listed.parsed:
+        play(api, me, info.name, info.min_seats)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,37 @@
 // A front-end's game loop, written against a client generated from openapi/openapi.json
 // (openapi-typescript for the types, openapi-fetch for the calls): one game of every
 // variant the server lists, to its end, one seat ours and the others bots. Each turn it
-// reads the game, picks one of `legal_moves` and sends it back as listed, with If-Match.
+// reads the game, narrows it by `variant`, checks the move it picks from `legal_moves`
+// against the typed `state` (as a front-end drawing the board would read it), and sends
+// the move back as listed, with If-Match. Afterwards it reads the game's event log,
+// narrowed by event `type`.
 //
 //   node build/play.js http://127.0.0.1:8080
 import createClient from "openapi-fetch";
 import type { components, paths } from "./generated/worp.js";
 
 type Schemas = components["schemas"];
-type Game = Schemas["GameView"];
+type Game = Schemas["Game"];
+type Variant = Game["variant"];
+type Move = Schemas["MoveRequest"]["move"];
 
+/** Our seat in every game: we create it and the bots take the others. */
+const OURS = 0;
 /** The longest game we wait for, in our own moves: a game longer than this is a failure. */
 const MOST_MOVES = 3000;
+
+/** Every variant this client can play. A variant added to the document fails to compile
+ * here until it is handled (`Record` over the document's `variant` union). */
+const PLAYED: Record<Variant, true> = {
+  mens_erger_je_niet: true,
+  backgammon: true,
+  ali_baba: true,
+  hoofden: true,
+  ludo: true,
+};
+function isPlayed(name: string): name is Variant {
+  return Object.hasOwn(PLAYED, name);
+}
 
 const base = process.argv[2];
 if (base === undefined) {
@@ -23,15 +43,235 @@ function fail(what: string, problem: Schemas["Problem"] | undefined, response: R
   throw new Error(`${what}: HTTP ${response.status} ${JSON.stringify(problem)}`);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+function check(condition: boolean, what: string): asserts condition {
+  if (!condition) {
+    throw new Error(`check failed: ${what}`);
+  }
+}
+
+function pick<T>(moves: T[]): T {
+  const move = moves[Math.floor(Math.random() * moves.length)];
+  check(move !== undefined, "our move is awaited, so some move is legal");
+  return move;
+}
+
+function unhandled(game: never): never {
+  throw new Error(`a variant this client does not know: ${JSON.stringify(game)}`);
+}
+
+// One function per variant: read the typed state a board would be drawn from, pick a
+// legal move, and check that it moves something of ours from where the state has it.
+
+function backgammon(game: Schemas["BackgammonGame"]): Move {
+  const { state } = game;
+  check(state.phase === "move", `backgammon waits for a move, not ${state.phase}`);
+  check(state.board.length === 24, "24 points");
+  const side = state.to_move;
+  const mine = (n: number) => (side === "white" ? n > 0 : n < 0);
+  const onBoard = state.board.filter(mine).reduce((sum, n) => sum + Math.abs(n), 0);
+  check(onBoard + state.bar[side] + state.off[side] === 15, `${side} has 15 checkers`);
+  const move = pick(game.legal_moves);
+  check(move.steps.length <= 4, "at most four steps");
+  const first = move.steps[0];
+  if (first !== undefined) {
+    if (first.from === "bar") {
+      check(state.bar[side] > 0, `${side} enters from the bar only with checkers there`);
+    } else {
+      const point = state.board[first.from - 1];
+      check(point !== undefined && mine(point), `${side} moves its own checker from ${first.from}`);
+    }
+  }
+  return move;
+}
+
+function ludo(game: Schemas["LudoGame"]): Move {
+  const { state } = game;
+  const turn = state.turn;
+  check(turn.phase === "move" && turn.seat === OURS, "ludo waits for our move");
+  const me = state.seats[OURS];
+  check(me !== undefined && !me.retired, "our seat plays");
+  check(me.pawns.length === game.options.pawns, "as many pawns as the options say");
+  const move = pick(game.legal_moves);
+  const place = me.pawns[move.pawn];
+  check(place !== undefined, `pawn ${move.pawn} is ours`);
+  switch (move.action) {
+    case "enter":
+      check(place.at === "yard", "a pawn enters from the yard");
+      break;
+    case "move":
+    case "home":
+      check(place.at === "track" || place.at === "home_column", `pawn ${move.pawn} is on the board`);
+      break;
+  }
+  return move;
+}
+
+function where(place: Schemas["MensErgerJeNietPlace"]): string {
+  switch (place.at) {
+    case "B":
+      return "B";
+    case "track":
+      return `track ${place.step}`;
+    case "home":
+      return `home ${place.circle}`;
+  }
+}
+
+function mensErgerJeNiet(game: Schemas["MensErgerJeNietGame"]): Move {
+  const { state } = game;
+  const stage = state.stage;
+  check(stage.stage === "move", `mens-erger-je-niet waits for a move, not ${stage.stage}`);
+  const colour = state.colours[stage.colour];
+  check(colour !== undefined && colour.owner === OURS, `colour ${stage.colour} is ours`);
+  check(colour.status === "playing", "the colour to move is in play");
+  const move = pick(game.legal_moves);
+  check(move.colour === stage.colour, "the colour to move moves");
+  const from = colour.pawns[move.pawn];
+  check(from !== undefined, `pawn ${move.pawn} exists`);
+  check(where(from) !== where(move.to), `a move goes somewhere: ${where(from)}`);
+  return move;
+}
+
+function aliBaba(game: Schemas["AliBabaGame"]): Move {
+  const { state } = game;
+  const stage = state.stage;
+  check(stage.kind === "move" && stage.seat === OURS, "ali baba waits for our move");
+  check(state.far_bank === game.options.planks + 1, "the far bank is beyond the last plank");
+  const figures = state.figures[OURS];
+  check(figures !== undefined && figures !== null, "our figures are on the board");
+  const move = pick(game.legal_moves);
+  check(figures[move.figure] === move.from, `our ${move.figure} stands on ${move.from}`);
+  check(move.to === move.from + stage.roll, `it goes forward by the roll, ${stage.roll}`);
+  check(move.to <= state.far_bank, "no further than the far bank");
+  return move;
+}
+
+function hoofden(game: Schemas["HoofdenGame"]): Move {
+  const { state } = game;
+  check(state.turn === OURS, "hoofden waits for our move");
+  check(state.plies_without_fight < 100, "not drawn yet");
+  const move = pick(game.legal_moves);
+  const pawn = state.board[move.from];
+  check(pawn !== undefined && pawn.owner === OURS, `our pawn stands on ${move.from}`);
+  const target = state.board[move.to];
+  check(target === undefined || target.owner !== OURS, `${move.to} is empty or an attack`);
+  return move;
+}
+
+function choose(game: Game): Move {
+  switch (game.variant) {
+    case "backgammon":
+      return backgammon(game);
+    case "ludo":
+      return ludo(game);
+    case "mens_erger_je_niet":
+      return mensErgerJeNiet(game);
+    case "ali_baba":
+      return aliBaba(game);
+    case "hoofden":
+      return hoofden(game);
+    default:
+      return unhandled(game);
+  }
+}
+
+type Api = ReturnType<typeof createClient<paths>>;
+
+async function read(api: Api, id: string): Promise<Game> {
+  const read = await api.GET("/v1/games/{id}", { params: { path: { id } } });
+  if (read.data === undefined) {
+    fail(`GET /v1/games/${id}`, read.error, read.response);
+  }
+  return read.data;
+}
+
+/** The game's event log, every page of it, checked against the game and our moves. */
+async function checkLog(api: Api, game: Game, ourMoves: number): Promise<void> {
+  let after = 0;
+  let moves = 0;
+  let finished: Schemas["GameFinishedPayload"] | undefined;
+  for (;;) {
+    const page = await api.GET("/v1/games/{id}/events", {
+      params: { path: { id: game.id }, query: { after, limit: 1000 } },
+    });
+    if (page.data === undefined) {
+      fail(`GET /v1/games/${game.id}/events`, page.error, page.response);
+    }
+    for (const event of page.data.events) {
+      switch (event.type) {
+        case "move_played":
+          if (event.payload.seat === OURS) {
+            moves++;
+          }
+          break;
+        case "game_finished":
+          finished = event.payload;
+          break;
+        default:
+          break;
+      }
+      after = event.seq;
+    }
+    if (page.data.next_after === undefined || page.data.next_after === null) {
+      break;
+    }
+    after = page.data.next_after;
+  }
+  check(after === game.version, `the log ends at the game's version ${game.version}`);
+  check(moves === ourMoves, `the log has our ${ourMoves} moves (it has ${moves})`);
+  check(finished !== undefined, "the log ends with game_finished");
+  check(finished.server_seed === game.server_seed, "it reveals the server seed the game shows");
+}
+
+async function play(api: Api, me: Schemas["CreatedPlayer"], variant: Variant, seats: number) {
+  const started = Date.now();
+  const requested: Schemas["SeatRequest"][] = [me.id];
+  for (let seat = 1; seat < seats; seat++) {
+    requested.push({ bot: seat % 2 === 0 ? "greedy" : "random" });
+  }
+  const created = await api.POST("/v1/games", { body: { variant, seats: requested } });
+  if (created.data === undefined) {
+    fail(`POST /v1/games (${variant})`, created.error, created.response);
+  }
+  const id = created.data.id;
+  check(created.data.variant === variant, "the game is of the variant asked for");
+
+  let moves = 0;
+  let game = await read(api, id);
+  while (game.status !== "finished") {
+    // Bots move, and the server rolls, within the request that made it their turn: a
+    // game that is not over awaits our move.
+    check(
+      game.awaiting.type === "move" && game.awaiting.seat === OURS && game.to_move === OURS,
+      `${variant} awaits our move (it awaits ${JSON.stringify(game.awaiting)})`,
+    );
+    check(moves < MOST_MOVES, `${variant} finished within ${MOST_MOVES} moves of ours`);
+    const move = choose(game);
+    const played = await api.POST("/v1/games/{id}/moves", {
+      params: { path: { id }, header: { "If-Match": `"${game.version}"` } },
+      body: { move },
+    });
+    if (played.data === undefined) {
+      fail(`POST /v1/games/${id}/moves`, played.error, played.response);
+    }
+    moves++;
+    game = await read(api, id);
+  }
+  const result = game.result;
+  check(result !== undefined && result !== null, `${variant} finished with a result`);
+  check(game.awaiting.type === "finished", "a finished game awaits nothing");
+  await checkLog(api, game, moves);
+  console.log(
+    `  ${variant}: finished after ${moves} moves of ours, ${game.version} events, ` +
+      `${result.ending}, winners ${JSON.stringify(result.winners)} (${Date.now() - started} ms)`,
+  );
+}
 
 async function main(): Promise<void> {
   const listed = await anonymous.GET("/v1/variants");
   if (listed.data === undefined) {
     throw new Error(`GET /v1/variants: HTTP ${listed.response.status}`);
   }
-  const variants = listed.data;
-
   const registered = await anonymous.POST("/v1/players", { body: { name: "typescript client" } });
   if (registered.data === undefined) {
     fail("POST /v1/players", registered.error, registered.response);
@@ -42,61 +282,13 @@ async function main(): Promise<void> {
     headers: { Authorization: `Bearer ${me.token}` },
   });
 
-  for (const variant of variants) {
-    const started = Date.now();
-    // Seat 0 is ours; every other seat a bot.
-    const seats: Schemas["CreateGame"]["seats"] = [me.id];
-    for (let seat = 1; seat < variant.min_seats; seat++) {
-      seats.push({ bot: seat % 2 === 0 ? "greedy" : "random" });
-    }
-    const created = await api.POST("/v1/games", { body: { variant: variant.name, seats } });
-    if (created.data === undefined) {
-      fail(`POST /v1/games (${variant.name})`, created.error, created.response);
-    }
-    const id = created.data.id;
-    const ours = 0;
-
-    let game: Game = created.data;
-    let moves = 0;
-    for (;;) {
-      const read = await api.GET("/v1/games/{id}", { params: { path: { id } } });
-      if (read.data === undefined) {
-        fail(`GET /v1/games/${id}`, read.error, read.response);
-      }
-      game = read.data;
-      if (game.status === "finished") {
-        break;
-      }
-      const awaiting = game.awaiting;
-      if (awaiting.type !== "move" || awaiting.seat !== ours) {
-        // Bots move as soon as it is their turn; give them a moment.
-        await sleep(20);
-        continue;
-      }
-      if (moves >= MOST_MOVES) {
-        throw new Error(`${variant.name}: not finished after ${moves} moves`);
-      }
-      const move = game.legal_moves[Math.floor(Math.random() * game.legal_moves.length)];
-      if (move === undefined) {
-        throw new Error(`${variant.name}: our move is awaited but no move is legal`);
-      }
-      const played = await api.POST("/v1/games/{id}/moves", {
-        params: { path: { id }, header: { "If-Match": `"${game.version}"` } },
-        body: { move },
-      });
-      if (played.data === undefined) {
-        fail(`POST /v1/games/${id}/moves`, played.error, played.response);
-      }
-      moves++;
-    }
-    const result = game.result;
-    if (result === undefined || result === null) {
-      throw new Error(`${variant.name}: finished without a result`);
-    }
-    console.log(
-      `  ${variant.name}: finished after ${moves} moves of ours, ${game.version} events, ` +
-        `${result.ending}, winners ${JSON.stringify(result.winners)} (${Date.now() - started} ms)`,
-    );
+  const names = listed.data.map((variant) => variant.name);
+  for (const variant of Object.keys(PLAYED)) {
+    check(names.includes(variant), `GET /v1/variants lists ${variant}`);
+  }
+  for (const variant of listed.data) {
+    check(isPlayed(variant.name), `this client plays ${variant.name}`);
+    await play(api, me, variant.name, variant.min_seats);
   }
 }
 
