@@ -6,7 +6,8 @@
 #   - a TypeScript client with openapi-typescript + openapi-fetch, and compiles it with the
 #     game code (typescript/play.ts) under `tsc --strict`;
 #   - a Python client with openapi-python-client, and checks the game code
-#     (python/play.py) with `mypy --strict`;
+#     (python/play.py, python/reading.py) with `mypy --strict` (play.py also with
+#     disallow_any_expr: no expression of it is `Any`);
 # then serves worp on a temporary SQLite file and a free port, and each client plays one
 # game of every variant `GET /v1/variants` lists, to its end, against one bot per other
 # seat. A change of the document that breaks either client (its generation, its types or
@@ -73,8 +74,10 @@ if grep -qi 'warning' "$GENERATE_LOG"; then
     echo "openapi-python-client left parts of the document out (above)" >&2
     exit 1
 fi
-forbidden "$PY/play.py" '\bAny\b|\bcast\(|type: *ignore'
-(cd "$PY" && MYPYPATH=generated "$VENV/bin/mypy" --config-file mypy.ini play.py)
+for file in "$PY/play.py" "$PY/reading.py"; do
+    forbidden "$file" '\bAny\b|\bcast\(|type: *ignore'
+done
+(cd "$PY" && MYPYPATH=generated "$VENV/bin/mypy" --config-file mypy.ini play.py reading.py)
 
 echo "-- both clients play every variant against worp"
 WORK="$(mktemp -d)"

@@ -1,7 +1,7 @@
 """Reading a game: `GET /v1/games/{id}`, the one call of play.py whose declared answers
-include an untyped one (304, no body, which the generated client types as `Any`). Kept
-apart so that play.py can be checked with `disallow_any_expr` (no expression of the game
-code is `Any`), and this module with the rest of `--strict`.
+include an untyped one (304, without a body, which the generated client leaves untyped).
+Kept apart so that play.py can be checked with `disallow_any_expr` (no expression of the
+game code is untyped), and this module with the rest of `--strict`.
 """
 
 from __future__ import annotations
