@@ -65,6 +65,7 @@ from worp_client.models import (
     MovePlayedEvent,
     MoveRequest,
     NewPlayer,
+    Problem,
     SeatRequestType1,
     Status,
 )
@@ -304,6 +305,13 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
         )
         check(moves < MOST_MOVES, f"{variant} finished within {MOST_MOVES} moves of ours")
         move = choose(game)
+        if moves == 0:
+            # A client that saw an older version is told so (412), and nothing is played.
+            stale = play_move.sync_detailed(
+                game_id, client=api, body=MoveRequest(move=move), if_match=f'"{game.version - 1}"'
+            )
+            problem = stale.parsed
+            check(isinstance(problem, Problem) and problem.status == 412, "stale If-Match: 412")
         played = play_move.sync_detailed(
             game_id, client=api, body=MoveRequest(move=move), if_match=f'"{game.version}"'
         )

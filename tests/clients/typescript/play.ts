@@ -247,6 +247,14 @@ async function play(api: Api, me: Schemas["CreatedPlayer"], variant: Variant, se
     );
     check(moves < MOST_MOVES, `${variant} finished within ${MOST_MOVES} moves of ours`);
     const move = choose(game);
+    if (moves === 0) {
+      // A client that saw an older version is told so (412), and nothing is played.
+      const stale = await api.POST("/v1/games/{id}/moves", {
+        params: { path: { id }, header: { "If-Match": `"${game.version - 1}"` } },
+        body: { move },
+      });
+      check(stale.error !== undefined && stale.error.status === 412, "a stale If-Match is 412");
+    }
     const played = await api.POST("/v1/games/{id}/moves", {
       params: { path: { id }, header: { "If-Match": `"${game.version}"` } },
       body: { move },
