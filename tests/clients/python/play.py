@@ -285,8 +285,8 @@ def check_log(api: AuthenticatedClient, game: Game, our_moves: int) -> None:
 def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) -> None:
     started = time.monotonic()
     requested: Seats = [me.id]
-    for seat in range(1, seats):
-        requested.append(SeatRequestType1(bot=BotKind.GREEDY if seat % 2 == 0 else BotKind.RANDOM))
+    # Random bots here, greedy ones in the TypeScript client: both kinds are played.
+    requested += [SeatRequestType1(bot=BotKind.RANDOM) for _ in range(1, seats)]
     created = create_game.sync_detailed(client=api, body=create_request(variant, requested))
     if not isinstance(created.parsed, GAMES):
         fail(f"POST /v1/games ({variant})", created)

@@ -227,7 +227,8 @@ async function play(api: Api, me: Schemas["CreatedPlayer"], variant: Variant, se
   const started = Date.now();
   const requested: Schemas["SeatRequest"][] = [me.id];
   for (let seat = 1; seat < seats; seat++) {
-    requested.push({ bot: seat % 2 === 0 ? "greedy" : "random" });
+    // Greedy bots here, random ones in the Python client: both kinds are played.
+    requested.push({ bot: "greedy" });
   }
   const created = await api.POST("/v1/games", { body: { variant, seats: requested } });
   if (created.data === undefined) {
