@@ -15,7 +15,7 @@ use utoipa::openapi::{RefOr, Schema};
 
 use crate::capability::{Capabilities, Capability, CapabilityError, MatchHeader};
 use crate::replay::Step;
-use crate::{Awaiting, EngineError, Game, Seat};
+use crate::{Awaiting, EndReason, EngineError, Game, Seat};
 
 /// A game of any variant, with moves, options and state as JSON.
 pub trait AnyGame: Debug + Send + Sync {
@@ -35,6 +35,8 @@ pub trait AnyGame: Debug + Send + Sync {
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
     /// See [`Game::progress`].
     fn progress(&self, seat: Seat) -> i32;
+    /// See [`Game::end_reason`].
+    fn end_reason(&self) -> Option<EndReason>;
     /// The state as JSON.
     fn state(&self) -> Value;
     /// The same state as JSON text, written directly (no intermediate values).
@@ -83,6 +85,9 @@ impl<G: Game> AnyGame for G {
     }
     fn progress(&self, seat: Seat) -> i32 {
         Game::progress(self, seat)
+    }
+    fn end_reason(&self) -> Option<EndReason> {
+        Game::end_reason(self)
     }
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

@@ -178,6 +178,7 @@ async fn a_seat_that_runs_out_of_time_retires() {
         let end = app.get_json(&format!("/v1/games/{id}")).await;
         assert_eq!(end["status"], "finished");
         assert_eq!(end["result"]["winner"], 1 - to_move);
+        assert_eq!(end["reason"], "timed_out");
         let events = app.events(&id).await;
         let retired = events
             .iter()

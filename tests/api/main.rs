@@ -16,6 +16,7 @@ mod layout;
 mod load;
 mod openapi;
 mod play;
+mod profiles;
 mod races;
 mod settings;
 mod sixth_game;

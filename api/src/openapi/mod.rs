@@ -29,6 +29,7 @@ use variants::schema_ref;
     paths(
         routes::health::healthz,
         routes::players::create_player,
+        routes::players::get_player,
         routes::variants::list_variants,
         routes::games::create_game,
         routes::games::list_games,

@@ -13,11 +13,18 @@ use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
 use crate::store::{GameFilter, SavedResponse};
 use crate::table::Table;
 
-pub(crate) fn game_response(status: actix_web::http::StatusCode, table: &Table) -> HttpResponse {
-    HttpResponse::build(status)
+/// The game as the answer of a request, with its version as the ETag and its players'
+/// names.
+pub(crate) async fn game_response(
+    worp: &Worp,
+    status: actix_web::http::StatusCode,
+    table: &Table,
+) -> Result<HttpResponse, ApiError> {
+    worp.learn_table_names(table).await?;
+    Ok(HttpResponse::build(status)
         .insert_header((header::ETAG, format!("\"{}\"", table.version)))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .json(GameView::of(table))
+        .json(GameView::of(table, &worp.names)))
 }
 
 /// Reads an optional JSON body: empty means the defaults.
@@ -70,7 +77,7 @@ pub async fn create_game(
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let table = worp.create_game(&caller.0, body.into_inner()).await?;
-    let mut resp = game_response(actix_web::http::StatusCode::CREATED, &table);
+    let mut resp = game_response(&worp, actix_web::http::StatusCode::CREATED, &table).await?;
     if let Ok(loc) = header::HeaderValue::from_str(&format!("/v1/games/{}", table.id)) {
         resp.headers_mut().insert(header::LOCATION, loc);
     }
@@ -164,6 +171,7 @@ pub async fn list_games(
     let mut games = worp.list(&filter).await?;
     let more = games.len() as i64 > limit;
     games.truncate(limit as usize);
+    worp.name_seats(&mut games).await?;
     Ok(HttpResponse::Ok().json(GamePage {
         // Saturating: an offset near i64::MAX must not overflow.
         next_offset: more.then_some(offset.saturating_add(limit)),
@@ -198,7 +206,7 @@ pub async fn get_game(
             .insert_header((header::ETAG, format!("\"{}\"", table.version)))
             .finish());
     }
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }
 
 /// `POST /v1/games/{id}/seats/{seat}` (the body is optional).
@@ -237,7 +245,7 @@ pub async fn take_seat(
     let table = worp
         .take_seat(&caller.0, id, seat, body.client_seed)
         .await?;
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }
 
 /// Declines the invitation to a seat: the seat reserved for the caller opens for anyone,
@@ -262,7 +270,7 @@ pub async fn decline_seat(
 ) -> Result<HttpResponse, ApiError> {
     let (id, seat) = path.into_inner();
     let table = worp.decline(&caller.0, id, Some(seat)).await?;
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }
 
 /// `POST /v1/games/{id}/moves`.
@@ -348,7 +356,7 @@ pub async fn play_move(
         )
         .await;
     match (result, &key) {
-        (Ok(table), _) => Ok(game_response(actix_web::http::StatusCode::OK, &table)),
+        (Ok(table), _) => game_response(&worp, actix_web::http::StatusCode::OK, &table).await,
         // A retry that raced its own first attempt: answer what the first one stored.
         (Err(Refusal::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
             Some(saved) => replay(saved, &request, &body_hash),
@@ -415,5 +423,5 @@ pub async fn resign(
 ) -> Result<HttpResponse, ApiError> {
     let body: Resign = optional_body(&body)?;
     let table = worp.resign(&caller.0, id.into_inner(), body.seat).await?;
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }

@@ -93,5 +93,5 @@ pub async fn state_at(
         Some(at) => worp.load_at(id, at).await?,
         None => worp.load(id).await?,
     };
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }

@@ -134,6 +134,7 @@ pub async fn inbox(
         .await?;
     let more = games.len() as i64 > limit;
     games.truncate(limit as usize);
+    worp.name_seats(&mut games).await?;
     let page = GamePage {
         games,
         next_offset: more.then_some(offset.saturating_add(limit)),

@@ -39,6 +39,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::list_webhooks)
         .service(me::delete_webhook)
         .service(me::deliveries)
+        // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.
+        .service(players::get_player)
         .service(streams::game_stream)
         .service(streams::player_stream)
         .service(audit::export_game)

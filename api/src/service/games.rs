@@ -31,7 +31,7 @@ pub struct Idempotency<'a> {
     pub request: &'a str,
     /// The SHA-256 of the request's body, hex: the key answers only this body.
     pub body_hash: &'a str,
-    pub answer: fn(&Table) -> Value,
+    pub answer: fn(&Table, &super::name_book::NameBook) -> Value,
 }
 
 /// A seat in a create request: a player id, a bot, or `null` for an open seat.
@@ -115,6 +115,9 @@ impl Worp {
             }
             notices = kept;
         }
+        if idempotency.is_some() {
+            self.learn_table_names(&table).await?;
+        }
         self.store
             .append(Append {
                 game_id: table.id,
@@ -127,7 +130,7 @@ impl Worp {
                     player_id,
                     key: i.key.to_owned(),
                     answer: SavedResponse {
-                        body: (i.answer)(&table),
+                        body: (i.answer)(&table, &self.names),
                         request: i.request.to_owned(),
                         body_hash: i.body_hash.to_owned(),
                     },

@@ -16,6 +16,8 @@
 mod draft;
 pub mod games;
 mod limits;
+mod name_book;
+pub mod names;
 pub mod players;
 pub mod read_model;
 pub mod reads;
@@ -27,6 +29,7 @@ mod worp;
 pub use crate::clock::{Clock, SystemClock};
 pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE};
 pub use limits::OpenGames;
+pub use names::{NameBook, PlayerProfile};
 pub use players::{token_hash, MAX_NAME};
 pub use read_model::{game_row, notices, GameSummary, NoticePayload};
 pub use refusal::Refusal;

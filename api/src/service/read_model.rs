@@ -9,7 +9,7 @@ use uuid::Uuid;
 use worp_engine::GameResult;
 
 use crate::store::{GameRow, JsonText, PlayerNotice};
-use crate::table::Table;
+use crate::table::{FinishReason, Table};
 
 /// A game in a listing.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -25,11 +25,18 @@ pub struct GameSummary {
     /// reserved). A game with a reservation for the reader is an invitation.
     #[serde(default)]
     pub invited: Vec<Option<Uuid>>,
+    /// The name of each seat's player, or of the player it is reserved for (`null`: open
+    /// or a bot).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<Option<String>>,
     pub to_move: Option<u8>,
     pub to_move_player: Option<Uuid>,
     /// When the seat to move runs out of time (games with a clock).
     pub deadline: Option<DateTime<Utc>>,
     pub result: Option<GameResult>,
+    /// Why the game ended, when finished.
+    #[serde(default)]
+    pub reason: Option<FinishReason>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub last_move_at: Option<DateTime<Utc>>,
@@ -48,6 +55,9 @@ pub fn game_row(t: &Table) -> GameRow {
         to_move_player: t.to_move_player(),
         deadline: t.deadline(),
         result: t.result.clone(),
+        reason: t.finish_reason(),
+        // Names are looked up when a listing is read (`Worp::name_seats`).
+        names: Vec::new(),
         created_at: t.created_at,
         updated_at: t.updated_at,
         last_move_at: t.last_move_at,

@@ -23,6 +23,8 @@ pub struct Worp {
     pub idempotency_ttl: chrono::Duration,
     /// The limit on open games per player (`service/limits.rs`).
     pub open_games: super::limits::OpenGames,
+    /// Players' names, for views.
+    pub names: super::name_book::NameBook,
 }
 
 impl Worp {
@@ -38,6 +40,7 @@ impl Worp {
             webhook_allow: Vec::new(),
             idempotency_ttl: chrono::Duration::hours(24),
             open_games: super::limits::OpenGames::default(),
+            names: super::name_book::NameBook::default(),
         }
     }
 

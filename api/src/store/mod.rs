@@ -211,6 +211,12 @@ impl Store {
     pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
         on_backend!(self.player_name(id))
     }
+    pub async fn player_profile(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+        on_backend!(self.player_profile(id))
+    }
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.player_exists(id))
     }

@@ -81,6 +81,20 @@ macro_rules! statements {
             Ok(row.map(|r| r.try_get("name")).transpose()?)
         }
 
+        /// A player's name and when they registered.
+        pub async fn player_profile(
+            pool: &Pool,
+            id: Uuid,
+        ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+            let row = sqlx::query(sql::PLAYER_PROFILE)
+                .bind(id)
+                .fetch_optional(pool)
+                .await?;
+            Ok(row
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get("name")?, r.try_get("created_at")?)))
+                .transpose()?)
+        }
+
         pub async fn player_exists(pool: &Pool, id: Uuid) -> Result<bool, StoreError> {
             let row = sqlx::query(sql::PLAYER_EXISTS)
                 .bind(id)
