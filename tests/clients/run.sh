@@ -88,9 +88,14 @@ WORP_PLAYERS_PER_HOUR_PER_ADDRESS=0 WORP_OPEN_GAMES_PER_PLAYER=0 \
 WORP_SQLITE_PATH="$WORK/clients.sqlite" DATABASE_URL= WORP_BIND=127.0.0.1 PORT="$PORT" RUST_LOG=warn \
     timeout 600 "$WORP_BIN" serve >"$WORK/server.log" 2>&1 &
 SERVER=$!
+TS_PLAY=
+PY_PLAY=
 cleanup() {
-    kill "$SERVER" 2>/dev/null || true
-    wait "$SERVER" 2>/dev/null || true
+    local pid
+    for pid in $TS_PLAY $PY_PLAY $SERVER; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -102,13 +107,23 @@ for _ in $(seq 1 100); do
 done
 curl -fsS "$BASE/healthz" >/dev/null
 
+# Both clients at once, each bounded, each with its own output.
+timeout 240 node "$TS/build/play.js" "$BASE" >"$WORK/typescript.log" 2>&1 &
+TS_PLAY=$!
+(cd "$PY" && PYTHONPATH=generated timeout 240 "$VENV/bin/python" play.py "$BASE") \
+    >"$WORK/python.log" 2>&1 &
+PY_PLAY=$!
 status=0
-echo "TypeScript client:"
-timeout 150 node "$TS/build/play.js" "$BASE" || status=$?
-if [ "$status" -eq 0 ]; then
-    echo "Python client:"
-    (cd "$PY" && PYTHONPATH=generated timeout 150 "$VENV/bin/python" play.py "$BASE") || status=$?
-fi
+ts_status=0
+wait "$TS_PLAY" || ts_status=$?
+py_status=0
+wait "$PY_PLAY" || py_status=$?
+echo "TypeScript client (exit $ts_status):"
+cat "$WORK/typescript.log"
+echo "Python client (exit $py_status):"
+cat "$WORK/python.log"
+[ "$ts_status" -eq 0 ] || status=$ts_status
+[ "$py_status" -eq 0 ] || status=$py_status
 if [ "$status" -ne 0 ]; then
     echo "a generated client failed (exit $status); server log:" >&2
     tail -n 50 "$WORK/server.log" >&2

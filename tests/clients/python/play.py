@@ -18,7 +18,7 @@ from uuid import UUID
 
 from worp_client import AuthenticatedClient, Client
 from worp_client.api.games import create_game, list_events, play_move
-from worp_client.api.players import create_player
+from worp_client.api.players import create_player, get_player
 from worp_client.api.variants import list_variants
 from worp_client.models import (
     AliBabaGame,
@@ -43,6 +43,7 @@ from worp_client.models import (
     CreateMensErgerJeNietGame,
     CreateMensErgerJeNietGameVariant,
     EventPage,
+    FinishReason,
     GameFinishedEvent,
     GameResult,
     HoofdenGame,
@@ -65,6 +66,7 @@ from worp_client.models import (
     MovePlayedEvent,
     MoveRequest,
     NewPlayer,
+    PlayerProfile,
     Problem,
     SeatRequestType1,
     Status,
@@ -323,11 +325,17 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
     if not isinstance(result, GameResult):
         raise SystemExit(f"{variant} finished without a result")
     check(isinstance(game.awaiting, AwaitingType2), "a finished game awaits nothing")
+    reason = game.reason
+    if not isinstance(reason, FinishReason):
+        raise SystemExit(f"{variant} does not say why it ended")
+    mine, *bots = game.seats
+    check(mine.player_id == me.id and mine.name == me.name, "our seat, by name")
+    check(all(seat.bot == BotKind.RANDOM for seat in bots), "the other seats: the bots asked for")
     check_log(api, game, moves)
     elapsed = int((time.monotonic() - started) * 1000)
     print(
         f"  {variant}: finished after {moves} moves of ours, {game.version} events, "
-        f"{result.ending.value}, winners {result.winners} ({elapsed} ms)"
+        f"{result.ending.value} ({reason.value}), winners {result.winners} ({elapsed} ms)"
     )
 
 
@@ -342,6 +350,10 @@ def main(base: str) -> None:
         create_player.sync_detailed(client=anonymous, body=NewPlayer(name="python client")),
         CreatedPlayer,
     )
+    profile = expect(
+        f"GET /v1/players/{me.id}", get_player.sync_detailed(me.id, client=anonymous), PlayerProfile
+    )
+    check(profile.name == me.name, "anyone sees our name")
     api = AuthenticatedClient(base_url=base, token=me.token, raise_on_unexpected_status=True)
     names = [variant.name for variant in listed.parsed]
     for variant in ["mens_erger_je_niet", "backgammon", "ali_baba", "hoofden", "ludo"]:

@@ -269,10 +269,16 @@ async function play(api: Api, me: Schemas["CreatedPlayer"], variant: Variant, se
   const result = game.result;
   check(result !== undefined && result !== null, `${variant} finished with a result`);
   check(game.awaiting.type === "finished", "a finished game awaits nothing");
+  const reason = game.reason;
+  check(reason !== undefined && reason !== null, `${variant} says why it ended`);
+  const [mine, ...bots] = game.seats;
+  check(mine !== undefined && mine.player_id === me.id && mine.name === me.name, "our seat, by name");
+  check(bots.every((seat) => seat.bot === "greedy"), "the other seats are the bots asked for");
   await checkLog(api, game, moves);
   console.log(
     `  ${variant}: finished after ${moves} moves of ours, ${game.version} events, ` +
-      `${result.ending}, winners ${JSON.stringify(result.winners)} (${Date.now() - started} ms)`,
+      `${result.ending} (${reason}), winners ${JSON.stringify(result.winners)} ` +
+      `(${Date.now() - started} ms)`,
   );
 }
 
@@ -286,6 +292,11 @@ async function main(): Promise<void> {
     fail("POST /v1/players", registered.error, registered.response);
   }
   const me = registered.data;
+  const profile = await anonymous.GET("/v1/players/{id}", { params: { path: { id: me.id } } });
+  if (profile.data === undefined) {
+    fail(`GET /v1/players/${me.id}`, profile.error, profile.response);
+  }
+  check(profile.data.name === me.name, "anyone sees our name");
   const api = createClient<paths>({
     baseUrl: base,
     headers: { Authorization: `Bearer ${me.token}` },
