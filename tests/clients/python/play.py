@@ -73,7 +73,7 @@ from worp_client.models import (
 )
 from worp_client.types import Response, Unset
 
-from reading import GAMES, Game, read
+from reading import GAMES, Game, check_record, read
 
 # Our seat in every game: we create it and the bots take the others.
 OURS = 0
@@ -332,6 +332,7 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
     check(mine.player_id == me.id and mine.name == me.name, "our seat, by name")
     check(all(seat.bot == BotKind.RANDOM for seat in bots), "the other seats: the bots asked for")
     check_log(api, game, moves)
+    check_record(api, game, moves)
     elapsed = int((time.monotonic() - started) * 1000)
     print(
         f"  {variant}: finished after {moves} moves of ours, {game.version} events, "

@@ -185,6 +185,32 @@ async function read(api: Api, id: string): Promise<Game> {
   return read.data;
 }
 
+/** The game's record (its inputs in order) and, for backgammon, its match file. */
+async function checkExports(api: Api, game: Game, ourMoves: number): Promise<void> {
+  const path = { id: game.id };
+  const exported = await api.GET("/v1/games/{id}/export", {
+    params: { path, query: { format: "record" } },
+  });
+  if (exported.data === undefined) {
+    fail(`GET /v1/games/${game.id}/export?format=record`, exported.error, exported.response);
+  }
+  const record = exported.data;
+  check(typeof record !== "string" && "steps" in record, "format=record answers a game record");
+  check(record.variant === game.variant, "the record is of the game's variant");
+  const moves = (record.steps ?? []).filter((step) => "move" in step).length;
+  check(moves >= ourMoves, `the record has at least our ${ourMoves} moves (it has ${moves})`);
+  if (game.variant === "backgammon") {
+    const mat = await api.GET("/v1/games/{id}/export", {
+      params: { path, query: { format: "mat" } },
+      parseAs: "text",
+    });
+    if (mat.data === undefined) {
+      fail(`GET /v1/games/${game.id}/export?format=mat`, mat.error, mat.response);
+    }
+    check(mat.data.includes("Game 1"), "format=mat answers a match file");
+  }
+}
+
 /** The game's event log, every page of it, checked against the game and our moves. */
 async function checkLog(api: Api, game: Game, ourMoves: number): Promise<void> {
   let after = 0;
@@ -275,6 +301,7 @@ async function play(api: Api, me: Schemas["CreatedPlayer"], variant: Variant, se
   check(mine !== undefined && mine.player_id === me.id && mine.name === me.name, "our seat, by name");
   check(bots.every((seat) => seat.bot === "greedy"), "the other seats are the bots asked for");
   await checkLog(api, game, moves);
+  await checkExports(api, game, moves);
   console.log(
     `  ${variant}: finished after ${moves} moves of ours, ${game.version} events, ` +
       `${result.ending} (${reason}), winners ${JSON.stringify(result.winners)} ` +
