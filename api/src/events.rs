@@ -43,6 +43,10 @@ pub enum Event {
         /// Hex SHA-256 of the secret 32-byte server seed.
         dice_commitment: String,
         created_by: Uuid,
+        /// Whether the result changes the players' ratings (absent: no; games created
+        /// before ratings existed were not announced as rated).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
     },
     /// A player took an open seat, or the seat reserved for them (accepting the invitation).
     SeatTaken {

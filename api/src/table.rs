@@ -147,6 +147,8 @@ pub struct Table {
     pub days_per_move: Option<u32>,
     /// Why the seat that retired last left (what ended a game won by retirement).
     pub last_retirement: Option<RetireReason>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
 }
 
 impl Table {
@@ -175,6 +177,7 @@ impl Table {
             days_per_move,
             dice_commitment,
             created_by,
+            rated,
         } = e.event().map_err(|err| invalid(seq, err.to_string()))?
         else {
             return Err(invalid(seq, "the first event must be game_created"));
@@ -214,6 +217,7 @@ impl Table {
             last_move_at: None,
             days_per_move,
             last_retirement: None,
+            rated,
         })
     }
 

@@ -18,6 +18,7 @@ mod openapi;
 mod play;
 mod profiles;
 mod races;
+mod ratings;
 mod settings;
 mod sixth_game;
 mod store;

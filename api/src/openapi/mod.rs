@@ -30,6 +30,8 @@ use variants::schema_ref;
         routes::health::healthz,
         routes::players::create_player,
         routes::players::get_player,
+        routes::lobby::lobby,
+        routes::lobby::leaderboard,
         routes::variants::list_variants,
         routes::games::create_game,
         routes::games::list_games,

@@ -21,10 +21,18 @@ pub(crate) async fn game_response(
     table: &Table,
 ) -> Result<HttpResponse, ApiError> {
     worp.learn_table_names(table).await?;
+    let mut view = GameView::of(table, &worp.names);
+    if table.rated && table.result.is_some() {
+        view.rating_changes = worp
+            .rating_book()
+            .await?
+            .changes(table.id)
+            .map(<[_]>::to_vec);
+    }
     Ok(HttpResponse::build(status)
         .insert_header((header::ETAG, format!("\"{}\"", table.version)))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .json(GameView::of(table, &worp.names)))
+        .json(view))
 }
 
 /// Reads an optional JSON body: empty means the defaults.

@@ -4,6 +4,7 @@ pub mod audit;
 pub mod games;
 pub mod health;
 pub mod history;
+pub mod lobby;
 pub mod me;
 pub mod players;
 pub mod streams;
@@ -41,6 +42,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::deliveries)
         // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.
         .service(players::get_player)
+        .service(lobby::lobby)
+        .service(lobby::leaderboard)
         .service(streams::game_stream)
         .service(streams::player_stream)
         .service(audit::export_game)

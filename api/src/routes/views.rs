@@ -9,6 +9,7 @@ use uuid::Uuid;
 use worp_engine::{Awaiting, GameResult};
 
 use crate::bots::BotKind;
+use crate::ratings::RatingChange;
 use crate::service::NameBook;
 use crate::table::{FinishReason, LastDice, Status, Table};
 
@@ -63,6 +64,10 @@ pub struct GameView {
     pub result: Option<GameResult>,
     /// Why the game ended, when finished, in words a front-end can show.
     pub reason: Option<FinishReason>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
+    /// What the game did to each player's rating (a finished rated game).
+    pub rating_changes: Option<Vec<RatingChange>>,
     /// Hex SHA-256 of the secret server seed.
     pub dice_commitment: String,
     /// The server seed, revealed once the game is finished.
@@ -114,6 +119,8 @@ impl GameView {
             },
             result: t.result.clone(),
             reason: t.finish_reason(),
+            rated: t.rated,
+            rating_changes: None,
             dice_commitment: t.dice_commitment.clone(),
             server_seed: t.server_seed.clone(),
             head_hash: t.head_hash.clone(),

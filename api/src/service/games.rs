@@ -69,6 +69,10 @@ pub struct CreateGame {
     /// A seed the creator adds to the dice (for every seat the creator takes).
     #[serde(default)]
     pub client_seed: Option<String>,
+    /// Whether the result changes the players' ratings. Default: rated unless a bot
+    /// plays a seat (a game with a bot is never rated).
+    #[serde(default)]
+    pub rated: Option<bool>,
 }
 
 impl Worp {
@@ -228,6 +232,19 @@ impl Worp {
         }
         text::check_client_seed(&req.client_seed)?;
         text::check_json("options", &req.options)?;
+        let has_bot = req
+            .seats
+            .iter()
+            .any(|s| matches!(s, Some(SeatRequest::Bot { .. })));
+        let rated = match req.rated {
+            Some(true) if has_bot => {
+                return Err(Refusal::Invalid(
+                    "a game with a bot in it cannot be rated".into(),
+                ))
+            }
+            Some(rated) => rated,
+            None => !has_bot,
+        };
         for p in players.iter().flatten() {
             if *p != creator.id && !self.store.player_exists(*p).await? {
                 return Err(Refusal::Invalid(format!("no player {p}")));
@@ -276,6 +293,7 @@ impl Worp {
                 .collect(),
             dice_commitment: dice::commitment(&seed),
             created_by: creator.id,
+            rated,
         };
         let first = StoredEvent::new(id, 1, &created, now, "");
         let table = Table::from_events(std::slice::from_ref(&first))?;

@@ -10,6 +10,7 @@ pub use super::name_book::NameBook;
 use super::read_model::GameSummary;
 use super::refusal::Refusal;
 use super::worp::Worp;
+use crate::ratings::Standing;
 use crate::table::Table;
 
 /// What anyone may see of a player.
@@ -19,6 +20,19 @@ pub struct PlayerProfile {
     pub name: String,
     /// When the player registered.
     pub joined: DateTime<Utc>,
+    /// Per variant played rated: the rating, its deviation, games played, won, lost
+    /// and drawn.
+    pub ratings: Vec<VariantStanding>,
+    /// The player's newest finished games.
+    pub recent_games: Vec<GameSummary>,
+}
+
+/// A player's standing in one variant.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VariantStanding {
+    pub variant: String,
+    #[serde(flatten)]
+    pub standing: Standing,
 }
 
 impl Worp {
@@ -72,6 +86,29 @@ impl Worp {
             .player_profile(id)
             .await?
             .ok_or_else(|| Refusal::NotFound(format!("no player {id}")))?;
-        Ok(PlayerProfile { id, name, joined })
+        let ratings = self
+            .rating_book()
+            .await?
+            .standings_of(id)
+            .into_iter()
+            .map(|(variant, standing)| VariantStanding { variant, standing })
+            .collect();
+        let mut recent_games = self
+            .list(&crate::store::GameFilter {
+                player: Some(id),
+                status: Some("finished".into()),
+                to_move_player: None,
+                limit: 10,
+                offset: 0,
+            })
+            .await?;
+        self.name_seats(&mut recent_games).await?;
+        Ok(PlayerProfile {
+            id,
+            name,
+            joined,
+            ratings,
+            recent_games,
+        })
     }
 }

@@ -37,6 +37,21 @@ pub struct GameSummary {
     /// Why the game ended, when finished.
     #[serde(default)]
     pub reason: Option<FinishReason>,
+    /// Whether the result changes the players' ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// The seats anyone may take (open and not reserved).
+    #[serde(default)]
+    pub open_seats: Vec<u8>,
+    /// The player who created the game.
+    #[serde(default)]
+    pub created_by: Option<Uuid>,
+    /// The options, every default filled in.
+    #[serde(default)]
+    pub options: serde_json::Value,
+    /// Days each seat has per move; absent: no clock.
+    #[serde(default)]
+    pub days_per_move: Option<u32>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub last_move_at: Option<DateTime<Utc>>,
@@ -56,6 +71,17 @@ pub fn game_row(t: &Table) -> GameRow {
         deadline: t.deadline(),
         result: t.result.clone(),
         reason: t.finish_reason(),
+        rated: t.rated,
+        open_seats: t
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_empty() && s.invited.is_none())
+            .map(|(i, _)| i as u8)
+            .collect(),
+        created_by: Some(t.created_by),
+        options: t.options.clone(),
+        days_per_move: t.days_per_move,
         // Names are looked up when a listing is read (`Worp::name_seats`).
         names: Vec::new(),
         created_at: t.created_at,

@@ -25,6 +25,8 @@ pub struct Worp {
     pub open_games: super::limits::OpenGames,
     /// Players' names, for views.
     pub names: super::name_book::NameBook,
+    /// The ratings, folded from the log.
+    pub ratings: crate::ratings::Projector,
 }
 
 impl Worp {
@@ -41,6 +43,7 @@ impl Worp {
             idempotency_ttl: chrono::Duration::hours(24),
             open_games: super::limits::OpenGames::default(),
             names: super::name_book::NameBook::default(),
+            ratings: crate::ratings::Projector::default(),
         }
     }
 

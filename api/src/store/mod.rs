@@ -217,6 +217,23 @@ impl Store {
     ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
         on_backend!(self.player_profile(id))
     }
+    pub async fn finished_count(&self, position: i64) -> Result<(i64, i64), StoreError> {
+        on_backend!(self.finished_count(position))
+    }
+    pub async fn finished_after(
+        &self,
+        position: i64,
+    ) -> Result<Vec<(i64, Uuid, Value, Value)>, StoreError> {
+        on_backend!(self.finished_after(position))
+    }
+    pub async fn lobby(
+        &self,
+        variant: Option<&str>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<Value>, StoreError> {
+        on_backend!(self.lobby(variant, limit, offset))
+    }
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.player_exists(id))
     }
