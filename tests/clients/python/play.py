@@ -341,7 +341,11 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
 
 
 def main(base: str) -> None:
-    # Listing the games and registering need no token.
+    # Listing the games, registering and reading a profile need no token, so a generated
+    # client must let them be called without one. A document that makes the generator
+    # demand an AuthenticatedClient for them fails the type check here: e.g. operations
+    # marked `security: [{}]`, which openapi-python-client reads as needing a token
+    # (`security: []` says "none" in a way it understands).
     anonymous = Client(base_url=base, raise_on_unexpected_status=True)
     listed = list_variants.sync_detailed(client=anonymous)
     if not isinstance(listed.parsed, list):
