@@ -287,7 +287,8 @@ def check_log(api: AuthenticatedClient, game: Game, our_moves: int) -> None:
 def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) -> None:
     started = time.monotonic()
     requested: Seats = [me.id]
-    # Random bots here, greedy ones in the TypeScript client: both kinds are played.
+    # Random bots: against a greedy one, which hits every blot it can, our random
+    # backgammon moves made games of over 600 moves.
     requested += [SeatRequestType1(bot=BotKind.RANDOM) for _ in range(1, seats)]
     created = create_game.sync_detailed(client=api, body=create_request(variant, requested))
     if not isinstance(created.parsed, GAMES):
