@@ -48,6 +48,7 @@ enum JsonExport {
 /// event with its sequence, time and hash, the dice commitment, the client seeds, and,
 /// once the game is over, the revealed server seed. `worp audit FILE` checks it offline.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     tag = "audit",
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(

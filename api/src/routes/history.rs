@@ -36,6 +36,7 @@ pub struct EventPage {
 /// The game's event log, oldest first: each event with its sequence number, type,
 /// payload, time and hash.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     tag = "games",
     params(("id" = Uuid, Path, description = "The game"), EventsQuery),
     responses(

@@ -75,6 +75,7 @@ struct GameStream {
 /// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
 /// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     operation_id = "stream_game",
     tag = "live",
     params(
