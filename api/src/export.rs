@@ -80,6 +80,7 @@ pub fn record_steps(
             Event::GameCreated { .. }
             | Event::SeatTaken { .. }
             | Event::InvitationDeclined { .. }
+            | Event::MessagePosted { .. }
             | Event::GameFinished { .. } => {}
         }
     }

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::Digest;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, AnyGame, Awaiting, EndReason, GameResult, Seat};
@@ -149,6 +150,11 @@ pub struct Table {
     pub last_retirement: Option<RetireReason>,
     /// Whether the result changes the players' ratings.
     pub rated: bool,
+    /// Whether anyone may read the players' messages (else only the players).
+    pub public_chat: bool,
+    /// How many messages the players wrote, and the seat that wrote the last.
+    pub messages: u32,
+    pub last_message_seat: Option<u8>,
 }
 
 impl Table {
@@ -178,6 +184,7 @@ impl Table {
             dice_commitment,
             created_by,
             rated,
+            public_chat,
         } = e.event().map_err(|err| invalid(seq, err.to_string()))?
         else {
             return Err(invalid(seq, "the first event must be game_created"));
@@ -218,6 +225,9 @@ impl Table {
             days_per_move,
             last_retirement: None,
             rated,
+            public_chat,
+            messages: 0,
+            last_message_seat: None,
         })
     }
 
@@ -308,6 +318,26 @@ impl Table {
                     s.retired = true;
                 }
                 self.last_move_at = Some(e.recorded_at);
+            }
+            Event::MessagePosted {
+                seat,
+                text,
+                text_sha256,
+            } => {
+                let seated = self
+                    .seats
+                    .get(usize::from(seat))
+                    .is_some_and(|s| s.player_id.is_some());
+                if !seated {
+                    return Err(invalid(seq, "a message from a seat without a player"));
+                }
+                if let Some(text) = text {
+                    if hex::encode(sha2::Sha256::digest(text.as_bytes())) != text_sha256 {
+                        return Err(invalid(seq, "the message does not match its hash"));
+                    }
+                }
+                self.messages += 1;
+                self.last_message_seat = Some(seat);
             }
             Event::GameFinished {
                 result,

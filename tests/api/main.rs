@@ -14,6 +14,7 @@ mod interchange;
 mod invitations;
 mod layout;
 mod load;
+mod messages;
 mod openapi;
 mod play;
 mod profiles;

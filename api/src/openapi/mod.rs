@@ -32,6 +32,8 @@ use variants::schema_ref;
         routes::players::get_player,
         routes::lobby::lobby,
         routes::lobby::leaderboard,
+        routes::messages::post_message,
+        routes::messages::list_messages,
         routes::variants::list_variants,
         routes::games::create_game,
         routes::games::list_games,
@@ -143,6 +145,7 @@ pub fn document_for(variants: &[Variant]) -> Value {
                 "game_finished",
                 "invited",
                 "invitation_declined",
+                "message",
             ]
             .iter()
             .map(|k| ((*k).to_owned(), "Notice".to_owned()))

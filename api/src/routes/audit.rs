@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::MaybeCaller;
 use crate::problem::{ApiError, Problem};
+use crate::service::messages::{may_read_messages, withhold_messages};
 use crate::service::Worp;
 
 /// Which export format.
@@ -46,6 +48,7 @@ enum JsonExport {
 /// event with its sequence, time and hash, the dice commitment, the client seeds, and,
 /// once the game is over, the revealed server seed. `worp audit FILE` checks it offline.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     tag = "audit",
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(
@@ -62,10 +65,14 @@ enum JsonExport {
 #[get("/v1/games/{id}/export")]
 pub async fn export_game(
     worp: web::Data<Worp>,
+    caller: MaybeCaller,
     id: web::Path<Uuid>,
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (export, table) = worp.export(id.into_inner()).await?;
+    let (mut export, table) = worp.export(id.into_inner()).await?;
+    if !may_read_messages(&table, caller.0.map(|p| p.id)) {
+        withhold_messages(&mut export.events);
+    }
     match q.format {
         None | Some(ExportFormat::Json) => return Ok(HttpResponse::Ok().json(export)),
         Some(ExportFormat::Record) => {

@@ -131,6 +131,7 @@ pub struct GamePage {
 /// Lists games, newest change first: a player's games, by status, or (with a token and
 /// `my_turn=true`) the caller's inbox of games awaiting their move.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     tag = "games",
     params(ListQuery),
     responses(

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::MaybeCaller;
 use crate::events::StoredEvent;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::game_response;
@@ -35,6 +36,7 @@ pub struct EventPage {
 /// The game's event log, oldest first: each event with its sequence number, type,
 /// payload, time and hash.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     tag = "games",
     params(("id" = Uuid, Path, description = "The game"), EventsQuery),
     responses(
@@ -46,6 +48,7 @@ pub struct EventPage {
 #[get("/v1/games/{id}/events")]
 pub async fn list_events(
     worp: web::Data<Worp>,
+    caller: MaybeCaller,
     id: web::Path<Uuid>,
     q: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -56,7 +59,10 @@ pub async fn list_events(
             "after must be 0 or more and limit 1 to 1000".into(),
         ));
     }
-    let events = worp.events_after(id.into_inner(), after, limit).await?;
+    let reader = caller.0.map(|p| p.id);
+    let events = worp
+        .readable_events(id.into_inner(), after, limit, reader)
+        .await?;
     let next_after = (events.len() as i64 == limit).then(|| events.last().map_or(after, |e| e.seq));
     Ok(HttpResponse::Ok().json(EventPage { events, next_after }))
 }

@@ -6,6 +6,7 @@ pub mod health;
 pub mod history;
 pub mod lobby;
 pub mod me;
+pub mod messages;
 pub mod players;
 pub mod streams;
 pub mod variants;
@@ -44,6 +45,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(players::get_player)
         .service(lobby::lobby)
         .service(lobby::leaderboard)
+        .service(messages::post_message)
+        .service(messages::list_messages)
         .service(streams::game_stream)
         .service(streams::player_stream)
         .service(audit::export_game)

@@ -11,10 +11,11 @@ use tokio::sync::broadcast;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::auth::Caller;
+use crate::auth::{Caller, MaybeCaller};
 use crate::events::StoredEvent;
 use crate::live::Change;
 use crate::problem::{ApiError, Problem};
+use crate::service::messages::{may_read_messages, withhold_messages};
 use crate::service::Worp;
 
 fn sse_response<S>(s: S) -> HttpResponse
@@ -66,12 +67,15 @@ struct GameStream {
     after: i64,
     changes: broadcast::Receiver<Change>,
     pending: std::collections::VecDeque<Bytes>,
+    /// Whether the reader may read the players' messages (else their texts are withheld).
+    messages: bool,
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
 /// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
 /// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
 #[utoipa::path(
+    security((), ("bearer" = [])),
     operation_id = "stream_game",
     tag = "live",
     params(
@@ -91,6 +95,7 @@ pub async fn game_stream(
     worp: web::Data<Worp>,
     keepalive: web::Data<KeepAlive>,
     req: HttpRequest,
+    caller: MaybeCaller,
     id: web::Path<Uuid>,
     q: web::Query<StreamQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -99,6 +104,7 @@ pub async fn game_stream(
     // Subscribe before reading, so no change between the two is missed.
     let changes = worp.live.subscribe();
     let table = worp.load(id).await?;
+    let messages = may_read_messages(&table, caller.0.map(|p| p.id));
     let last_event_id = match req.headers().get("last-event-id") {
         None => None,
         Some(v) => Some(
@@ -124,6 +130,7 @@ pub async fn game_stream(
         after,
         changes,
         pending: std::collections::VecDeque::from([Bytes::from_static(b": worp game stream\n\n")]),
+        messages,
     };
     let s = stream::unfold(state, |mut st| async move {
         loop {
@@ -131,7 +138,10 @@ pub async fn game_stream(
                 return Some((Ok(b), st));
             }
             match st.worp.events(st.id, st.after, 500).await {
-                Ok(events) if !events.is_empty() => {
+                Ok(mut events) if !events.is_empty() => {
+                    if !st.messages {
+                        withhold_messages(&mut events);
+                    }
                     for e in &events {
                         st.pending.push_back(event_message(e));
                     }

@@ -73,6 +73,9 @@ pub struct CreateGame {
     /// plays a seat (a game with a bot is never rated).
     #[serde(default)]
     pub rated: Option<bool>,
+    /// Whether anyone may read the players' messages (default: only the players).
+    #[serde(default)]
+    pub public_chat: bool,
 }
 
 impl Worp {
@@ -294,6 +297,7 @@ impl Worp {
             dice_commitment: dice::commitment(&seed),
             created_by: creator.id,
             rated,
+            public_chat: req.public_chat,
         };
         let first = StoredEvent::new(id, 1, &created, now, "");
         let table = Table::from_events(std::slice::from_ref(&first))?;

@@ -16,6 +16,7 @@
 mod draft;
 pub mod games;
 mod limits;
+pub mod messages;
 mod name_book;
 pub mod names;
 pub mod players;

@@ -150,6 +150,25 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
             _ => {}
         }
     }
+    if after.messages > before.map_or(0, |b| b.messages) {
+        let author = after
+            .last_message_seat
+            .and_then(|s| after.seats.get(usize::from(s)))
+            .and_then(|s| s.player_id);
+        let mut players: Vec<Uuid> = after
+            .seats
+            .iter()
+            .filter_map(|s| s.player_id)
+            .filter(|p| Some(*p) != author)
+            .collect();
+        players.sort();
+        players.dedup();
+        out.extend(
+            players
+                .into_iter()
+                .map(|p| notice("message", p, after.last_message_seat)),
+        );
+    }
     match after.to_move_player() {
         Some(p) if before.and_then(Table::to_move_player) != Some(p) => {
             out.push(notice("your_turn", p, after.to_move().map(|s| s.0)));

@@ -27,6 +27,8 @@ pub struct Worp {
     pub names: super::name_book::NameBook,
     /// The ratings, folded from the log.
     pub ratings: crate::ratings::Projector,
+    /// Messages a minute per player.
+    pub message_limit: super::limits::MessageLimit,
 }
 
 impl Worp {
@@ -44,6 +46,7 @@ impl Worp {
             open_games: super::limits::OpenGames::default(),
             names: super::name_book::NameBook::default(),
             ratings: crate::ratings::Projector::default(),
+            message_limit: super::limits::MessageLimit::default(),
         }
     }
 

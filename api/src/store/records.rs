@@ -137,6 +137,9 @@ pub enum NoticeKind {
     Invited,
     /// A player declined a seat in a game the reader created.
     InvitationDeclined,
+    /// Another player of the game wrote a message (read it with
+    /// `GET /v1/games/{id}/messages`).
+    Message,
 }
 
 /// Where a delivery stands.

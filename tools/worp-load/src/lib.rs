@@ -1270,6 +1270,7 @@ async fn play_one(
         days_per_move: None,
         client_seed: None,
         rated: None,
+        public_chat: false,
     };
     let mut table = worp
         .create_game(&players[0], req)
