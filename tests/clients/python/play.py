@@ -3,7 +3,8 @@ by openapi-python-client: one game of every variant the server lists, to its end
 seat ours and the others bots. Each turn it reads the game, narrows it by its class (one
 per variant), checks the move it picks from `legal_moves` against the typed `state` (as
 a front-end drawing the board would read it), and sends the move back as listed, with
-If-Match. Afterwards it reads the game's event log, narrowed by event class.
+If-Match. Afterwards it reads the game's event log, narrowed by event class, and its
+record (reading.py).
 
     PYTHONPATH=generated python play.py http://127.0.0.1:8080
 """

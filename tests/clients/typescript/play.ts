@@ -4,7 +4,7 @@
 // reads the game, narrows it by `variant`, checks the move it picks from `legal_moves`
 // against the typed `state` (as a front-end drawing the board would read it), and sends
 // the move back as listed, with If-Match. Afterwards it reads the game's event log,
-// narrowed by event `type`.
+// narrowed by event `type`, its record and (backgammon) its match file.
 //
 //   node build/play.js http://127.0.0.1:8080
 import createClient from "openapi-fetch";
@@ -178,11 +178,11 @@ function choose(game: Game): Move {
 type Api = ReturnType<typeof createClient<paths>>;
 
 async function read(api: Api, id: string): Promise<Game> {
-  const read = await api.GET("/v1/games/{id}", { params: { path: { id } } });
-  if (read.data === undefined) {
-    fail(`GET /v1/games/${id}`, read.error, read.response);
+  const answer = await api.GET("/v1/games/{id}", { params: { path: { id } } });
+  if (answer.data === undefined) {
+    fail(`GET /v1/games/${id}`, answer.error, answer.response);
   }
-  return read.data;
+  return answer.data;
 }
 
 /** The game's record (its inputs in order) and, for backgammon, its match file. */
