@@ -19,5 +19,6 @@ mod play;
 mod races;
 mod settings;
 mod sixth_game;
+mod sqlite_commit;
 mod store;
 mod webhooks;

@@ -125,6 +125,18 @@ pub const INSERT_ANSWER: &str =
 /// Deletes the answers kept before `$1` (expired), before a new one is written.
 pub const DELETE_EXPIRED_ANSWERS: &str = "DELETE FROM idempotency WHERE created_at < $1";
 
+// ---- The group commit on SQLite: a transaction per batch, a savepoint per change ----
+
+/// Takes the database's write lock at once (a deferred transaction that read first could
+/// not take it later without failing).
+pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+pub const SAVEPOINT: &str = "SAVEPOINT change";
+/// Undoes one change of the batch (then [`RELEASE_SAVEPOINT`]).
+pub const ROLLBACK_TO_SAVEPOINT: &str = "ROLLBACK TO change";
+pub const RELEASE_SAVEPOINT: &str = "RELEASE change";
+pub const COMMIT: &str = "COMMIT";
+pub const ROLLBACK: &str = "ROLLBACK";
+
 // ---- Reads and the other writes (both backends) ----
 
 pub const PING: &str = "SELECT 1";
