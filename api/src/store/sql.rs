@@ -6,7 +6,8 @@
 //! A change of a game is written only if the game's log ends exactly at the version
 //! its caller saw; otherwise nothing of it is written and the caller gets a conflict.
 //! The rule has three forms, one per write path, side by side here:
-//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends): the
+//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends; and
+//!    each change of a batch of the SQLite group commit, in a savepoint of its own): the
 //!    first event is inserted only if [`log_end!`] is the expected version; a change
 //!    without events checks [`LOG_END`] alone. A racing append of the same sequence
 //!    number violates `UNIQUE (game_id, seq)`.
@@ -136,6 +137,9 @@ pub const ROLLBACK_TO_SAVEPOINT: &str = "ROLLBACK TO change";
 pub const RELEASE_SAVEPOINT: &str = "RELEASE change";
 pub const COMMIT: &str = "COMMIT";
 pub const ROLLBACK: &str = "ROLLBACK";
+/// Copies what it can of the write-ahead log into the database without waiting for
+/// the writer or readers.
+pub const CHECKPOINT: &str = "PRAGMA wal_checkpoint(PASSIVE)";
 
 // ---- Reads and the other writes (both backends) ----
 

@@ -100,15 +100,25 @@ impl SqliteCommit {
         let outbox = Arc::new(Notify::new());
         let (sender, receiver) = mpsc::channel(queue.max(1));
         let commits = Arc::new(AtomicU64::new(0));
+        // The writer checkpoints only when the other thread falls far behind.
+        connection.execute_batch(WRITER_AUTOCHECKPOINT)?;
+        let checkpoints = open(path)?;
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let writer = Writer {
             connection,
             outbox: outbox.clone(),
             commits: commits.clone(),
+            _checkpointer: stop,
         };
-        std::thread::Builder::new()
-            .name("worp-sqlite-writer".into())
-            .spawn(move || writer.run(receiver))
-            .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+        let spawned = std::thread::Builder::new()
+            .name("worp-sqlite-checkpoints".into())
+            .spawn(move || checkpointer(&checkpoints, &stopped))
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name("worp-sqlite-writer".into())
+                    .spawn(move || writer.run(receiver))
+            });
+        spawned.map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
         Ok(SqliteCommit {
             queue: sender,
             outbox,
@@ -145,11 +155,33 @@ fn gone() -> StoreError {
     StoreError::Database(sqlx::Error::WorkerCrashed)
 }
 
+/// How often the checkpointer copies the log's new pages into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+/// The writer's own automatic checkpoint, in pages of the log (4 KiB each): only when
+/// the checkpointer has fallen that far behind (SQLite's default is 1,000).
+const WRITER_AUTOCHECKPOINT: &str = "PRAGMA wal_autocheckpoint = 16384";
+
+/// Copies the write-ahead log into the database file (`PASSIVE`: beside the writer,
+/// never blocking it) every [`CHECKPOINT_EVERY`], until `stop`'s sender (the writer) is
+/// gone. Left to the writer, a checkpoint (a thousand pages copied and the database
+/// file synced) ran inside the commit of every few dozen batches, and every change of
+/// those batches waited for it.
+fn checkpointer(connection: &Connection, stop: &std::sync::mpsc::Receiver<()>) {
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY)
+    {
+        if let Err(e) = connection.query_row(sql::CHECKPOINT, [], |_| Ok(())) {
+            tracing::warn!("sqlite checkpoint: {e}");
+        }
+    }
+}
+
 /// The writer thread's state: its connection, what it signals and counts.
 struct Writer {
     connection: Connection,
     outbox: Arc<Notify>,
     commits: Arc<AtomicU64>,
+    /// Dropped with the writer: the checkpointer then stops.
+    _checkpointer: std::sync::mpsc::Sender<()>,
 }
 
 impl Writer {
