@@ -169,8 +169,16 @@ const WRITER_AUTOCHECKPOINT: &str = "PRAGMA wal_autocheckpoint = 16384";
 fn checkpointer(connection: &Connection, stop: &std::sync::mpsc::Receiver<()>) {
     while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY)
     {
-        if let Err(e) = connection.query_row(sql::CHECKPOINT, [], |_| Ok(())) {
-            tracing::warn!("sqlite checkpoint: {e}");
+        // (busy, pages in the log, pages copied)
+        match connection.query_row(sql::CHECKPOINT, [], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        }) {
+            Ok((_, log, copied)) => tracing::debug!(log, copied, "sqlite checkpoint"),
+            Err(e) => tracing::warn!("sqlite checkpoint: {e}"),
         }
     }
 }
