@@ -22,5 +22,6 @@ mod races;
 mod ratings;
 mod settings;
 mod sixth_game;
+mod sqlite_commit;
 mod store;
 mod webhooks;
