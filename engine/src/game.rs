@@ -263,6 +263,19 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
         let _ = seat;
         0
     }
+
+    /// An offer the awaited seat must answer, named for notices and listings (in
+    /// backgammon with the cube: `double` or `resignation`); `None` for an ordinary move.
+    fn question(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// For a decision that progress cannot judge (backgammon's cube and resignations),
+    /// the index among the legal moves of the choice the game's own simple heuristic
+    /// makes, which the greedy bot plays; `None` when an ordinary move is awaited.
+    fn decision_hint(&self) -> Option<usize> {
+        None
+    }
 }
 
 #[cfg(test)]

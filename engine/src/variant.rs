@@ -35,6 +35,10 @@ pub trait AnyGame: Debug + Send + Sync {
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
     /// See [`Game::progress`].
     fn progress(&self, seat: Seat) -> i32;
+    /// See [`Game::question`].
+    fn question(&self) -> Option<&'static str>;
+    /// See [`Game::decision_hint`].
+    fn decision_hint(&self) -> Option<usize>;
     /// The state as JSON.
     fn state(&self) -> Value;
     /// The same state as JSON text, written directly (no intermediate values).
@@ -83,6 +87,12 @@ impl<G: Game> AnyGame for G {
     }
     fn progress(&self, seat: Seat) -> i32 {
         Game::progress(self, seat)
+    }
+    fn question(&self) -> Option<&'static str> {
+        Game::question(self)
+    }
+    fn decision_hint(&self) -> Option<usize> {
+        Game::decision_hint(self)
     }
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
