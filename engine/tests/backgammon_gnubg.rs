@@ -3,21 +3,19 @@
 //! match are IDs of Worp's states. Needs `gnubg` (`apt-get install gnubg`, which
 //! `tests/run.sh` does); without it the test fails unless `WORP_SKIP_GNUBG` is set.
 
+mod support {
+    pub mod gnubg_walk;
+}
+
 use std::collections::HashSet;
-use std::io::Write;
-use std::process::{Command, Stdio};
+
+use support::gnubg_walk::{gnubg_walk, playing, shown_ids};
 
 use worp_engine::backgammon::mat::{match_file_with, MatHeader};
 use worp_engine::backgammon::{Backgammon, Options};
 use worp_engine::playout::SplitMix64;
 use worp_engine::replay::Step;
 use worp_engine::{Awaiting, Game};
-
-fn gnubg() -> Option<&'static str> {
-    ["/usr/games/gnubg", "/usr/bin/gnubg"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-}
 
 /// A match played to its end: decisions by the engine's heuristic, checker moves at
 /// random. Returns the steps and the (Position ID, Match ID) of every state on the way.
@@ -50,92 +48,8 @@ fn play(options: &Options, seed: u64) -> (Vec<Step>, Backgammon, HashSet<(String
     (steps, game, ids)
 }
 
-/// Runs gnubg on `mat`: imports it, shows the score, then walks every game step by
-/// step. Returns its output.
-fn run_gnubg(gnubg: &str, mat: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("worp-gnubg-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let file = dir.join("match.mat");
-    std::fs::write(&file, mat).expect("write");
-    let mut script = format!("import mat {}\nshow score\nfirst game\n", file.display());
-    for records in records_per_game(mat) {
-        script.push_str(&"next\nshow board\n".repeat(records));
-        script.push_str("next game\n");
-    }
-    let mut child = Command::new(gnubg)
-        .args(["-t", "-q"])
-        .env("HOME", &dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run gnubg");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(script.as_bytes())
-        .expect("script");
-    let out = child.wait_with_output().expect("gnubg output");
-    let _ = std::fs::remove_dir_all(&dir);
-    String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr)
-}
-
-/// How many records (cells: rolls, doubles, takes, drops) each game of `mat` has: how
-/// often gnubg can step forward in it.
-fn records_per_game(mat: &str) -> Vec<usize> {
-    let mut out = Vec::new();
-    for line in mat.lines() {
-        if line.starts_with(" Game ") {
-            out.push(0);
-        } else if let (Some(n), Some((_, cells))) = (out.last_mut(), line.split_once(") ")) {
-            let left = cells.get(..28).unwrap_or(cells).trim();
-            let right = cells.get(28..).unwrap_or("").trim();
-            *n += usize::from(!left.is_empty()) + usize::from(!right.is_empty());
-        }
-    }
-    out
-}
-
-/// The (Position ID, Match ID) pairs gnubg showed, in order.
-fn shown_ids(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut position = None;
-    for line in text.lines() {
-        if let Some(p) = line.split("Position ID:").nth(1) {
-            position = Some(p.trim().to_owned());
-        } else if let (Some(m), Some(p)) = (line.split("Match ID   :").nth(1), position.take()) {
-            out.push((p, m.trim().to_owned()));
-        }
-    }
-    out
-}
-
-/// The game state (bits 8..=10) of a Match ID.
-fn game_state_of(match_id: &str) -> u8 {
-    const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let six = |i: usize| {
-        match_id
-            .as_bytes()
-            .get(i)
-            .and_then(|c| BASE64.find(char::from(*c)))
-            .unwrap_or(0) as u32
-    };
-    // The first three bytes are the first four characters.
-    let bytes = six(0) << 18 | six(1) << 12 | six(2) << 6 | six(3);
-    let second_byte = (bytes >> 8) & 0xFF;
-    (second_byte & 0b111) as u8
-}
-
 #[test]
 fn gnubg_imports_worp_matches_with_the_same_score_and_match_ids() {
-    let Some(gnubg) = gnubg() else {
-        assert!(
-            std::env::var_os("WORP_SKIP_GNUBG").is_some(),
-            "GNU Backgammon is needed for this test (apt-get install gnubg), or set WORP_SKIP_GNUBG=1"
-        );
-        return;
-    };
     for (length, seed) in [(7u8, 5u64), (5, 11), (3, 2)] {
         let options = Options {
             match_length: length,
@@ -149,7 +63,9 @@ fn gnubg_imports_worp_matches_with_the_same_score_and_match_ids() {
         };
         let mat = match_file_with(&options, &steps, &header).expect("mat");
         let m = game.match_play();
-        let text = run_gnubg(gnubg, &mat);
+        let Some(text) = gnubg_walk(&mat) else {
+            return;
+        };
         let score = format!(
             "The score (after {} game{}) is: ann {}, bob {} (match to {length} point",
             m.games.len(),
@@ -172,7 +88,6 @@ fn gnubg_imports_worp_matches_with_the_same_score_and_match_ids() {
         // Worp was in, with the same Match ID. (The end of each game but the last,
         // which gnubg shows before the next game, is never a state of Worp's: its next
         // game starts at once.)
-        let playing = |id: &str| game_state_of(id) == 1;
         let mut missing: Vec<_> = shown[1..]
             .iter()
             .filter(|pair| playing(&pair.1) && !worp_ids.contains(*pair))
