@@ -301,3 +301,76 @@ async fn a_time_out_or_a_resignation_loses_the_match() {
     assert_eq!(game["result"]["points"], 3);
     assert_eq!(game["state"]["match"]["score"]["white"], 3);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_your_turn_notice_says_a_double_awaits_an_answer() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (a, b) = (app.player("ann").await, app.player("bob").await);
+    let mut streams = Vec::new();
+    for p in [&a, &b] {
+        let stream = app
+            .client
+            .get(app.url("/v1/players/me/stream"))
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .expect("stream");
+        assert_eq!(stream.status(), 200);
+        streams.push(stream);
+    }
+    let mut game = app
+        .create(
+            &a,
+            "backgammon",
+            json!({"cube": true}),
+            vec![Some(a.id), Some(b.id)],
+        )
+        .await;
+    let id = game["id"].as_str().expect("id").to_owned();
+    let players = [&a, &b];
+    let mut rng = SplitMix64(3);
+    // Play on until the seat to move may double, and double.
+    let doubler = loop {
+        let seat = game["to_move"].as_u64().expect("seat") as usize;
+        let moves = game["legal_moves"].as_array().expect("moves").clone();
+        let double = moves.iter().any(|m| m == "double");
+        let mv = if double {
+            json!("double")
+        } else {
+            let checkers: Vec<&Value> = moves.iter().filter(|m| m.get("steps").is_some()).collect();
+            checkers[rng.below(checkers.len())].clone()
+        };
+        game = app
+            .post(
+                &format!("/v1/games/{id}/moves"),
+                players[seat],
+                json!({"move": mv}),
+            )
+            .await
+            .json()
+            .await
+            .expect("json");
+        if double {
+            break seat;
+        }
+    };
+    let taker = 1 - doubler;
+    assert_eq!(game["to_move"], taker);
+    assert_eq!(game["state"]["offer"]["kind"], "double");
+    let is_double = |m: &(String, String, String)| {
+        m.1 == "your_turn"
+            && serde_json::from_str::<Value>(&m.2).is_ok_and(|d| d["question"] == "double")
+    };
+    let seen =
+        crate::correspondence::read_sse(&mut streams[taker], |m| m.iter().any(is_double)).await;
+    let notice: Value =
+        serde_json::from_str(&seen.iter().find(|m| is_double(m)).expect("notice").2).expect("json");
+    assert_eq!(notice["game_id"], id.as_str());
+    assert_eq!(notice["seat"], taker);
+    // An ordinary turn says nothing of a question.
+    let ordinary = seen.iter().find(|m| m.1 == "your_turn" && !is_double(m));
+    if let Some(m) = ordinary {
+        let data: Value = serde_json::from_str(&m.2).expect("json");
+        assert!(data.get("question").is_none(), "{data}");
+    }
+}
