@@ -21,10 +21,12 @@ pub mod match_id;
 pub mod match_play;
 mod movegen;
 mod moves;
+mod options;
 mod point;
 mod position;
 pub mod position_id;
 mod side;
+mod state_json;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -42,9 +44,11 @@ pub use cube::Cube;
 pub use decision::{Decision, Level, Offer, OfferKind};
 pub use match_play::{GameScore, MatchPlay, Score};
 pub use moves::{Move, Step, Steps};
+pub use options::{Options, MAX_MATCH_LENGTH};
 pub use point::{Destination, Origin, Point};
 pub use position::{OutcomeCounter, Position, Tally, CHECKERS};
 pub use side::Side;
+pub use state_json::StateJson;
 
 use movegen::MoveGen;
 
@@ -53,66 +57,6 @@ pub type State = Backgammon;
 
 /// The die of backgammon: an ordinary d6.
 pub const DIE: Die = Die::D6;
-
-/// The creation options (RULES.md §2b). Without any, one game without the cube, as the
-/// German text describes. Options left out are not stored (a game created without
-/// options stores `{}`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(default, deny_unknown_fields)]
-#[schema(as = BackgammonOptions)]
-pub struct Options {
-    /// The doubling cube is in play. Default: false for a single game, true in a match.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cube: Option<bool>,
-    /// 0 = one game; N (1..=25) = a match to N points.
-    #[serde(skip_serializing_if = "is_zero")]
-    #[schema(maximum = 25)]
-    pub match_length: u8,
-    /// With the cube in a single game: a gammon or backgammon counts as a single while
-    /// the cube was never turned. Default true; no effect in a match.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub jacoby: Option<bool>,
-    /// In a match: the first game after a player first reaches N − 1 points is the
-    /// Crawford game, in which nobody may double. Default true; no effect in a single
-    /// game.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub crawford: Option<bool>,
-}
-
-fn is_zero(n: &u8) -> bool {
-    *n == 0
-}
-
-/// The longest match.
-pub const MAX_MATCH_LENGTH: u8 = 25;
-
-impl Options {
-    /// Whether the doubling cube is in play.
-    pub fn cube_in_play(&self) -> bool {
-        self.cube.unwrap_or(self.match_length > 0)
-    }
-
-    /// Whether this is a match (to `match_length` points).
-    pub fn is_match(&self) -> bool {
-        self.match_length > 0
-    }
-
-    /// Whether the rules of §2b apply (the cube or a match): decisions and resignation
-    /// offers among the moves, the cube, the score and the Match ID in the state.
-    pub fn section_2b(&self) -> bool {
-        self.cube_in_play() || self.is_match()
-    }
-
-    /// Whether the Jacoby rule applies: the cube in a single game, `jacoby` not off.
-    pub fn jacoby_rule(&self) -> bool {
-        self.cube_in_play() && !self.is_match() && self.jacoby.unwrap_or(true)
-    }
-
-    /// Whether the Crawford rule applies: a match, `crawford` not off.
-    pub fn crawford_rule(&self) -> bool {
-        self.is_match() && self.crawford.unwrap_or(true)
-    }
-}
 
 /// Where the game stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -162,53 +106,6 @@ pub struct Backgammon {
     /// over: its game state (2 played out, 3 resigned, 4 dropped), the player it counts
     /// on roll and the one whose turn it is.
     ended: Option<(u8, Side, Side)>,
-}
-
-/// The state of a game as JSON: the position in the oracle corpus layout, whose turn,
-/// the last dice, the phase and the result.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(as = BackgammonState)]
-pub struct StateJson {
-    /// Point 1..24 (index 0..23): positive = White checkers, negative = Black checkers.
-    #[schema(value_type = Vec<i8>, min_items = 24, max_items = 24)]
-    pub board: [i8; 24],
-    /// Checkers on the bar.
-    pub bar: Tally,
-    /// Checkers borne off.
-    pub off: Tally,
-    /// The colour to roll or move (during the opening: the next to roll its one die).
-    pub to_move: Side,
-    /// What the game waits for.
-    pub phase: Phase,
-    /// The opening roll so far (each player's one die).
-    pub opening_roll: OpeningRoll,
-    /// The last dice rolled: two values (for the first move, White's and Black's opening
-    /// dice), or empty before any.
-    pub dice: Vec<u8>,
-    /// The GNU Backgammon Position ID, from the side of the player to move (with the
-    /// cube or in a match, once it is over: from the side GNU Backgammon counts on roll,
-    /// as in `match_id`).
-    pub position_id: String,
-    /// The colour that retired (resigned or ran out of time), if any.
-    pub retired: Option<Side>,
-    /// How the game ended, once it has.
-    pub result: Option<GameResult>,
-    /// The creation options.
-    pub options: Options,
-    /// With the cube or in a match: the doubling cube.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cube: Option<Cube>,
-    /// With the cube or in a match: the match length, the score, the game number, the
-    /// Crawford game and every finished game (a single game is a match of one game).
-    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
-    pub match_play: Option<MatchPlay>,
-    /// A double or resignation awaiting the opponent's answer (who answers is the
-    /// opponent of `offer.by`; the phase is where play goes on).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offer: Option<Offer>,
-    /// With the cube or in a match: the GNU Backgammon Match ID (seat 0 is its player 0).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub match_id: Option<String>,
 }
 
 impl Backgammon {
@@ -285,35 +182,6 @@ impl Backgammon {
     /// A double or resignation awaiting an answer.
     pub fn offer(&self) -> Option<Offer> {
         self.offer
-    }
-
-    /// The state as shown in JSON.
-    pub fn state(&self) -> StateJson {
-        let rules_2b = self.options.section_2b();
-        // With §2b, a finished match's Position ID is taken from the side GNU
-        // Backgammon counts on roll (the loser); otherwise from the side to move.
-        let on_roll = if rules_2b {
-            self.gnubg_turn().1
-        } else {
-            self.to_move
-        };
-        StateJson {
-            board: self.position.board,
-            bar: self.position.bar,
-            off: self.position.off,
-            to_move: self.to_move,
-            phase: self.phase,
-            opening_roll: self.opening,
-            dice: self.dice.map(|d| d.to_vec()).unwrap_or_default(),
-            position_id: position_id::position_id(&self.position, on_roll),
-            retired: self.retired,
-            result: self.result.clone(),
-            options: self.options.clone(),
-            cube: rules_2b.then_some(self.cube),
-            match_play: rules_2b.then(|| self.play.clone()),
-            offer: self.offer,
-            match_id: rules_2b.then(|| self.match_id()),
-        }
     }
 
     fn start() -> Backgammon {
