@@ -378,6 +378,18 @@ mod tests {
         assert!(text.contains("and the match"), "{text}");
         if let Ok(dir) = std::env::var("WORP_MAT_OUT") {
             std::fs::write(format!("{dir}/match.mat"), &text).expect("write");
+            // The record tests/contract/backgammon.match.record.json was written so.
+            let record = crate::replay::Record {
+                variant: "backgammon".into(),
+                options: serde_json::to_value(&options).expect("json"),
+                seats: 2,
+                steps: steps.clone(),
+            };
+            std::fs::write(
+                format!("{dir}/backgammon.match.record.json"),
+                serde_json::to_string(&record).expect("json"),
+            )
+            .expect("write");
         }
     }
 
