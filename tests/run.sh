@@ -200,6 +200,8 @@ stage "cargo fmt --check" cargo fmt --all -- --check
 stage "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 stage "cargo test" cargo_test
 stage "variant schemas" variant_schemas
+# The committed OpenAPI document under Redocly's recommended rules: no errors.
+stage "openapi lint" bash tests/contract/lint.sh
 # The web client, end to end in headless Chromium (reuses the worp the tests built).
 stage "e2e (web client)" bash tests/e2e/run.sh
 # Schemathesis against a running server: no 5xx, every response conforms to the spec.

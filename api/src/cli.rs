@@ -46,8 +46,9 @@ pub enum Command {
         /// The export (`GET /v1/games/{id}/export`); `-` for standard input.
         file: String,
     },
-    /// Rebuild the read models (the games listing) from the event log. Safe while servers
-    /// run: their appends wait until the rebuild commits.
+    /// Rebuild the read models (the games listing) from the event log, then fold the
+    /// ratings from its game_finished events in global order and print them. Safe while
+    /// servers run: their appends wait until the rebuild commits.
     Rebuild,
     /// Print the OpenAPI document.
     Openapi,
@@ -127,6 +128,20 @@ async fn rebuild() -> Result<(), String> {
     let worp = Worp::new(store, settings.cache_states, Arc::new(SystemClock));
     let n = worp.rebuild().await.map_err(|e| e.to_string())?;
     println!("rebuilt the read models of {n} games");
+    let book = worp
+        .rating_book_from_scratch()
+        .await
+        .map_err(|e| e.to_string())?;
+    println!(
+        "folded the ratings from {} finished games (to position {}):",
+        book.folded, book.last_position
+    );
+    for (player, variant, s) in book.all() {
+        println!(
+            "{player} {variant} rating {:.2} deviation {:.2} games {} won {} lost {} drawn {}",
+            s.rating, s.deviation, s.games, s.won, s.lost, s.drawn
+        );
+    }
     Ok(())
 }
 

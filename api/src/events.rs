@@ -17,7 +17,7 @@ use worp_engine::GameResult;
 use crate::bots::BotKind;
 
 /// What happened in a game, one fact per event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The game was created. Only the SHA-256 of the server's dice seed is published.
@@ -43,6 +43,24 @@ pub enum Event {
         /// Hex SHA-256 of the secret 32-byte server seed.
         dice_commitment: String,
         created_by: Uuid,
+        /// Whether the result changes the players' ratings (absent: no; games created
+        /// before ratings existed were not announced as rated).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        rated: bool,
+        /// Whether anyone may read the players' messages (absent: only the players).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        public_chat: bool,
+    },
+    /// A seated player wrote a message. The chain covers `text_sha256`, not `text`, so a
+    /// reader the text is withheld from (a spectator, unless the chat is public) still
+    /// verifies the whole chain, and a player checks the text against its hash.
+    MessagePosted {
+        seat: u8,
+        /// Absent where it is withheld from the reader.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Hex SHA-256 of the text's UTF-8 bytes.
+        text_sha256: String,
     },
     /// A player took an open seat, or the seat reserved for them (accepting the invitation).
     SeatTaken {
@@ -93,6 +111,7 @@ impl Event {
             Event::DiceRolled { .. } => "dice_rolled",
             Event::MovePlayed { .. } => "move_played",
             Event::SeatRetired { .. } => "seat_retired",
+            Event::MessagePosted { .. } => "message_posted",
             Event::GameFinished { .. } => "game_finished",
         }
     }
@@ -177,7 +196,15 @@ impl StoredEvent {
                 .as_bytes(),
         );
         out.extend_from_slice(b"\",\"payload\":");
-        write_canonical(&self.payload, &mut out);
+        match (self.kind.as_str(), &self.payload) {
+            // A message's text is outside the chain (its hash is inside).
+            ("message_posted", Value::Object(map)) if map.contains_key("text") => {
+                let mut without = map.clone();
+                without.remove("text");
+                write_canonical(&Value::Object(without), &mut out);
+            }
+            _ => write_canonical(&self.payload, &mut out),
+        }
         out.extend_from_slice(b",\"recorded_at\":\"");
         out.extend_from_slice(format_time(&self.recorded_at).as_bytes());
         out.extend_from_slice(b"\",\"rules_version\":");

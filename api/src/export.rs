@@ -33,7 +33,7 @@ pub struct Export {
     pub client_seeds: Vec<Option<String>>,
     /// The server seed; only once the game is finished.
     pub server_seed: Option<String>,
-    /// `waiting`, `active` or `finished`.
+    #[schema(value_type = crate::table::Status)]
     pub status: String,
     pub result: Option<GameResult>,
     /// The hash of the newest event.
@@ -80,6 +80,7 @@ pub fn record_steps(
             Event::GameCreated { .. }
             | Event::SeatTaken { .. }
             | Event::InvitationDeclined { .. }
+            | Event::MessagePosted { .. }
             | Event::GameFinished { .. } => {}
         }
     }

@@ -18,6 +18,7 @@ pub mod live;
 pub mod openapi;
 pub mod problem;
 pub mod ratelimit;
+pub mod ratings;
 pub mod routes;
 pub mod service;
 pub mod startup;

@@ -9,13 +9,11 @@ use actix_cors::Cors;
 use actix_web::dev::Server;
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
-use utoipa::OpenApi;
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::clock::Clock;
 use crate::configuration::Settings;
 use crate::live::relay;
-use crate::openapi::ApiDoc;
 use crate::problem::ApiError;
 use crate::ratelimit::RateLimit;
 use crate::routes;
@@ -210,7 +208,7 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
             .app_data(web::PathConfig::default().error_handler(path_error))
             .configure(routes::configure)
             .route("/openapi.json", web::get().to(openapi_json))
-            .service(SwaggerUi::new("/docs/{_:.*}").url("/docs/openapi.json", ApiDoc::openapi()))
+            .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new(["/openapi.json"])))
             // The documentation's address without its slash (as the README gives it).
             .route(
                 "/docs",

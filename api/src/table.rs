@@ -3,14 +3,15 @@
 //! events, so the log is the one source of truth.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::Digest;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use worp_engine::{variant, AnyGame, Awaiting, GameResult, Seat};
+use worp_engine::{variant, AnyGame, Awaiting, EndReason, GameResult, Seat};
 
 use crate::bots::BotKind;
-use crate::events::{Event, StoredEvent};
+use crate::events::{Event, RetireReason, StoredEvent};
 
 /// Why a stored log could not be folded into a game (a corrupt or foreign log).
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +53,31 @@ impl Status {
             Status::Finished => "finished",
         }
     }
+}
+
+/// Why a game ended, in words a front-end can show beside the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FinishReason {
+    /// The winner reached the game's goal: every pawn home, every checker borne off,
+    /// every figure across.
+    Goal,
+    /// Hoofden: the loser has no pawns left.
+    NoPawnsLeft,
+    /// Hoofden: the loser had no legal move.
+    CannotMove,
+    /// Hoofden: 100 moves in a row without a fight: a draw.
+    QuietMoves,
+    /// Hoofden: both sides lost their last pawns: a draw.
+    AllPawnsRemoved,
+    /// The other seats resigned (the last to leave resigned).
+    Resigned,
+    /// The other seats ran out of time (the last to leave timed out).
+    TimedOut,
+    /// Backgammon with the cube: the loser passed a double (in a match: the last game).
+    DoublePassed,
+    /// Backgammon with the cube: the winner accepted the loser's offer to resign.
+    ResignationAccepted,
 }
 
 /// One seat of a table.
@@ -124,6 +150,15 @@ pub struct Table {
     pub last_move_at: Option<DateTime<Utc>>,
     /// Days each seat has for each move; `None`: no clock.
     pub days_per_move: Option<u32>,
+    /// Why the seat that retired last left (what ended a game won by retirement).
+    pub last_retirement: Option<RetireReason>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
+    /// Whether anyone may read the players' messages (else only the players).
+    pub public_chat: bool,
+    /// How many messages the players wrote, and the seat that wrote the last.
+    pub messages: u32,
+    pub last_message_seat: Option<u8>,
 }
 
 impl Table {
@@ -152,6 +187,8 @@ impl Table {
             days_per_move,
             dice_commitment,
             created_by,
+            rated,
+            public_chat,
         } = e.event().map_err(|err| invalid(seq, err.to_string()))?
         else {
             return Err(invalid(seq, "the first event must be game_created"));
@@ -190,6 +227,11 @@ impl Table {
             updated_at: e.recorded_at,
             last_move_at: None,
             days_per_move,
+            last_retirement: None,
+            rated,
+            public_chat,
+            messages: 0,
+            last_message_seat: None,
         })
     }
 
@@ -273,12 +315,33 @@ impl Table {
                 self.game.apply_move(&mv).map_err(engine)?;
                 self.last_move_at = Some(e.recorded_at);
             }
-            Event::SeatRetired { seat, .. } => {
+            Event::SeatRetired { seat, reason } => {
                 self.game.retire(Seat(seat)).map_err(engine)?;
+                self.last_retirement = Some(reason);
                 if let Some(s) = self.seats.get_mut(usize::from(seat)) {
                     s.retired = true;
                 }
                 self.last_move_at = Some(e.recorded_at);
+            }
+            Event::MessagePosted {
+                seat,
+                text,
+                text_sha256,
+            } => {
+                let seated = self
+                    .seats
+                    .get(usize::from(seat))
+                    .is_some_and(|s| s.player_id.is_some());
+                if !seated {
+                    return Err(invalid(seq, "a message from a seat without a player"));
+                }
+                if let Some(text) = text {
+                    if hex::encode(sha2::Sha256::digest(text.as_bytes())) != text_sha256 {
+                        return Err(invalid(seq, "the message does not match its hash"));
+                    }
+                }
+                self.messages += 1;
+                self.last_message_seat = Some(seat);
             }
             Event::GameFinished {
                 result,
@@ -299,6 +362,24 @@ impl Table {
     }
 
     /// Waiting, active or finished.
+    /// Why the game ended, once it has.
+    pub fn finish_reason(&self) -> Option<FinishReason> {
+        self.result.as_ref()?;
+        Some(match self.game.end_reason()? {
+            EndReason::Goal => FinishReason::Goal,
+            EndReason::NoPawnsLeft => FinishReason::NoPawnsLeft,
+            EndReason::CannotMove => FinishReason::CannotMove,
+            EndReason::QuietMoves => FinishReason::QuietMoves,
+            EndReason::AllPawnsRemoved => FinishReason::AllPawnsRemoved,
+            EndReason::DoublePassed => FinishReason::DoublePassed,
+            EndReason::ResignationAccepted => FinishReason::ResignationAccepted,
+            EndReason::OpponentsRetired => match self.last_retirement {
+                Some(RetireReason::TimedOut) => FinishReason::TimedOut,
+                _ => FinishReason::Resigned,
+            },
+        })
+    }
+
     pub fn status(&self) -> Status {
         if self.result.is_some() {
             Status::Finished

@@ -180,6 +180,31 @@ pub enum Ending {
     OpponentsRetired,
 }
 
+/// Why a game ended, in words a player would use: what a front-end shows beside the
+/// result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The winner reached the game's goal: every pawn home, every checker borne off,
+    /// every figure across.
+    Goal,
+    /// Hoofden: the loser has no pawns left.
+    NoPawnsLeft,
+    /// Hoofden: the loser had no legal move.
+    CannotMove,
+    /// Hoofden: 100 moves in a row without a fight: a draw.
+    QuietMoves,
+    /// Hoofden: both sides lost their last pawns: a draw.
+    AllPawnsRemoved,
+    /// Every other seat left the game (resigned or ran out of time).
+    OpponentsRetired,
+    /// Backgammon with the cube: the loser passed a double (the last game of a match).
+    DoublePassed,
+    /// Backgammon with the cube: the winner accepted the loser's offer to resign (the
+    /// last game of a match).
+    ResignationAccepted,
+}
+
 /// Checks that game `G` can be played by `seats` seats.
 pub fn check_seat_count<G: Game>(seats: u8) -> Result<(), EngineError> {
     if (G::MIN_SEATS..=G::MAX_SEATS).contains(&seats) {
@@ -275,6 +300,18 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     /// makes, which the greedy bot plays; `None` when an ordinary move is awaited.
     fn decision_hint(&self) -> Option<usize> {
         None
+    }
+
+    /// Why the game ended, once it has. The default tells only a win at the goal from a
+    /// win by retirement; a game with other ways to end (Hoofden) says which.
+    fn end_reason(&self) -> Option<EndReason> {
+        match self.awaiting() {
+            Awaiting::Finished { result } => Some(match result.ending {
+                Ending::OpponentsRetired => EndReason::OpponentsRetired,
+                _ => EndReason::Goal,
+            }),
+            _ => None,
+        }
     }
 }
 

@@ -27,8 +27,8 @@ pub mod variant;
 
 pub use capability::{Capabilities, Capability, CapabilityError, MatchHeader};
 pub use error::EngineError;
-pub use game::{Awaiting, Die, Ending, Game, GameResult, Seat};
-pub use variant::{register, variant, variants, AnyGame, RegisterError, Variant};
+pub use game::{Awaiting, Die, EndReason, Ending, Game, GameResult, Seat};
+pub use variant::{builtin_variants, register, variant, variants, AnyGame, RegisterError, Variant};
 
 /// The version of the rules this engine implements. Every stored event records it; a
 /// change that would make a past game replay differently must raise it.

@@ -13,6 +13,7 @@ use crate::{variant, AnyGame, Awaiting, EngineError, Seat};
 /// A game record: how it was created and every input in order.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = GameRecord)]
 pub struct Record {
     /// The registered variant name.
     pub variant: String,

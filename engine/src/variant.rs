@@ -15,7 +15,7 @@ use utoipa::openapi::{RefOr, Schema};
 
 use crate::capability::{Capabilities, Capability, CapabilityError, MatchHeader};
 use crate::replay::Step;
-use crate::{Awaiting, EngineError, Game, Seat};
+use crate::{Awaiting, EndReason, EngineError, Game, Seat};
 
 /// A game of any variant, with moves, options and state as JSON.
 pub trait AnyGame: Debug + Send + Sync {
@@ -39,6 +39,8 @@ pub trait AnyGame: Debug + Send + Sync {
     fn question(&self) -> Option<&'static str>;
     /// See [`Game::decision_hint`].
     fn decision_hint(&self) -> Option<usize>;
+    /// See [`Game::end_reason`].
+    fn end_reason(&self) -> Option<EndReason>;
     /// The state as JSON.
     fn state(&self) -> Value;
     /// The same state as JSON text, written directly (no intermediate values).
@@ -93,6 +95,9 @@ impl<G: Game> AnyGame for G {
     }
     fn decision_hint(&self) -> Option<usize> {
         Game::decision_hint(self)
+    }
+    fn end_reason(&self) -> Option<EndReason> {
+        Game::end_reason(self)
     }
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
@@ -254,6 +259,11 @@ static REGISTRY: RwLock<&'static [Variant]> = RwLock::new(VARIANTS);
 /// Every registered game, in the order the API lists them.
 pub fn variants() -> &'static [Variant] {
     *REGISTRY.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The games of this crate, without those registered from outside.
+pub fn builtin_variants() -> &'static [Variant] {
+    VARIANTS
 }
 
 /// The registered game called `name`.

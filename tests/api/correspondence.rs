@@ -178,6 +178,7 @@ async fn a_seat_that_runs_out_of_time_retires() {
         let end = app.get_json(&format!("/v1/games/{id}")).await;
         assert_eq!(end["status"], "finished");
         assert_eq!(end["result"]["winner"], 1 - to_move);
+        assert_eq!(end["reason"], "timed_out");
         let events = app.events(&id).await;
         let retired = events
             .iter()
@@ -695,7 +696,7 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
                 .await
                 .expect("resign");
         }
-        let pending = app.worp.store.deliveries(hook2, 10).await.expect("log");
+        let pending = app.worp.store.deliveries(hook2, 10, 0).await.expect("log");
         assert!(!pending.is_empty(), "the notice is in the outbox");
         let fresh = worp::store::Store::connect(&app.database, 2)
             .await
@@ -710,7 +711,7 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         loop {
             worp::webhooks::deliver_due(&restarted.store, restarted.clock.as_ref(), &settings)
                 .await;
-            let log = restarted.store.deliveries(hook2, 10).await.expect("log");
+            let log = restarted.store.deliveries(hook2, 10, 0).await.expect("log");
             if log.iter().all(|d| d.status == "delivered") && !got2.lock().expect("got").is_empty()
             {
                 break;

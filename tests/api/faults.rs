@@ -269,7 +269,8 @@ async fn a_server_killed_mid_load_loses_no_acknowledged_move() {
             .json()
             .await
             .expect("json");
-        let replayed = serde_json::to_value(GameView::of(&table)).expect("view");
+        let replayed =
+            serde_json::to_value(GameView::of(&table, &Default::default())).expect("view");
         for field in [
             "version",
             "state",

@@ -380,7 +380,7 @@ async fn a_slow_receiver_does_not_hold_up_the_others() {
         let wanted = app
             .worp
             .store
-            .deliveries(fast_hook.parse().expect("id"), 100)
+            .deliveries(fast_hook.parse().expect("id"), 100, 0)
             .await
             .expect("log")
             .len();
@@ -406,7 +406,7 @@ async fn two_processes_send_each_delivery_once() {
         let (url, got) = receiver(Answer::Ok, Duration::from_millis(600)).await;
         let (store, hook) = outbox(&database, url, 8).await;
         let clock: Arc<dyn worp::clock::Clock> = Arc::new(worp::clock::SystemClock);
-        let wanted = store.deliveries(hook, 100).await.expect("log").len();
+        let wanted = store.deliveries(hook, 100, 0).await.expect("log").len();
         let settings = worp::webhooks::WebhookSettings {
             timeout: Duration::from_secs(1),
             allow: vec!["127.0.0.0/8".parse().expect("cidr")],
@@ -421,7 +421,7 @@ async fn two_processes_send_each_delivery_once() {
                 let until = tokio::time::Instant::now() + Duration::from_secs(30);
                 loop {
                     worp::webhooks::deliver_due(&store, clock.as_ref(), &settings).await;
-                    let log = store.deliveries(hook, 100).await.expect("log");
+                    let log = store.deliveries(hook, 100, 0).await.expect("log");
                     if log.iter().all(|d| d.status == "delivered") {
                         break;
                     }
@@ -453,11 +453,57 @@ async fn deliveries_go_with_their_webhook() {
         let (url, _) = receiver(Answer::Status(503, ""), Duration::ZERO).await;
         let hook = register(&app, &b, &url).await;
         finished_games(&app, &b, &a, 2).await;
+        // The log pages: one at a time, newest first, a `Link` to the next while full.
         let id: Uuid = hook.parse().expect("id");
+        let all: Vec<Uuid> = app
+            .worp
+            .store
+            .deliveries(id, 100, 0)
+            .await
+            .expect("log")
+            .iter()
+            .map(|d| d.id)
+            .collect();
+        assert!(all.len() >= 2, "{backend:?}: {all:?}");
+        let path = format!("/v1/players/me/webhooks/{hook}/deliveries");
+        let mut seen = Vec::new();
+        let mut next = Some(format!("{path}?limit=1"));
+        while let Some(page) = next.take() {
+            let resp = app
+                .client
+                .get(app.url(&page))
+                .bearer_auth(&b.token)
+                .send()
+                .await
+                .expect("page");
+            assert_eq!(resp.status(), 200, "{page}");
+            next = resp
+                .headers()
+                .get("link")
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| l.strip_prefix('<')?.split('>').next().map(str::to_owned));
+            let items: Vec<Value> = resp.json().await.expect("json");
+            assert!(items.len() <= 1);
+            seen.extend(
+                items
+                    .iter()
+                    .filter_map(|d| d["id"].as_str()?.parse::<Uuid>().ok()),
+            );
+            assert!(seen.len() <= all.len(), "{backend:?}: the pages never end");
+        }
+        assert_eq!(seen, all, "{backend:?}");
+        let bad = app
+            .client
+            .get(app.url(&format!("{path}?limit=0")))
+            .bearer_auth(&b.token)
+            .send()
+            .await
+            .expect("bad");
+        assert_eq!(bad.status(), 400);
         assert!(!app
             .worp
             .store
-            .deliveries(id, 100)
+            .deliveries(id, 100, 0)
             .await
             .expect("log")
             .is_empty());
@@ -469,7 +515,7 @@ async fn deliveries_go_with_their_webhook() {
             .await
             .expect("delete");
         assert_eq!(resp.status(), 204);
-        let left = app.worp.store.deliveries(id, 100).await.expect("log");
+        let left = app.worp.store.deliveries(id, 100, 0).await.expect("log");
         assert!(left.is_empty(), "{backend:?}: {left:?}");
     }
 }
@@ -520,7 +566,7 @@ async fn an_attempt_is_recorded_only_under_its_claim() {
             .record_attempt(&outcome(second, "delivered"))
             .await
             .expect("record"));
-        let log = store.deliveries(hook, 10).await.expect("log");
+        let log = store.deliveries(hook, 10, 0).await.expect("log");
         let recorded = log.iter().find(|d| d.id == seen.id).expect("in the log");
         assert_eq!(recorded.status, "delivered", "{backend:?}");
     }

@@ -3,11 +3,13 @@
 
 use actix_web::http::header;
 use actix_web::{get, web, HttpResponse};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::MaybeCaller;
 use crate::problem::{ApiError, Problem};
+use crate::service::messages::{may_read_messages, withhold_messages};
 use crate::service::Worp;
 
 /// Which export format.
@@ -32,6 +34,16 @@ pub enum ExportFormat {
     Record,
 }
 
+/// An export in JSON: the bundle (`format=json`) or the game record (`format=record`).
+// Only its schema is used: the answers are written from the two types themselves.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum JsonExport {
+    Bundle(Box<crate::export::Export>),
+    Record(worp_engine::replay::Record),
+}
+
 /// A self-contained bundle of the game: variant, options, seats, rules version, every
 /// event with its sequence, time and hash, the dice commitment, the client seeds, and,
 /// once the game is over, the revealed server seed. `worp audit FILE` checks it offline.
@@ -39,7 +51,12 @@ pub enum ExportFormat {
     tag = "audit",
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(
-        (status = 200, description = "The bundle (format=json), the replay record (format=record), or a text/plain match file (format=mat)", body = crate::export::Export),
+        (status = 200, description = "The bundle (format=json, `Export`), the game record (format=record, `GameRecord`), or a match file (format=mat, text/plain)",
+         content(
+            (JsonExport = "application/json"),
+            (String = "text/plain", example = "; [Site \"Worp\"]\n 0 point match\n\n Game 1\n ..."),
+         ),
+         headers(("Content-Disposition" = String, description = "format=mat: `attachment; filename=\"worp-<id>.mat\"`"))),
         (status = 400, description = "Malformed parameters, or format=mat for a game without match files", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
@@ -47,10 +64,14 @@ pub enum ExportFormat {
 #[get("/v1/games/{id}/export")]
 pub async fn export_game(
     worp: web::Data<Worp>,
+    caller: MaybeCaller,
     id: web::Path<Uuid>,
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (export, table) = worp.export(id.into_inner()).await?;
+    let (mut export, table) = worp.export(id.into_inner()).await?;
+    if !may_read_messages(&table, caller.0.map(|p| p.id)) {
+        withhold_messages(&mut export.events);
+    }
     match q.format {
         None | Some(ExportFormat::Json) => return Ok(HttpResponse::Ok().json(export)),
         Some(ExportFormat::Record) => {

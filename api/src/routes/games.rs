@@ -7,18 +7,32 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
-use crate::events::StoredEvent;
 use crate::problem::{ApiError, Problem};
 use crate::routes::views::{game_json, GameView};
 use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
 use crate::store::{GameFilter, SavedResponse};
 use crate::table::Table;
 
-fn game_response(status: actix_web::http::StatusCode, table: &Table) -> HttpResponse {
-    HttpResponse::build(status)
+/// The game as the answer of a request, with its version as the ETag and its players'
+/// names.
+pub(crate) async fn game_response(
+    worp: &Worp,
+    status: actix_web::http::StatusCode,
+    table: &Table,
+) -> Result<HttpResponse, ApiError> {
+    worp.learn_table_names(table).await?;
+    let mut view = GameView::of(table, &worp.names);
+    if table.rated && table.result.is_some() {
+        view.rating_changes = worp
+            .rating_book()
+            .await?
+            .changes(table.id)
+            .map(<[_]>::to_vec);
+    }
+    Ok(HttpResponse::build(status)
         .insert_header((header::ETAG, format!("\"{}\"", table.version)))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .json(GameView::of(table))
+        .json(view))
 }
 
 /// Reads an optional JSON body: empty means the defaults.
@@ -56,7 +70,8 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
     request_body = CreateGame,
     security(("bearer" = [])),
     responses(
-        (status = 201, description = "Created", body = GameView, headers(("ETag" = String, description = "The version"))),
+        (status = 201, description = "Created", body = GameView,
+         headers(("Location" = String, description = "The new game's address, `/v1/games/{id}`"))),
         (status = 400, description = "Malformed body, unknown variant, invalid options or seats", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many of your games wait for players (`WORP_OPEN_GAMES_PER_PLAYER`), or the rate limit", body = Problem, content_type = "application/problem+json",
@@ -70,7 +85,7 @@ pub async fn create_game(
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let table = worp.create_game(&caller.0, body.into_inner()).await?;
-    let mut resp = game_response(actix_web::http::StatusCode::CREATED, &table);
+    let mut resp = game_response(&worp, actix_web::http::StatusCode::CREATED, &table).await?;
     if let Ok(loc) = header::HeaderValue::from_str(&format!("/v1/games/{}", table.id)) {
         resp.headers_mut().insert(header::LOCATION, loc);
     }
@@ -164,6 +179,7 @@ pub async fn list_games(
     let mut games = worp.list(&filter).await?;
     let more = games.len() as i64 > limit;
     games.truncate(limit as usize);
+    worp.name_seats(&mut games).await?;
     Ok(HttpResponse::Ok().json(GamePage {
         // Saturating: an offset near i64::MAX must not overflow.
         next_offset: more.then_some(offset.saturating_add(limit)),
@@ -175,10 +191,14 @@ pub async fn list_games(
 /// head of its event chain. The ETag is the version; `If-None-Match` answers 304.
 #[utoipa::path(
     tag = "games",
-    params(("id" = Uuid, Path, description = "The game")),
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("If-None-Match" = Option<String>, Header, description = "A version you have (`\"7\"`); answered 304 without a body while the game is still at it"),
+    ),
     responses(
-        (status = 200, description = "The game", body = GameView, headers(("ETag" = String, description = "The version"))),
-        (status = 304, description = "Unchanged since the version in If-None-Match"),
+        (status = 200, description = "The game", body = GameView),
+        (status = 304, description = "Unchanged since the version in If-None-Match",
+         headers(("ETag" = String, description = "The version, unchanged"))),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -194,7 +214,7 @@ pub async fn get_game(
             .insert_header((header::ETAG, format!("\"{}\"", table.version)))
             .finish());
     }
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }
 
 /// `POST /v1/games/{id}/seats/{seat}` (the body is optional).
@@ -233,7 +253,7 @@ pub async fn take_seat(
     let table = worp
         .take_seat(&caller.0, id, seat, body.client_seed)
         .await?;
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }
 
 /// Declines the invitation to a seat: the seat reserved for the caller opens for anyone,
@@ -258,7 +278,7 @@ pub async fn decline_seat(
 ) -> Result<HttpResponse, ApiError> {
     let (id, seat) = path.into_inner();
     let table = worp.decline(&caller.0, id, Some(seat)).await?;
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }
 
 /// `POST /v1/games/{id}/moves`.
@@ -283,7 +303,8 @@ pub struct MoveRequest {
     request_body = MoveRequest,
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "Played", body = GameView),
+        (status = 200, description = "Played", body = GameView,
+         headers(("Idempotent-Replayed" = String, description = "`true` when this is the answer kept for the Idempotency-Key of an earlier request (nothing new was recorded)"))),
         (status = 400, description = "Malformed body or header", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "You have no seat in this game", body = Problem, content_type = "application/problem+json"),
@@ -343,7 +364,7 @@ pub async fn play_move(
         )
         .await;
     match (result, &key) {
-        (Ok(table), _) => Ok(game_response(actix_web::http::StatusCode::OK, &table)),
+        (Ok(table), _) => game_response(&worp, actix_web::http::StatusCode::OK, &table).await,
         // A retry that raced its own first attempt: answer what the first one stored.
         (Err(Refusal::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
             Some(saved) => replay(saved, &request, &body_hash),
@@ -368,9 +389,12 @@ fn replay(saved: SavedResponse, request: &str, body_hash: &str) -> Result<HttpRe
             }
         )));
     }
-    Ok(HttpResponse::Ok()
-        .insert_header(("Idempotent-Replayed", "true"))
-        .json(saved.body))
+    let mut answer = HttpResponse::Ok();
+    answer.insert_header(("Idempotent-Replayed", "true"));
+    if let Some(version) = saved.body.get("version").and_then(Value::as_i64) {
+        answer.insert_header((header::ETAG, format!("\"{version}\"")));
+    }
+    Ok(answer.json(saved.body))
 }
 
 /// `POST /v1/games/{id}/resign` (the body is optional).
@@ -384,6 +408,7 @@ pub struct Resign {
 
 /// Resigns the caller's seat: it leaves the game; with two seats the other one wins.
 #[utoipa::path(
+    operation_id = "resign_game",
     tag = "games",
     params(("id" = Uuid, Path, description = "The game")),
     request_body(content = Option<Resign>, description = "Optional"),
@@ -406,89 +431,5 @@ pub async fn resign(
 ) -> Result<HttpResponse, ApiError> {
     let body: Resign = optional_body(&body)?;
     let table = worp.resign(&caller.0, id.into_inner(), body.seat).await?;
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
-}
-
-/// Paging through a game's events.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct EventsQuery {
-    /// Only events with a sequence number above this (default 0).
-    #[param(minimum = 0)]
-    pub after: Option<i64>,
-    /// At most this many (1 to 1000, default 100).
-    #[param(minimum = 1, maximum = 1000)]
-    pub limit: Option<i64>,
-}
-
-/// A page of a game's event log.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
-pub struct EventPage {
-    pub events: Vec<StoredEvent>,
-    /// Pass as `after` for the next page, when there may be one.
-    pub next_after: Option<i64>,
-}
-
-/// The game's event log, oldest first: each event with its sequence number, type,
-/// payload, time and hash.
-#[utoipa::path(
-    tag = "games",
-    params(("id" = Uuid, Path, description = "The game"), EventsQuery),
-    responses(
-        (status = 200, description = "A page of events", body = EventPage),
-        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-#[get("/v1/games/{id}/events")]
-pub async fn list_events(
-    worp: web::Data<Worp>,
-    id: web::Path<Uuid>,
-    q: web::Query<EventsQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let after = q.after.unwrap_or(0);
-    let limit = q.limit.unwrap_or(100);
-    if after < 0 || !(1..=1000).contains(&limit) {
-        return Err(ApiError::BadRequest(
-            "after must be 0 or more and limit 1 to 1000".into(),
-        ));
-    }
-    let events = worp.events_after(id.into_inner(), after, limit).await?;
-    let next_after = (events.len() as i64 == limit).then(|| events.last().map_or(after, |e| e.seq));
-    Ok(HttpResponse::Ok().json(EventPage { events, next_after }))
-}
-
-/// Which point of the log to show.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct StateQuery {
-    /// The sequence number of the event after which to show the game (default: the newest).
-    #[param(minimum = 1)]
-    pub at: Option<i64>,
-}
-
-/// The game as it was right after event `at`, rebuilt from the log.
-#[utoipa::path(
-    tag = "games",
-    params(("id" = Uuid, Path, description = "The game"), StateQuery),
-    responses(
-        (status = 200, description = "The game at that point", body = GameView),
-        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such game or event", body = Problem, content_type = "application/problem+json"),
-    )
-)]
-#[get("/v1/games/{id}/state")]
-pub async fn state_at(
-    worp: web::Data<Worp>,
-    id: web::Path<Uuid>,
-    q: web::Query<StateQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let id = id.into_inner();
-    let table = match q.at {
-        Some(at) => worp.load_at(id, at).await?,
-        None => worp.load(id).await?,
-    };
-    Ok(game_response(actix_web::http::StatusCode::OK, &table))
+    game_response(&worp, actix_web::http::StatusCode::OK, &table).await
 }

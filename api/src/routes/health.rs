@@ -19,6 +19,7 @@ pub struct Health {
 /// Reports whether the server and its database answer.
 #[utoipa::path(
     tag = "health",
+    operation_id = "check_health",
     responses(
         (status = 200, description = "Server and database are up", body = Health),
         (status = 503, description = "The database is unavailable", body = crate::problem::Problem, content_type = "application/problem+json"),

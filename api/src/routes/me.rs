@@ -35,6 +35,7 @@ async fn me_view(worp: &Worp, caller: Caller) -> Result<HttpResponse, ApiError> 
 
 /// Who the bearer token belongs to, and their settings.
 #[utoipa::path(
+    operation_id = "get_me",
     tag = "players",
     security(("bearer" = [])),
     responses(
@@ -96,6 +97,7 @@ pub struct InboxQuery {
 /// time of the last move. Answers 304 to `If-None-Match` with the ETag of an unchanged
 /// inbox, so polling costs almost nothing.
 #[utoipa::path(
+    operation_id = "list_my_games",
     tag = "players",
     params(InboxQuery, ("If-None-Match" = Option<String>, Header, description = "The ETag of the inbox you have")),
     security(("bearer" = [])),
@@ -132,6 +134,7 @@ pub async fn inbox(
         .await?;
     let more = games.len() as i64 > limit;
     games.truncate(limit as usize);
+    worp.name_seats(&mut games).await?;
     let page = GamePage {
         games,
         next_offset: more.then_some(offset.saturating_add(limit)),
@@ -261,14 +264,31 @@ pub async fn delete_webhook(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Paging through a webhook's delivery log.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveriesQuery {
+    /// At most this many (1 to 500, default 100).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
+    /// Skip this many of the newest (default 0).
+    #[param(minimum = 0)]
+    pub offset: Option<i64>,
+}
+
 /// The delivery log of one of the caller's webhooks, newest first: every notice, its
-/// status, attempts, the receiver's last answer and the next attempt.
+/// status, attempts, the receiver's last answer and the next attempt. A full page has a
+/// `Link` header to the next one.
 #[utoipa::path(
+    operation_id = "list_deliveries",
     tag = "players",
-    params(("id" = Uuid, Path, description = "The webhook")),
+    params(("id" = Uuid, Path, description = "The webhook"), DeliveriesQuery),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The newest 100 deliveries", body = Vec<Delivery>),
+        (status = 200, description = "A page of deliveries, newest first", body = Vec<Delivery>,
+         headers(("Link" = String, description = "`<…/deliveries?limit=L&offset=O>; rel=\"next\"` when the page is full (there may be more)"))),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such webhook of yours", body = Problem, content_type = "application/problem+json"),
     )
@@ -278,7 +298,24 @@ pub async fn deliveries(
     worp: web::Data<Worp>,
     caller: Caller,
     id: web::Path<Uuid>,
+    q: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let deliveries = worp.deliveries(&caller.0, id.into_inner(), 100).await?;
-    Ok(HttpResponse::Ok().json(deliveries))
+    let limit = q.limit.unwrap_or(100);
+    let offset = q.offset.unwrap_or(0);
+    if !(1..=500).contains(&limit) || offset < 0 {
+        return Err(ApiError::BadRequest(
+            "limit must be 1 to 500 and offset 0 or more".into(),
+        ));
+    }
+    let id = id.into_inner();
+    let deliveries = worp.deliveries(&caller.0, id, limit, offset).await?;
+    let mut answer = HttpResponse::Ok();
+    if deliveries.len() as i64 == limit {
+        let next = offset.saturating_add(limit);
+        answer.insert_header((
+            header::LINK,
+            format!("</v1/players/me/webhooks/{id}/deliveries?limit={limit}&offset={next}>; rel=\"next\""),
+        ));
+    }
+    Ok(answer.json(deliveries))
 }

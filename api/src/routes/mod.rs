@@ -3,7 +3,10 @@
 pub mod audit;
 pub mod games;
 pub mod health;
+pub mod history;
+pub mod lobby;
 pub mod me;
+pub mod messages;
 pub mod players;
 pub mod streams;
 pub mod variants;
@@ -29,8 +32,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(games::take_seat)
         .service(games::decline_seat)
         .service(games::resign)
-        .service(games::list_events)
-        .service(games::state_at)
+        .service(history::list_events)
+        .service(history::state_at)
         .service(me::me)
         .service(me::update_me)
         .service(me::inbox)
@@ -38,6 +41,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::list_webhooks)
         .service(me::delete_webhook)
         .service(me::deliveries)
+        // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.
+        .service(players::get_player)
+        .service(lobby::lobby)
+        .service(lobby::leaderboard)
+        .service(messages::post_message)
+        .service(messages::list_messages)
         .service(streams::game_stream)
         .service(streams::player_stream)
         .service(audit::export_game)

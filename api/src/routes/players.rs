@@ -1,10 +1,10 @@
-use actix_web::{post, web, HttpResponse};
+use actix_web::{get, post, web, HttpResponse};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::problem::{ApiError, Problem};
-use crate::service::Worp;
+use crate::service::{PlayerProfile, Worp};
 
 /// `POST /v1/players`.
 #[derive(Deserialize, ToSchema)]
@@ -52,4 +52,21 @@ pub async fn create_player(
         name: player.name,
         token,
     }))
+}
+
+/// What anyone may see of a player: their name and when they joined.
+#[utoipa::path(
+    tag = "players",
+    params(("id" = Uuid, Path, description = "The player")),
+    responses(
+        (status = 200, description = "The player", body = PlayerProfile),
+        (status = 404, description = "No such player", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/{id}")]
+pub async fn get_player(
+    worp: web::Data<Worp>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(worp.profile(id.into_inner()).await?))
 }

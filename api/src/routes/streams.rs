@@ -11,10 +11,11 @@ use tokio::sync::broadcast;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
-use crate::auth::Caller;
+use crate::auth::{Caller, MaybeCaller};
 use crate::events::StoredEvent;
 use crate::live::Change;
 use crate::problem::{ApiError, Problem};
+use crate::service::messages::{may_read_messages, withhold_messages};
 use crate::service::Worp;
 
 fn sse_response<S>(s: S) -> HttpResponse
@@ -34,6 +35,13 @@ fn event_message(e: &StoredEvent) -> Bytes {
         "id: {}\nevent: {}\ndata: {data}\n\n",
         e.seq, e.kind
     ))
+}
+
+/// The `data` of a `resync` event on a player's stream.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Resync {
+    /// How many changes (of all games) the stream missed.
+    pub missed: u64,
 }
 
 /// Where to resume a game stream.
@@ -59,12 +67,15 @@ struct GameStream {
     after: i64,
     changes: broadcast::Receiver<Change>,
     pending: std::collections::VecDeque<Bytes>,
+    /// Whether the reader may read the players' messages (else their texts are withheld).
+    messages: bool,
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
 /// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
 /// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
 #[utoipa::path(
+    operation_id = "stream_game",
     tag = "live",
     params(
         ("id" = Uuid, Path, description = "The game"),
@@ -83,6 +94,7 @@ pub async fn game_stream(
     worp: web::Data<Worp>,
     keepalive: web::Data<KeepAlive>,
     req: HttpRequest,
+    caller: MaybeCaller,
     id: web::Path<Uuid>,
     q: web::Query<StreamQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -91,6 +103,7 @@ pub async fn game_stream(
     // Subscribe before reading, so no change between the two is missed.
     let changes = worp.live.subscribe();
     let table = worp.load(id).await?;
+    let messages = may_read_messages(&table, caller.0.map(|p| p.id));
     let last_event_id = match req.headers().get("last-event-id") {
         None => None,
         Some(v) => Some(
@@ -116,6 +129,7 @@ pub async fn game_stream(
         after,
         changes,
         pending: std::collections::VecDeque::from([Bytes::from_static(b": worp game stream\n\n")]),
+        messages,
     };
     let s = stream::unfold(state, |mut st| async move {
         loop {
@@ -123,7 +137,10 @@ pub async fn game_stream(
                 return Some((Ok(b), st));
             }
             match st.worp.events(st.id, st.after, 500).await {
-                Ok(events) if !events.is_empty() => {
+                Ok(mut events) if !events.is_empty() => {
+                    if !st.messages {
+                        withhold_messages(&mut events);
+                    }
                     for e in &events {
                         st.pending.push_back(event_message(e));
                     }
@@ -171,6 +188,7 @@ struct PlayerStream {
 /// fell behind and notices may have been lost: fetch the inbox again. While idle, a
 /// comment keeps the connection alive.
 #[utoipa::path(
+    operation_id = "stream_my_notices",
     tag = "live",
     security(("bearer" = [])),
     responses(
@@ -223,9 +241,12 @@ fn player_messages(
                 }
                 // The hub dropped changes this stream had not read: the client must
                 // refetch what it shows (the notices are not kept anywhere to resend).
-                Ok(Err(broadcast::error::RecvError::Lagged(missed))) => st.pending.push_back(
-                    Bytes::from(format!("event: resync\ndata: {{\"missed\":{missed}}}\n\n")),
-                ),
+                Ok(Err(broadcast::error::RecvError::Lagged(missed))) => {
+                    st.pending.push_back(Bytes::from(format!(
+                        "event: resync\ndata: {}\n\n",
+                        serde_json::to_string(&Resync { missed }).unwrap_or_default()
+                    )))
+                }
                 Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                 Err(_) => st
                     .pending

@@ -9,7 +9,9 @@ use uuid::Uuid;
 use worp_engine::{Awaiting, GameResult};
 
 use crate::bots::BotKind;
-use crate::table::{LastDice, Status, Table};
+use crate::ratings::RatingChange;
+use crate::service::NameBook;
+use crate::table::{FinishReason, LastDice, Status, Table};
 
 /// A seat in a game view.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -18,12 +20,16 @@ pub struct SeatView {
     pub seat: u8,
     /// The player in it; absent while open.
     pub player_id: Option<Uuid>,
+    /// The player's name.
+    pub name: Option<String>,
     /// Whether the seat left the game.
     pub retired: bool,
     /// The bot playing this seat, if the computer plays it.
     pub bot: Option<BotKind>,
     /// The player this seat is reserved for until they take it (accept) or decline.
     pub invited: Option<Uuid>,
+    /// The invited player's name.
+    pub invited_name: Option<String>,
 }
 
 /// A game as the API shows it.
@@ -56,6 +62,12 @@ pub struct GameView {
     pub legal_moves: Box<RawValue>,
     /// How the game ended, when finished.
     pub result: Option<GameResult>,
+    /// Why the game ended, when finished, in words a front-end can show.
+    pub reason: Option<FinishReason>,
+    /// Whether the result changes the players' ratings.
+    pub rated: bool,
+    /// What the game did to each player's rating (a finished rated game).
+    pub rating_changes: Option<Vec<RatingChange>>,
     /// Hex SHA-256 of the secret server seed.
     pub dice_commitment: String,
     /// The server seed, revealed once the game is finished.
@@ -68,7 +80,9 @@ pub struct GameView {
 }
 
 impl GameView {
-    pub fn of(t: &Table) -> GameView {
+    /// The view of `t`, with the names `names` knows (learn them first:
+    /// `Worp::learn_table_names`).
+    pub fn of(t: &Table, names: &NameBook) -> GameView {
         let status = t.status();
         GameView {
             id: t.id,
@@ -83,9 +97,11 @@ impl GameView {
                 .map(|(i, s)| SeatView {
                     seat: i as u8,
                     player_id: s.player_id,
+                    name: s.player_id.and_then(|p| names.get(p)),
                     retired: s.retired,
                     bot: s.bot,
                     invited: s.invited,
+                    invited_name: s.invited.and_then(|p| names.get(p)),
                 })
                 .collect(),
             to_move: t.to_move().map(|s| s.0),
@@ -102,6 +118,9 @@ impl GameView {
                 empty_list()
             },
             result: t.result.clone(),
+            reason: t.finish_reason(),
+            rated: t.rated,
+            rating_changes: None,
             dice_commitment: t.dice_commitment.clone(),
             server_seed: t.server_seed.clone(),
             head_hash: t.head_hash.clone(),
@@ -118,6 +137,6 @@ fn empty_list() -> Box<RawValue> {
 }
 
 /// The view of `t` as a JSON value (the answer kept for an `Idempotency-Key`).
-pub fn game_json(t: &Table) -> Value {
-    serde_json::to_value(GameView::of(t)).unwrap_or(Value::Null)
+pub fn game_json(t: &Table, names: &NameBook) -> Value {
+    serde_json::to_value(GameView::of(t, names)).unwrap_or(Value::Null)
 }

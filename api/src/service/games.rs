@@ -31,7 +31,7 @@ pub struct Idempotency<'a> {
     pub request: &'a str,
     /// The SHA-256 of the request's body, hex: the key answers only this body.
     pub body_hash: &'a str,
-    pub answer: fn(&Table) -> Value,
+    pub answer: fn(&Table, &super::name_book::NameBook) -> Value,
 }
 
 /// A seat in a create request: a player id, a bot, or `null` for an open seat.
@@ -69,6 +69,13 @@ pub struct CreateGame {
     /// A seed the creator adds to the dice (for every seat the creator takes).
     #[serde(default)]
     pub client_seed: Option<String>,
+    /// Whether the result changes the players' ratings. Default: rated unless a bot
+    /// plays a seat (a game with a bot is never rated).
+    #[serde(default)]
+    pub rated: Option<bool>,
+    /// Whether anyone may read the players' messages (default: only the players).
+    #[serde(default)]
+    pub public_chat: bool,
 }
 
 impl Worp {
@@ -115,6 +122,9 @@ impl Worp {
             }
             notices = kept;
         }
+        if idempotency.is_some() {
+            self.learn_table_names(&table).await?;
+        }
         self.store
             .append(Append {
                 game_id: table.id,
@@ -127,7 +137,7 @@ impl Worp {
                     player_id,
                     key: i.key.to_owned(),
                     answer: SavedResponse {
-                        body: (i.answer)(&table),
+                        body: (i.answer)(&table, &self.names),
                         request: i.request.to_owned(),
                         body_hash: i.body_hash.to_owned(),
                     },
@@ -225,6 +235,19 @@ impl Worp {
         }
         text::check_client_seed(&req.client_seed)?;
         text::check_json("options", &req.options)?;
+        let has_bot = req
+            .seats
+            .iter()
+            .any(|s| matches!(s, Some(SeatRequest::Bot { .. })));
+        let rated = match req.rated {
+            Some(true) if has_bot => {
+                return Err(Refusal::Invalid(
+                    "a game with a bot in it cannot be rated".into(),
+                ))
+            }
+            Some(rated) => rated,
+            None => !has_bot,
+        };
         for p in players.iter().flatten() {
             if *p != creator.id && !self.store.player_exists(*p).await? {
                 return Err(Refusal::Invalid(format!("no player {p}")));
@@ -273,6 +296,8 @@ impl Worp {
                 .collect(),
             dice_commitment: dice::commitment(&seed),
             created_by: creator.id,
+            rated,
+            public_chat: req.public_chat,
         };
         let first = StoredEvent::new(id, 1, &created, now, "");
         let table = Table::from_events(std::slice::from_ref(&first))?;

@@ -1,8 +1,10 @@
-//! Limits on what one player may hold: open (waiting, not started) games. The limit on
-//! registrations is per client address and lives at the HTTP edge (`ratelimit.rs`).
+//! Limits on what one player may hold or do: open (waiting, not started) games, and
+//! messages a minute. The limit on registrations is per client address and lives at the
+//! HTTP edge (`ratelimit.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
@@ -88,5 +90,46 @@ impl OpenGames {
             )));
         }
         Ok(Some(slot))
+    }
+}
+
+/// Messages one player may write a minute, over all games (in this process).
+pub const MESSAGES_PER_MINUTE: usize = 10;
+
+/// When each player's recent messages were written.
+#[derive(Debug, Default)]
+pub struct MessageLimit(Mutex<HashMap<Uuid, VecDeque<Instant>>>);
+
+impl MessageLimit {
+    /// Counts a message by `player` now, or refuses it with the seconds until one more
+    /// is allowed.
+    pub fn allow(&self, player: Uuid, now: Instant) -> Result<(), Refusal> {
+        let minute = Duration::from_secs(60);
+        let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.len() > 10_000 {
+            recent.retain(|_, times| {
+                times
+                    .back()
+                    .is_some_and(|t| now.duration_since(*t) < minute)
+            });
+        }
+        let times = recent.entry(player).or_default();
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= minute)
+        {
+            times.pop_front();
+        }
+        if times.len() >= MESSAGES_PER_MINUTE {
+            let wait = times
+                .front()
+                .map_or(minute, |t| minute.saturating_sub(now.duration_since(*t)));
+            return Err(Refusal::TooMany(format!(
+                "at most {MESSAGES_PER_MINUTE} messages a minute; try again in {} s",
+                wait.as_secs().max(1)
+            )));
+        }
+        times.push_back(now);
+        Ok(())
     }
 }

@@ -137,10 +137,11 @@ impl Worp {
         player: &Player,
         webhook: Uuid,
         limit: i64,
+        offset: i64,
     ) -> Result<Vec<Delivery>, Refusal> {
         if !self.webhooks(player).await?.iter().any(|w| w.id == webhook) {
             return Err(Refusal::NotFound("no such webhook of yours".into()));
         }
-        Ok(self.store.deliveries(webhook, limit).await?)
+        Ok(self.store.deliveries(webhook, limit, offset).await?)
     }
 }

@@ -9,13 +9,14 @@ use uuid::Uuid;
 use worp_engine::GameResult;
 
 use crate::store::{GameRow, JsonText, PlayerNotice};
-use crate::table::Table;
+use crate::table::{FinishReason, Table};
 
 /// A game in a listing.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct GameSummary {
     pub id: Uuid,
     pub variant: String,
+    #[schema(value_type = crate::table::Status)]
     pub status: String,
     pub version: i64,
     /// The player of each seat (`null` = open, or reserved for an invited player).
@@ -24,6 +25,10 @@ pub struct GameSummary {
     /// reserved). A game with a reservation for the reader is an invitation.
     #[serde(default)]
     pub invited: Vec<Option<Uuid>>,
+    /// The name of each seat's player, or of the player it is reserved for (`null`: open
+    /// or a bot).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<Option<String>>,
     pub to_move: Option<u8>,
     pub to_move_player: Option<Uuid>,
     /// When the seat to move runs out of time (games with a clock).
@@ -34,6 +39,24 @@ pub struct GameSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
     pub result: Option<GameResult>,
+    /// Why the game ended, when finished.
+    #[serde(default)]
+    pub reason: Option<FinishReason>,
+    /// Whether the result changes the players' ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// The seats anyone may take (open and not reserved).
+    #[serde(default)]
+    pub open_seats: Vec<u8>,
+    /// The player who created the game.
+    #[serde(default)]
+    pub created_by: Option<Uuid>,
+    /// The options, every default filled in.
+    #[serde(default)]
+    pub options: serde_json::Value,
+    /// Days each seat has per move; absent: no clock.
+    #[serde(default)]
+    pub days_per_move: Option<u32>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub last_move_at: Option<DateTime<Utc>>,
@@ -58,6 +81,20 @@ pub fn game_row(t: &Table) -> GameRow {
         deadline: t.deadline(),
         question: question(t).map(str::to_owned),
         result: t.result.clone(),
+        reason: t.finish_reason(),
+        rated: t.rated,
+        open_seats: t
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_empty() && s.invited.is_none())
+            .map(|(i, _)| i as u8)
+            .collect(),
+        created_by: Some(t.created_by),
+        options: t.options.clone(),
+        days_per_move: t.days_per_move,
+        // Names are looked up when a listing is read (`Worp::name_seats`).
+        names: Vec::new(),
         created_at: t.created_at,
         updated_at: t.updated_at,
         last_move_at: t.last_move_at,
@@ -126,6 +163,25 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
             _ => {}
         }
     }
+    if after.messages > before.map_or(0, |b| b.messages) {
+        let author = after
+            .last_message_seat
+            .and_then(|s| after.seats.get(usize::from(s)))
+            .and_then(|s| s.player_id);
+        let mut players: Vec<Uuid> = after
+            .seats
+            .iter()
+            .filter_map(|s| s.player_id)
+            .filter(|p| Some(*p) != author)
+            .collect();
+        players.sort();
+        players.dedup();
+        out.extend(
+            players
+                .into_iter()
+                .map(|p| notice("message", p, after.last_message_seat)),
+        );
+    }
     match after.to_move_player() {
         Some(p) if before.and_then(Table::to_move_player) != Some(p) => {
             out.push(notice("your_turn", p, after.to_move().map(|s| s.0)));
@@ -137,19 +193,29 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
 
 /// What a notice says (webhook body, stream data), serialised straight from the table,
 /// its members in alphabetical order (receivers may compare payloads as text).
-#[derive(Serialize)]
-struct NoticePayload<'a> {
+#[derive(Serialize, ToSchema)]
+#[schema(as = Notice)]
+pub struct NoticePayload<'a> {
+    /// When the seat to move runs out of time (games with a clock).
     deadline: Option<DateTime<Utc>>,
     game_id: Uuid,
     /// Present when the turn is an answer to an offer (`double`, `resignation`).
     #[serde(skip_serializing_if = "Option::is_none")]
     question: Option<&'a str>,
+    /// How the game ended (`game_finished`).
+    #[schema(value_type = Option<GameResult>)]
     result: &'a Option<GameResult>,
+    /// The seat the notice is about (`your_turn`: the seat to move; `invited` and
+    /// `invitation_declined`: the reserved seat).
     seat: Option<u8>,
+    #[schema(value_type = crate::table::Status)]
     status: &'a str,
     #[serde(rename = "type")]
+    #[schema(value_type = crate::store::NoticeKind)]
     kind: &'a str,
+    /// The game's address in this API.
     url: String,
     variant: &'a str,
+    /// The game's version the notice was sent at.
     version: i64,
 }

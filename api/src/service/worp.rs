@@ -23,6 +23,12 @@ pub struct Worp {
     pub idempotency_ttl: chrono::Duration,
     /// The limit on open games per player (`service/limits.rs`).
     pub open_games: super::limits::OpenGames,
+    /// Players' names, for views.
+    pub names: super::name_book::NameBook,
+    /// The ratings, folded from the log.
+    pub ratings: crate::ratings::Projector,
+    /// Messages a minute per player.
+    pub message_limit: super::limits::MessageLimit,
 }
 
 impl Worp {
@@ -38,6 +44,9 @@ impl Worp {
             webhook_allow: Vec::new(),
             idempotency_ttl: chrono::Duration::hours(24),
             open_games: super::limits::OpenGames::default(),
+            names: super::name_book::NameBook::default(),
+            ratings: crate::ratings::Projector::default(),
+            message_limit: super::limits::MessageLimit::default(),
         }
     }
 

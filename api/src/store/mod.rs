@@ -37,8 +37,8 @@ pub use error::StoreError;
 pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, GameFilter, GameRow, JsonText, KeptAnswer, Player, PlayerNotice,
-    SavedResponse, Webhook,
+    Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer,
+    NoticeKind, Player, PlayerNotice, SavedResponse, Webhook,
 };
 
 use crate::events::StoredEvent;
@@ -211,6 +211,29 @@ impl Store {
     pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
         on_backend!(self.player_name(id))
     }
+    pub async fn player_profile(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+        on_backend!(self.player_profile(id))
+    }
+    pub async fn finished_count(&self, position: i64) -> Result<(i64, i64), StoreError> {
+        on_backend!(self.finished_count(position))
+    }
+    pub async fn finished_after(
+        &self,
+        position: i64,
+    ) -> Result<Vec<(i64, Uuid, Value, Value)>, StoreError> {
+        on_backend!(self.finished_after(position))
+    }
+    pub async fn lobby(
+        &self,
+        variant: Option<&str>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<Value>, StoreError> {
+        on_backend!(self.lobby(variant, limit, offset))
+    }
     pub async fn player_exists(&self, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.player_exists(id))
     }
@@ -278,8 +301,14 @@ impl Store {
     pub async fn delete_webhook(&self, player: Uuid, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.delete_webhook(player, id))
     }
-    pub async fn deliveries(&self, webhook: Uuid, limit: i64) -> Result<Vec<Delivery>, StoreError> {
-        on_backend!(self.deliveries(webhook, limit))
+    /// A page of a webhook's deliveries, newest first.
+    pub async fn deliveries(
+        &self,
+        webhook: Uuid,
+        limit: i64,
+        offset: i64,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        on_backend!(self.deliveries(webhook, limit, offset))
     }
     pub async fn due_deliveries(
         &self,

@@ -104,10 +104,12 @@ pub struct Delivery {
     pub webhook_id: Uuid,
     pub game_id: Uuid,
     pub version: i64,
-    /// `your_turn` or `game_finished`.
+    #[schema(value_type = NoticeKind)]
     pub kind: String,
+    /// The notice, as its body was posted.
+    #[schema(schema_with = notice_schema)]
     pub payload: Value,
-    /// `pending`, `delivered` or `failed`.
+    #[schema(value_type = DeliveryStatus)]
     pub status: String,
     pub attempts: i32,
     pub next_attempt_at: DateTime<Utc>,
@@ -116,6 +118,40 @@ pub struct Delivery {
     pub last_error: Option<String>,
     pub created_at: DateTime<Utc>,
     pub delivered_at: Option<DateTime<Utc>>,
+}
+
+/// A reference to the `Notice` schema (the service's notice payload).
+fn notice_schema() -> utoipa::openapi::Ref {
+    utoipa::openapi::Ref::from_schema_name("Notice")
+}
+
+/// What a notice is about.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeKind {
+    /// A game awaits the player's move.
+    YourTurn,
+    /// A game of the player's ended.
+    GameFinished,
+    /// Someone reserved a seat for the player in a new game.
+    Invited,
+    /// A player declined a seat in a game the reader created.
+    InvitationDeclined,
+    /// Another player of the game wrote a message (read it with
+    /// `GET /v1/games/{id}/messages`).
+    Message,
+}
+
+/// Where a delivery stands.
+#[derive(Debug, Clone, Copy, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryStatus {
+    /// Not yet delivered; tried again at `next_attempt_at`.
+    Pending,
+    /// The receiver answered 2xx.
+    Delivered,
+    /// Given up after the last retry.
+    Failed,
 }
 
 /// The answer stored for an `Idempotency-Key` (always a success: refusals are not kept),

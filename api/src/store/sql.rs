@@ -139,6 +139,7 @@ pub const INSERT_PLAYER: &str =
 pub const PLAYER_BY_TOKEN_HASH: &str =
     "SELECT id, name, token_hash FROM players WHERE token_hash = $1";
 pub const PLAYER_NAME: &str = "SELECT name FROM players WHERE id = $1";
+pub const PLAYER_PROFILE: &str = "SELECT name, created_at FROM players WHERE id = $1";
 pub const PLAYER_EXISTS: &str = "SELECT 1 FROM players WHERE id = $1";
 pub const INVITATION_NOTICES: &str = "SELECT invitation_notices FROM players WHERE id = $1";
 pub const SET_INVITATION_NOTICES: &str = "UPDATE players SET invitation_notices = $2 WHERE id = $1";
@@ -175,7 +176,7 @@ pub const DELETE_WEBHOOK: &str = "DELETE FROM webhooks WHERE player_id = $1 AND 
 pub const DELIVERIES: &str = concat!(
     "SELECT ",
     delivery_read_columns!(),
-    " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2"
+    " FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id LIMIT $2 OFFSET $3"
 );
 /// The due deliveries, oldest first, at most two per webhook (one webhook's backlog
 /// leaves room for the others'), with their webhook's URL and secret.
@@ -202,6 +203,19 @@ pub const RECORD_ATTEMPT: &str =
 pub const DELETE_WEBHOOK_DELIVERIES: &str = "DELETE FROM webhook_deliveries WHERE webhook_id = \
      (SELECT id FROM webhooks WHERE player_id = $1 AND id = $2)";
 /// Every game, in the order of its first event.
+/// How many `game_finished` events there are up to a position, and the newest of them.
+pub const FINISHED_COUNT: &str = "SELECT count(*) AS n, coalesce(max(position), 0) AS top \
+     FROM events WHERE kind = 'game_finished' AND position <= $1";
+/// The `game_finished` events after a position, in global order, with their games'
+/// listing entries (players, variant, whether rated).
+pub const FINISHED_AFTER: &str = "SELECT e.position, e.game_id, e.payload, g.summary \
+     FROM events e JOIN games g ON g.id = e.game_id \
+     WHERE e.kind = 'game_finished' AND e.position > $1 ORDER BY e.position";
+/// Waiting games with a seat anyone may take, newest first.
+pub const LOBBY: &str = "SELECT g.summary FROM games g WHERE g.status = 'waiting' \
+     AND ($1 IS NULL OR g.variant = $1) \
+     AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id IS NULL) \
+     ORDER BY g.created_at DESC, g.id LIMIT $2 OFFSET $3";
 pub const GAME_IDS: &str = "SELECT game_id FROM events WHERE seq = 1 ORDER BY position";
 pub const CLEAR_SEATS: &str = "DELETE FROM game_seats";
 /// How a rebuild makes appends wait until it commits (every append writes `games`).

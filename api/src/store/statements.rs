@@ -81,6 +81,20 @@ macro_rules! statements {
             Ok(row.map(|r| r.try_get("name")).transpose()?)
         }
 
+        /// A player's name and when they registered.
+        pub async fn player_profile(
+            pool: &Pool,
+            id: Uuid,
+        ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
+            let row = sqlx::query(sql::PLAYER_PROFILE)
+                .bind(id)
+                .fetch_optional(pool)
+                .await?;
+            Ok(row
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get("name")?, r.try_get("created_at")?)))
+                .transpose()?)
+        }
+
         pub async fn player_exists(pool: &Pool, id: Uuid) -> Result<bool, StoreError> {
             let row = sqlx::query(sql::PLAYER_EXISTS)
                 .bind(id)
@@ -324,6 +338,55 @@ macro_rules! statements {
                 .fetch_all(pool)
                 .await?;
             rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+        }
+
+        /// How many `game_finished` events there are up to `position`, and the newest.
+        pub async fn finished_count(pool: &Pool, position: i64) -> Result<(i64, i64), StoreError> {
+            let r = sqlx::query(sql::FINISHED_COUNT)
+                .bind(position)
+                .fetch_one(pool)
+                .await?;
+            Ok((r.try_get("n")?, r.try_get("top")?))
+        }
+
+        /// The `game_finished` events after `position`, in global order: each with its
+        /// game's id, the event's payload and the game's listing entry.
+        pub async fn finished_after(
+            pool: &Pool,
+            position: i64,
+        ) -> Result<Vec<(i64, Uuid, Value, Value)>, StoreError> {
+            let rows = sqlx::query(sql::FINISHED_AFTER)
+                .bind(position)
+                .fetch_all(pool)
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok((
+                        r.try_get("position")?,
+                        r.try_get("game_id")?,
+                        r.try_get::<Json<Value>, _>("payload")?.0,
+                        r.try_get::<Json<Value>, _>("summary")?.0,
+                    ))
+                })
+                .collect()
+        }
+
+        /// Listing entries of waiting games with a seat anyone may take, newest first.
+        pub async fn lobby(
+            pool: &Pool,
+            variant: Option<&str>,
+            limit: i64,
+            offset: i64,
+        ) -> Result<Vec<Value>, StoreError> {
+            let rows = sqlx::query(sql::LOBBY)
+                .bind(variant)
+                .bind(limit)
+                .bind(offset)
+                .fetch_all(pool)
+                .await?;
+            rows.iter()
+                .map(|r| Ok(r.try_get::<Json<Value>, _>("summary")?.0))
+                .collect()
         }
 
         pub async fn game_ids(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {

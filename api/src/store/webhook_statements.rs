@@ -61,10 +61,12 @@ macro_rules! webhook_statements {
             pool: &Pool,
             webhook: Uuid,
             limit: i64,
+            offset: i64,
         ) -> Result<Vec<Delivery>, StoreError> {
             let rows = sqlx::query(sql::DELIVERIES)
                 .bind(webhook)
                 .bind(limit)
+                .bind(offset)
                 .fetch_all(pool)
                 .await?;
             rows.iter().map(delivery).collect()

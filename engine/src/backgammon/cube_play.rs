@@ -165,6 +165,19 @@ impl Backgammon {
         self.movegen.clear();
     }
 
+    /// Why the game (the match) ended: a passed double, an accepted resignation, a seat
+    /// that left, or the last checker borne off.
+    pub(super) fn end_reason(&self) -> Option<crate::game::EndReason> {
+        use crate::game::EndReason;
+        let result = self.result.as_ref()?;
+        Some(match (self.ended, result.ending) {
+            (_, crate::Ending::OpponentsRetired) => EndReason::OpponentsRetired,
+            (Some((4, _, _)), _) => EndReason::DoublePassed,
+            (Some((3, _, _)), _) => EndReason::ResignationAccepted,
+            _ => EndReason::Goal,
+        })
+    }
+
     /// GNU Backgammon's game state (1 playing, 2 over, 3 resigned, 4 dropped), player on
     /// roll (from whose side the Position ID is taken) and player to decide, where the
     /// end of a match sets it.

@@ -479,6 +479,10 @@ impl Game for Backgammon {
         advice::hint(self)
     }
 
+    fn end_reason(&self) -> Option<crate::game::EndReason> {
+        Backgammon::end_reason(self)
+    }
+
     /// Pips travelled by the side's checkers (a checker borne off counts 25, one on the
     /// bar 0): 167 less the pip count, at the start.
     fn progress(&self, seat: Seat) -> i32 {

@@ -236,6 +236,7 @@ fn pass_ends_the_game_and_the_doubler_wins_the_value_before_the_double_as_a_sing
     assert_eq!(result.winner, Some(Seat(0)));
     assert_eq!(result.ending, Ending::Won);
     assert_eq!(result.points, 4);
+    assert_eq!(g.end_reason(), Some(crate::game::EndReason::DoublePassed));
 }
 
 #[test]
@@ -342,6 +343,13 @@ fn resigning_offer_before_rolling_or_with_a_move_pending_and_accept_scores_it_ti
     decide(&mut g, Decision::Resign(Level::Single));
     decide(&mut g, Decision::Accept);
     assert_eq!(g.play.score.black, 1);
+    let mut short = game(&options(None, 1), Position::START, Side::White);
+    decide(&mut short, Decision::Resign(Level::Single));
+    decide(&mut short, Decision::Accept);
+    assert_eq!(
+        short.end_reason(),
+        Some(crate::game::EndReason::ResignationAccepted)
+    );
 }
 
 #[test]

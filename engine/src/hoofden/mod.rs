@@ -32,7 +32,7 @@ pub use square::Square;
 use board::opponent;
 use fight::{Outcome, Survivors};
 
-use crate::{Awaiting, EngineError, Game, GameResult, Seat};
+use crate::{Awaiting, EndReason, Ending, EngineError, Game, GameResult, Seat};
 
 /// The game (its state), under the name every game module gives it.
 pub type State = Hoofden;
@@ -317,6 +317,20 @@ impl Game for Hoofden {
                 (p.head as i32 + 1) * 10 + advanced
             })
             .sum()
+    }
+
+    /// Read off the final position: who has pawns left, and whether the game ended on a
+    /// move (the end checks of RULES.md, in their order).
+    fn end_reason(&self) -> Option<EndReason> {
+        let result = self.result.as_ref()?;
+        let pawns = |seat| self.board.count(seat);
+        Some(match (result.ending, result.winner) {
+            (Ending::OpponentsRetired, _) => EndReason::OpponentsRetired,
+            (_, None) if pawns(BLUE) == 0 && pawns(RED) == 0 => EndReason::AllPawnsRemoved,
+            (_, None) => EndReason::QuietMoves,
+            (_, Some(winner)) if pawns(opponent(winner)) == 0 => EndReason::NoPawnsLeft,
+            (_, Some(_)) => EndReason::CannotMove,
+        })
     }
 
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {

@@ -573,6 +573,7 @@ fn both_sides_without_pawns_is_a_draw() {
     roll(&mut game, 3);
     assert_eq!(board(&game), json!({}));
     assert_eq!(game.awaiting(), finished(GameResult::draw()));
+    assert_eq!(game.end_reason(), Some(EndReason::AllPawnsRemoved));
 }
 
 #[test]
@@ -583,6 +584,7 @@ fn the_opponent_without_pawns_loses() {
     roll(&mut game, 1);
     assert_eq!(board(&game), json!({"d4": {"owner": 0, "head": "green"}}));
     assert_eq!(game.awaiting(), finished(GameResult::won(B)));
+    assert_eq!(game.end_reason(), Some(EndReason::NoPawnsLeft));
     assert!(game.legal_moves().is_empty());
     assert_eq!(game.apply_move(&mv("d4", "c5")), Err(EngineError::Finished));
 }
@@ -606,6 +608,7 @@ fn the_mover_without_pawns_loses() {
         json!({"d4": {"owner": 1, "head": "green"}, "j10": {"owner": 1, "head": "green"}})
     );
     assert_eq!(game.awaiting(), finished(GameResult::won(R)));
+    assert_eq!(game.end_reason(), Some(EndReason::NoPawnsLeft));
 }
 
 /// Red's pawns are stuck on a1, c1 (red heads, on Red's last row) and b2 (blue head),
@@ -630,6 +633,7 @@ fn the_opponent_without_a_legal_move_loses_in_both_movement_rules() {
         let mut game = stuck_red(options);
         play(&mut game, "j2", "i3");
         assert_eq!(game.awaiting(), finished(GameResult::won(B)), "{options:?}");
+        assert_eq!(game.end_reason(), Some(EndReason::CannotMove));
     }
 }
 
@@ -648,6 +652,7 @@ fn a_hundred_plies_in_a_row_without_a_fight_draw() {
     }
     assert_eq!(game.plies_without_fight(), 100);
     assert_eq!(game.awaiting(), finished(GameResult::draw()));
+    assert_eq!(game.end_reason(), Some(EndReason::QuietMoves));
     assert_eq!(
         board(&game),
         json!({"a1": {"owner": 0, "head": "yellow"}, "j10": {"owner": 1, "head": "yellow"}})
@@ -680,6 +685,7 @@ fn the_end_checks_come_before_the_hundred_ply_draw() {
     play(&mut game, "j2", "i3");
     assert_eq!(game.plies_without_fight(), 100);
     assert_eq!(game.awaiting(), finished(GameResult::won(B)));
+    assert_eq!(game.end_reason(), Some(EndReason::CannotMove));
 }
 
 // ---------------------------------------------------------------- options and errors
@@ -846,6 +852,7 @@ fn retiring_gives_the_other_seat_the_win() {
             points: 1
         })
     );
+    assert_eq!(game.end_reason(), Some(EndReason::OpponentsRetired));
     assert_eq!(game.retire(B), Err(EngineError::Finished));
     assert_eq!(game.apply_dice(&[3]), Err(EngineError::Finished));
 }

@@ -1269,6 +1269,8 @@ async fn play_one(
             .collect(),
         days_per_move: None,
         client_seed: None,
+        rated: None,
+        public_chat: false,
     };
     let mut table = worp
         .create_game(&players[0], req)

@@ -1,0 +1,105 @@
+//! The answers every operation can meet whatever it does (a request too slow to arrive,
+//! too large, too frequent, or a database that does not answer), the headers of game
+//! answers, and who may call what: declared once here and added to each operation they
+//! apply to, so no operation forgets one.
+
+use serde_json::{json, Map, Value};
+
+use super::variants::schema_ref;
+
+/// A problem+json answer with `description`, and `Retry-After` when `retry`.
+fn problem(description: &str, retry: bool) -> Value {
+    let mut r = json!({
+        "description": description,
+        "content": {
+            "application/problem+json": { "schema": { "$ref": schema_ref("Problem") } }
+        }
+    });
+    if retry {
+        r["headers"] = json!({ "Retry-After": { "$ref": "#/components/headers/RetryAfter" } });
+    }
+    r
+}
+
+/// The shared answers and headers, in `components`.
+fn components(doc: &mut Value) {
+    let Some(components) = doc.get_mut("components").and_then(Value::as_object_mut) else {
+        return;
+    };
+    components.insert(
+        "responses".into(),
+        json!({
+            "RequestTimeout": problem("The request's headers or body did not arrive in time (`WORP_HEADER_TIMEOUT_SECS`, `WORP_BODY_TIMEOUT_SECS`); the connection is closed", false),
+            "PayloadTooLarge": problem("The body is larger than `WORP_BODY_LIMIT`", false),
+            "TooManyRequests": problem("Rate limit: too many requests from this token or address (`WORP_RATE_PER_MINUTE`, `WORP_RATE_PER_MINUTE_PER_ADDRESS`)", true),
+            "ServiceUnavailable": problem("Overloaded (the write queue is full) or the database is unavailable: retry after `Retry-After` seconds", true),
+        }),
+    );
+    components.insert(
+        "headers".into(),
+        json!({
+            "RetryAfter": {
+                "description": "Whole seconds to wait before trying again",
+                "schema": { "type": "integer", "minimum": 0 }
+            },
+            "ETag": {
+                "description": "The game's version (the sequence number of its newest event), quoted: send it back as `If-Match` with a move, or as `If-None-Match` to be answered 304 while nothing changed",
+                "schema": { "type": "string", "pattern": "^\"[0-9]+\"$" }
+            },
+        }),
+    );
+}
+
+/// Adds `status` → a reference to the shared answer `name`, unless the operation
+/// declares that status itself.
+fn add_response(op: &mut Map<String, Value>, status: &str, name: &str) {
+    if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+        responses
+            .entry(status)
+            .or_insert_with(|| json!({ "$ref": format!("#/components/responses/{name}") }));
+    }
+}
+
+/// Whether a response is a game (its body the `Game` union).
+fn is_game(response: &Value) -> bool {
+    response.pointer("/content/application~1json/schema/$ref")
+        == Some(&Value::String(schema_ref("GameView")))
+}
+
+/// Adds the shared answers, the game headers and each operation's security.
+pub fn add(doc: &mut Value) {
+    components(doc);
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, item) in paths.iter_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (_, op) in item.iter_mut() {
+            let Some(op) = op.as_object_mut() else {
+                continue;
+            };
+            add_response(op, "408", "RequestTimeout");
+            if op.contains_key("requestBody") {
+                add_response(op, "413", "PayloadTooLarge");
+            }
+            // `/healthz` is never rate-limited; the variants are served without a database.
+            if path != "/healthz" {
+                add_response(op, "429", "TooManyRequests");
+            }
+            if path != "/v1/variants" {
+                add_response(op, "503", "ServiceUnavailable");
+            }
+            if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+                for (status, r) in responses.iter_mut() {
+                    if status.starts_with('2') && is_game(r) {
+                        r["headers"]["ETag"] = json!({ "$ref": "#/components/headers/ETag" });
+                    }
+                }
+            }
+            // Operations anyone may call say so: an empty requirement means no token.
+            op.entry("security").or_insert_with(|| json!([{}]));
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Players find each other in the lobby, play rated games, and earn Glicko-2 ratings that
+//! are a projection of the log: folded again from the log alone, they are the same.
+
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, TestApp, TestPlayer, BACKENDS};
+
+/// `creator` opens a game of backgammon with one open seat; `joiner` finds it in the
+/// lobby and takes it; `loser` resigns. Returns the finished game.
+async fn rated_game(
+    app: &TestApp,
+    creator: &TestPlayer,
+    joiner: &TestPlayer,
+    loser: &TestPlayer,
+) -> Value {
+    let resp = app
+        .post(
+            "/v1/games",
+            creator,
+            json!({"variant": "backgammon", "seats": [creator.id, null]}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let game: Value = resp.json().await.expect("json");
+    let id = game["id"].as_str().expect("id").to_owned();
+    assert_eq!(game["rated"], true, "rated by default: {game}");
+    let lobby = app.get_json("/v1/lobby?variant=backgammon").await;
+    let entry = lobby["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .find(|g| g["game"]["id"] == id.as_str())
+        .cloned()
+        .expect("the new game is in the lobby");
+    assert_eq!(entry["game"]["open_seats"], json!([1]));
+    let seat = entry["game"]["open_seats"][0].as_u64().expect("seat");
+    let taken = app
+        .post(&format!("/v1/games/{id}/seats/{seat}"), joiner, Value::Null)
+        .await;
+    assert_eq!(taken.status(), 200);
+    let lobby = app.get_json("/v1/lobby").await;
+    assert!(
+        lobby["games"]
+            .as_array()
+            .expect("games")
+            .iter()
+            .all(|g| g["game"]["id"] != id.as_str()),
+        "a full game leaves the lobby"
+    );
+    let resp = app
+        .post(&format!("/v1/games/{id}/resign"), loser, Value::Null)
+        .await;
+    assert_eq!(resp.status(), 200);
+    resp.json().await.expect("json")
+}
+
+#[tokio::test]
+async fn two_players_meet_in_the_lobby_play_rated_games_and_climb_the_leaderboard() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob) = (app.player("alice").await, app.player("bob").await);
+        let first = rated_game(&app, &alice, &bob, &bob).await;
+        let changes = first["rating_changes"].as_array().expect("changes");
+        assert_eq!(changes.len(), 2, "{backend:?}: {first}");
+        let of = |p: &TestPlayer| {
+            changes
+                .iter()
+                .find(|c| c["player_id"] == p.id.to_string())
+                .cloned()
+                .expect("a change per player")
+        };
+        assert_eq!(of(&alice)["before"], 1500.0);
+        assert_eq!(of(&alice)["after"].as_f64().map(f64::round), Some(1662.0));
+        assert_eq!(of(&bob)["after"].as_f64().map(f64::round), Some(1338.0));
+        let page = app.get_json(&format!("/v1/players/{}", alice.id)).await;
+        assert_eq!(page["ratings"][0]["variant"], "backgammon");
+        assert_eq!(page["ratings"][0]["games"], 1);
+        assert_eq!(page["ratings"][0]["won"], 1);
+        assert_eq!(page["recent_games"][0]["id"], first["id"]);
+        assert_eq!(page["recent_games"][0]["names"], json!(["alice", "bob"]));
+        // Nobody is settled after one game.
+        let board = app.get_json("/v1/leaderboard?variant=backgammon").await;
+        assert_eq!(board["players"], json!([]), "{backend:?}: {board}");
+        // Alice wins most; bob some: both settle under the threshold.
+        for i in 0..11 {
+            let loser = if i % 4 == 3 { &alice } else { &bob };
+            rated_game(&app, &bob, &alice, loser).await;
+        }
+        let board = app.get_json("/v1/leaderboard?variant=backgammon").await;
+        let players = board["players"].as_array().expect("players");
+        assert_eq!(players.len(), 2, "{backend:?}: {board}");
+        assert_eq!(players[0]["name"], "alice");
+        assert_eq!(players[1]["name"], "bob");
+        assert!(players[0]["rating"].as_f64() > players[1]["rating"].as_f64());
+        assert!(players[0]["deviation"].as_f64() < board["max_deviation"].as_f64());
+        assert_eq!(players[0]["games"], 12);
+        assert_eq!(
+            players[0]["won"].as_u64().unwrap_or(0) + players[0]["lost"].as_u64().unwrap_or(0),
+            12
+        );
+        let unknown = app.get("/v1/leaderboard?variant=chess").await;
+        assert_eq!(unknown.status(), 400);
+
+        // The ratings are a projection of the log: a fresh fold of the log alone, and a
+        // second process reading it, give exactly the same numbers.
+        let live = app.worp.rating_book().await.expect("live");
+        let again = app.worp.rating_book_from_scratch().await.expect("fold");
+        assert_eq!(*live, again, "{backend:?}");
+        assert_eq!(again.folded, 12);
+        app.worp.rebuild().await.expect("rebuild");
+        let after_rebuild = app.worp.rating_book_from_scratch().await.expect("fold");
+        assert_eq!(*live, after_rebuild, "{backend:?}: after worp rebuild");
+    }
+}
+
+#[tokio::test]
+async fn bots_and_unrated_games_change_no_rating() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob) = (app.player("alice").await, app.player("bob").await);
+        let refused = app
+            .post(
+                "/v1/games",
+                &alice,
+                json!({"variant": "backgammon", "seats": [alice.id, {"bot": "greedy"}], "rated": true}),
+            )
+            .await;
+        assert_eq!(refused.status(), 400, "{backend:?}");
+        let with_bot = app
+            .create_from(
+                &alice,
+                json!({"variant": "backgammon", "seats": [alice.id, {"bot": "greedy"}]}),
+            )
+            .await;
+        assert_eq!(with_bot["rated"], false);
+        let id = with_bot["id"].as_str().expect("id");
+        let end: Value = app
+            .post(&format!("/v1/games/{id}/resign"), &alice, Value::Null)
+            .await
+            .json()
+            .await
+            .expect("json");
+        assert_eq!(end["status"], "finished");
+        assert_eq!(end["rating_changes"], Value::Null);
+        let unrated = app
+            .create_from(
+                &alice,
+                json!({"variant": "backgammon", "seats": [alice.id, bob.id], "rated": false}),
+            )
+            .await;
+        assert_eq!(unrated["rated"], false);
+        let id = unrated["id"].as_str().expect("id");
+        let end: Value = app
+            .post(&format!("/v1/games/{id}/resign"), &bob, Value::Null)
+            .await
+            .json()
+            .await
+            .expect("json");
+        assert_eq!(end["status"], "finished");
+        assert_eq!(end["rating_changes"], Value::Null);
+        let page = app.get_json(&format!("/v1/players/{}", alice.id)).await;
+        assert_eq!(page["ratings"], json!([]), "{backend:?}: {page}");
+        assert_eq!(page["recent_games"].as_array().map(Vec::len), Some(2));
+    }
+}
