@@ -374,3 +374,61 @@ async fn the_your_turn_notice_says_a_double_awaits_an_answer() {
         assert!(data.get("question").is_none(), "{data}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_ended_by_a_pass_or_an_accepted_resignation_says_so() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (a, b) = (app.player("ann").await, app.player("bob").await);
+    let players = [&a, &b];
+    for (answer, reason) in [
+        ("pass", "double_passed"),
+        ("accept", "resignation_accepted"),
+    ] {
+        let mut game = app
+            .create(
+                &a,
+                "backgammon",
+                json!({"match_length": 1}),
+                vec![Some(a.id), Some(b.id)],
+            )
+            .await;
+        let id = game["id"].as_str().expect("id").to_owned();
+        // The opening move, then the other one decides before rolling.
+        let mut offer = None;
+        while game["status"] == "active" {
+            let seat = game["to_move"].as_u64().expect("seat") as usize;
+            let moves = game["legal_moves"].as_array().expect("moves").clone();
+            let mv = if moves.iter().any(|m| m == "double") {
+                offer = Some(seat);
+                if answer == "pass" {
+                    json!("double")
+                } else {
+                    json!({"resign": "single"})
+                }
+            } else if moves.iter().any(|m| m == answer) {
+                json!(answer)
+            } else {
+                moves[0].clone()
+            };
+            game = app
+                .post(
+                    &format!("/v1/games/{id}/moves"),
+                    players[seat],
+                    json!({"move": mv}),
+                )
+                .await
+                .json()
+                .await
+                .expect("json");
+        }
+        let offerer = offer.expect("a decision was awaited") as u64;
+        assert_eq!(game["reason"], reason, "{game}");
+        let winner = if answer == "pass" {
+            offerer
+        } else {
+            1 - offerer
+        };
+        assert_eq!(game["result"]["winner"], winner);
+        assert_eq!(game["result"]["points"], 1);
+    }
+}
