@@ -4,6 +4,7 @@ mod helpers;
 
 mod audit;
 mod correspondence;
+mod cube_match;
 mod edge;
 mod errors;
 mod faults;
