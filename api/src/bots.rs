@@ -13,7 +13,11 @@ pub enum BotKind {
     /// Picks any legal move, each equally likely.
     Random,
     /// Prefers the move that gains most on the opponents (captures, hits, progress),
-    /// by the game's own measure of progress; ties are broken at random.
+    /// by the game's own measure of progress; ties are broken at random. A decision
+    /// that progress cannot judge (backgammon's cube and resignations) it makes by the
+    /// game's own stated heuristic (backgammon: by pip count, see
+    /// `worp_engine::backgammon`'s `advice.rs`), so it doubles, takes and passes, and
+    /// never offers to resign.
     Greedy,
 }
 
@@ -34,6 +38,9 @@ pub fn choose(
     match kind {
         BotKind::Random => Some(pick(moves.len())),
         BotKind::Greedy => {
+            if let Some(i) = game.decision_hint().filter(|i| *i < moves.len()) {
+                return Some(i);
+            }
             let scores: Vec<i64> = moves
                 .iter()
                 .map(|mv| {

@@ -74,6 +74,10 @@ pub enum FinishReason {
     Resigned,
     /// The other seats ran out of time (the last to leave timed out).
     TimedOut,
+    /// Backgammon with the cube: the loser passed a double (in a match: the last game).
+    DoublePassed,
+    /// Backgammon with the cube: the winner accepted the loser's offer to resign.
+    ResignationAccepted,
 }
 
 /// One seat of a table.
@@ -367,6 +371,8 @@ impl Table {
             EndReason::CannotMove => FinishReason::CannotMove,
             EndReason::QuietMoves => FinishReason::QuietMoves,
             EndReason::AllPawnsRemoved => FinishReason::AllPawnsRemoved,
+            EndReason::DoublePassed => FinishReason::DoublePassed,
+            EndReason::ResignationAccepted => FinishReason::ResignationAccepted,
             EndReason::OpponentsRetired => match self.last_retirement {
                 Some(RetireReason::TimedOut) => FinishReason::TimedOut,
                 _ => FinishReason::Resigned,

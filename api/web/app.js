@@ -546,9 +546,17 @@ async function gameView(id) {
     if (st.hops.length || st.source) {
       parts.push(h('button', { type: 'button', class: 'secondary', id: 'cancel-move', onclick: cancelSelection }, 'Undo / cancel'));
     }
+    // Moves the board shows no clicks for (decisions, e.g. backgammon's double) are buttons.
+    const decisions = st.hops.length || st.source ? [] : g.legal_moves.filter((m) => st.board.hops(g, m).length === 0);
     const msg = st.source ? `Selected ${describe(st.source)}: now choose where it goes.`
-      : st.hops.length ? 'Go on: choose the next checker to move.' : 'Choose a piece to move (highlighted).';
+      : st.hops.length ? 'Go on: choose the next checker to move.'
+        : sources.size ? 'Choose a piece to move (highlighted).' : 'Choose:';
     selInfo.append(h('div', { class: 'row' }, h('span', { class: 'help', id: 'hint' }, msg), ...parts));
+    if (decisions.length) {
+      selInfo.append(h('div', { class: 'row', id: 'decisions', role: 'group', 'aria-label': 'Decisions' },
+        ...decisions.map((m, i) => h('button', { type: 'button', class: 'secondary', 'data-decision': i, onclick: () => play(m) },
+          st.board.describe ? st.board.describe(g, m) : JSON.stringify(m)))));
+    }
     if (st.chooser) {
       selInfo.append(h('div', { class: 'chooser', id: 'chooser', role: 'group', 'aria-label': 'Choose a move' },
         h('p', {}, 'These moves fit your clicks. Which one?'),

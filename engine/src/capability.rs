@@ -9,13 +9,16 @@ use serde_json::Value;
 use crate::replay::Step;
 use crate::EngineError;
 
-/// The names and date a match file names beside the moves.
+/// What a match file says beside the moves: the names and date, and the options the
+/// game was created with (backgammon: the match length and the cube).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MatchHeader {
     /// The players' names, by seat.
     pub players: Vec<String>,
     /// `YYYY.MM.DD`, if known.
     pub date: Option<String>,
+    /// The game's creation options as stored (`null`: the defaults).
+    pub options: Value,
 }
 
 /// Writes the game played by `steps` (as in a replay record) as a match file.

@@ -198,6 +198,11 @@ pub enum EndReason {
     AllPawnsRemoved,
     /// Every other seat left the game (resigned or ran out of time).
     OpponentsRetired,
+    /// Backgammon with the cube: the loser passed a double (the last game of a match).
+    DoublePassed,
+    /// Backgammon with the cube: the winner accepted the loser's offer to resign (the
+    /// last game of a match).
+    ResignationAccepted,
 }
 
 /// Checks that game `G` can be played by `seats` seats.
@@ -282,6 +287,19 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
     fn progress(&self, seat: Seat) -> i32 {
         let _ = seat;
         0
+    }
+
+    /// An offer the awaited seat must answer, named for notices and listings (in
+    /// backgammon with the cube: `double` or `resignation`); `None` for an ordinary move.
+    fn question(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// For a decision that progress cannot judge (backgammon's cube and resignations),
+    /// the index among the legal moves of the choice the game's own simple heuristic
+    /// makes, which the greedy bot plays; `None` when an ordinary move is awaited.
+    fn decision_hint(&self) -> Option<usize> {
+        None
     }
 
     /// Why the game ended, once it has. The default tells only a win at the goal from a

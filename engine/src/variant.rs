@@ -35,6 +35,10 @@ pub trait AnyGame: Debug + Send + Sync {
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError>;
     /// See [`Game::progress`].
     fn progress(&self, seat: Seat) -> i32;
+    /// See [`Game::question`].
+    fn question(&self) -> Option<&'static str>;
+    /// See [`Game::decision_hint`].
+    fn decision_hint(&self) -> Option<usize>;
     /// See [`Game::end_reason`].
     fn end_reason(&self) -> Option<EndReason>;
     /// The state as JSON.
@@ -85,6 +89,12 @@ impl<G: Game> AnyGame for G {
     }
     fn progress(&self, seat: Seat) -> i32 {
         Game::progress(self, seat)
+    }
+    fn question(&self) -> Option<&'static str> {
+        Game::question(self)
+    }
+    fn decision_hint(&self) -> Option<usize> {
+        Game::decision_hint(self)
     }
     fn end_reason(&self) -> Option<EndReason> {
         Game::end_reason(self)

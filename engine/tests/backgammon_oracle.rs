@@ -107,3 +107,34 @@ fn position_ids_match_gnu_backgammon() {
     }
     assert_eq!(n, 40);
 }
+
+/// Every Match ID of `backgammon-match-ids.jsonl` (computed by GNU Backgammon 1.07).
+#[test]
+fn every_oracle_match_id_is_gnubgs() {
+    use worp_engine::backgammon::match_id::{match_id, MatchKey};
+    let text = oracle_file("backgammon-match-ids.jsonl");
+    let mut n = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: serde_json::Value = serde_json::from_str(line).expect("json line");
+        let int = |k: &str| case[k].as_i64().expect(k);
+        let pair = |k: &str| [case[k][0].as_u64().expect(k), case[k][1].as_u64().expect(k)];
+        let key = MatchKey {
+            cube: int("cube") as u8,
+            owner: u8::try_from(int("owner")).ok(),
+            on_roll: int("on_roll") as u8,
+            turn: int("turn") as u8,
+            crawford: int("crawford") == 1,
+            game_state: int("gamestate") as u8,
+            doubled: int("doubled") == 1,
+            resigned: int("resigned") as u8,
+            dice: pair("dice").map(|d| d as u8),
+            match_length: int("match_length") as u16,
+            score: pair("score").map(|s| s as u16),
+            // The corpus's single games are played with the cube and the Jacoby rule.
+            jacoby: int("match_length") == 0,
+        };
+        assert_eq!(match_id(&key), case["match_id"], "case {}", case["id"]);
+        n += 1;
+    }
+    assert_eq!(n, 40);
+}

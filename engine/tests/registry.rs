@@ -136,6 +136,7 @@ fn backgammon_writes_match_files_through_its_entry() {
     let header = MatchHeader {
         players: vec!["ann".into(), "bob".into()],
         date: Some("2024.05.01".into()),
+        options: Value::Null,
     };
     let text = bg.match_file(&steps, &header).expect("a match file");
     let direct = match_file(

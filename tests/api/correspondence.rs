@@ -248,7 +248,7 @@ async fn the_inbox_answers_304_until_something_changes() {
 }
 
 /// Reads SSE messages from a response until `want` says stop (or 20 s pass).
-async fn read_sse(
+pub(crate) async fn read_sse(
     resp: &mut reqwest::Response,
     mut want: impl FnMut(&[(String, String, String)]) -> bool,
 ) -> Vec<(String, String, String)> {

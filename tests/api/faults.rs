@@ -15,7 +15,7 @@ use worp::routes::views::GameView;
 use worp::store::Store;
 use worp::table::Table;
 
-use crate::helpers::{fresh_postgres, postgres_admin_url, spawn_app, Backend};
+use crate::helpers::{fresh_database, fresh_postgres, postgres_admin_url, spawn_app, Backend};
 use crate::play::two_seat_variant;
 
 /// `worp serve` as a child process; killed when dropped.
@@ -208,13 +208,23 @@ async fn all_events(client: &reqwest::Client, url: &str, id: &str) -> Vec<Stored
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_server_killed_mid_load_loses_no_acknowledged_move() {
-    let database = fresh_postgres().await;
+    killed_mid_load(&fresh_postgres().await).await;
+}
+
+/// The same on SQLite: the writer thread's batches commit durably before they answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_server_on_sqlite_killed_mid_load_loses_no_acknowledged_move() {
+    let (database, _dir) = fresh_database(Backend::Sqlite).await;
+    killed_mid_load(&database).await;
+}
+
+async fn killed_mid_load(database: &str) {
     let port = free_port();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .build()
         .expect("client");
-    let server = start_server(&database, port).await;
+    let server = start_server(database, port).await;
     let url = server.url.clone();
 
     // Six clients, each with two players and a game of its own.
@@ -251,7 +261,7 @@ async fn a_server_killed_mid_load_loses_no_acknowledged_move() {
     assert!(before_kill > 0, "no move was acknowledged before the kill");
 
     // Restart on the same database.
-    let server = start_server(&database, free_port()).await;
+    let server = start_server(database, free_port()).await;
     let url = server.url.clone();
     for (players, g) in &games {
         let id = g["id"].as_str().expect("id");

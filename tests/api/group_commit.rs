@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 use worp::store::Store;
 
-use crate::helpers::{spawn_app, Backend};
+use crate::helpers::{spawn_app, Backend, BACKENDS};
 use crate::play::two_seat_variant;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -61,7 +61,7 @@ async fn group_commit_writers_give_their_connections_back_when_quiet() {
 
 /// A move judged on `table` (the `pick`th legal move), as the service would append it
 /// (without the dice that follow), and the hash it would record.
-fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::Append, String) {
+pub(crate) fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::Append, String) {
     use worp::events::{Event, StoredEvent};
     let seat = table.to_move().expect("a seat to move");
     let moves = table.game.legal_moves();
@@ -95,18 +95,31 @@ fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::Append, Str
 
 /// The log of `id` has `len` events ending with `hash`, replays, and the `games` row
 /// follows it.
-async fn assert_log(app: &crate::helpers::TestApp, id: uuid::Uuid, len: i64, hash: &str) {
-    let Store::Postgres(pg) = &app.worp.store else {
-        panic!("a PostgreSQL store");
-    };
+pub(crate) async fn assert_log(
+    app: &crate::helpers::TestApp,
+    id: uuid::Uuid,
+    len: i64,
+    hash: &str,
+) {
     let events = app.worp.all_events(id).await.expect("events");
     assert_eq!(events.len() as i64, len, "no gap, no duplicate");
     assert_eq!(events.last().expect("an event").hash, hash);
-    let row: i64 = sqlx::query_scalar("SELECT version FROM games WHERE id = $1")
-        .bind(id)
-        .fetch_one(&pg.pool)
-        .await
-        .expect("games row");
+    const VERSION: &str = "SELECT version FROM games WHERE id = $1";
+    let row: i64 = match &app.worp.store {
+        Store::Postgres(pg) => {
+            sqlx::query_scalar(VERSION)
+                .bind(id)
+                .fetch_one(&pg.pool)
+                .await
+        }
+        Store::Sqlite(s) => {
+            sqlx::query_scalar(VERSION)
+                .bind(id)
+                .fetch_one(&s.pool)
+                .await
+        }
+    }
+    .expect("games row");
     assert_eq!(row, len, "the games row follows the log");
     let replayed = worp::table::Table::from_events(&events).expect("the log replays");
     assert_eq!(replayed.version, len);
@@ -114,12 +127,19 @@ async fn assert_log(app: &crate::helpers::TestApp, id: uuid::Uuid, len: i64, has
 
 /// A batch of moves is judged change by change: the changes still at their game's
 /// version are written, a change to a game that has moved on writes nothing and is
-/// refused on its own, and of two racing changes exactly one is written.
+/// refused on its own, and of two racing changes exactly one is written. On both
+/// backends (`sqlite_commit.rs` makes sure the SQLite changes share a batch).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_batch_of_moves_writes_the_current_changes_and_refuses_the_stale_ones() {
+    for backend in BACKENDS {
+        batch_of_moves(backend).await;
+    }
+}
+
+async fn batch_of_moves(backend: Backend) {
     use worp::store::StoreError;
 
-    let app = spawn_app(Backend::Postgres).await;
+    let app = spawn_app(backend).await;
     let mut tables = Vec::new();
     for _ in 0..20 {
         let (_, _, game) = app.two_player_game(two_seat_variant()).await;

@@ -4,6 +4,7 @@ mod helpers;
 
 mod audit;
 mod correspondence;
+mod cube_match;
 mod edge;
 mod errors;
 mod faults;
@@ -22,5 +23,6 @@ mod races;
 mod ratings;
 mod settings;
 mod sixth_game;
+mod sqlite_commit;
 mod store;
 mod webhooks;

@@ -78,3 +78,14 @@ test('the other games: one click on the piece, one on its target', () => {
 
   assert.deepEqual(aliBaba.hops({ to_move: 1 }, { figure: 'lady', from: 0, to: 2 }), [{ from: 's1-lady', to: 'pos2' }]);
 });
+
+test('backgammon: decisions of the cube and resignations have no clicks and are named', () => {
+  const g = { to_move: 0, state: { to_move: 'white' } };
+  const moves = ['roll', 'double', { resign: 'gammon' }, { steps: [{ from: 1, to: 4 }] }];
+  assert.deepEqual(moves.map((m) => backgammon.hops(g, m).length), [0, 0, 0, 1]);
+  assert.deepEqual(moves.slice(0, 3).map((m) => backgammon.describe(g, m)),
+    ['Roll', 'Double', 'Offer to resign (gammon)']);
+  // A click never plays a decision.
+  const cands = matchMoves(moves.map((m) => ({ move: m, hops: backgammon.hops(g, m) })), [{ from: 'p1', to: 'p4' }]);
+  assert.deepEqual(decide(cands), { kind: 'play', move: moves[3] });
+});

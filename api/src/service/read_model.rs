@@ -33,6 +33,11 @@ pub struct GameSummary {
     pub to_move_player: Option<Uuid>,
     /// When the seat to move runs out of time (games with a clock).
     pub deadline: Option<DateTime<Utc>>,
+    /// An offer the seat to move must answer, when that is what it awaits: in
+    /// backgammon with the cube `double` (take or pass) or `resignation` (accept or
+    /// decline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
     pub result: Option<GameResult>,
     /// Why the game ended, when finished.
     #[serde(default)]
@@ -57,6 +62,11 @@ pub struct GameSummary {
     pub last_move_at: Option<DateTime<Utc>>,
 }
 
+/// The offer the seat to move must answer, while the game is active.
+fn question(t: &Table) -> Option<&'static str> {
+    t.to_move().and(t.game.question())
+}
+
 /// The read-model row of a table.
 pub fn game_row(t: &Table) -> GameRow {
     let summary = GameSummary {
@@ -69,6 +79,7 @@ pub fn game_row(t: &Table) -> GameRow {
         to_move: t.to_move().map(|s| s.0),
         to_move_player: t.to_move_player(),
         deadline: t.deadline(),
+        question: question(t).map(str::to_owned),
         result: t.result.clone(),
         reason: t.finish_reason(),
         rated: t.rated,
@@ -107,7 +118,8 @@ pub fn game_row(t: &Table) -> GameRow {
 /// What players should hear about after a change from `before` to `after`: the player
 /// whose turn it now is (when it was not theirs already), everybody seated when the game
 /// ended, a player invited to a seat (`invited`, once), and the creator when an
-/// invitation is declined (`invitation_declined`).
+/// invitation is declined (`invitation_declined`). A turn that answers an offer (a
+/// double, a resignation) says so in `question`.
 pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
     let status = after.status();
     let notice = |kind: &str, player: Uuid, seat: Option<u8>| PlayerNotice {
@@ -118,6 +130,7 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
         payload: JsonText::of(&NoticePayload {
             deadline: after.deadline(),
             game_id: after.id,
+            question: question(after),
             result: &after.result,
             seat,
             status: status.as_str(),
@@ -186,6 +199,9 @@ pub struct NoticePayload<'a> {
     /// When the seat to move runs out of time (games with a clock).
     deadline: Option<DateTime<Utc>>,
     game_id: Uuid,
+    /// Present when the turn is an answer to an offer (`double`, `resignation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    question: Option<&'a str>,
     /// How the game ended (`game_finished`).
     #[schema(value_type = Option<GameResult>)]
     result: &'a Option<GameResult>,

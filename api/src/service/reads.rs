@@ -202,6 +202,7 @@ impl Worp {
         let header = MatchHeader {
             players: self.seat_names(table).await?,
             date: Some(table.created_at.format("%Y.%m.%d").to_string()),
+            options: table.game.options(),
         };
         Ok(game.match_file(&steps, &header)?)
     }

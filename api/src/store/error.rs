@@ -9,6 +9,9 @@ pub enum StoreError {
     /// The database failed or is unreachable.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The SQLite writer's connection failed (see `sqlite_commit`).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// Too many changes are waiting to be written: refused at once (try again shortly).
     #[error("the write queue is full")]
     Overloaded,
@@ -24,6 +27,16 @@ impl StoreError {
         match self {
             StoreError::Database(e) => unavailable(e),
             StoreError::Overloaded => true,
+            // Locked by another connection for longer than the busy timeout, or the
+            // file cannot be opened.
+            StoreError::Sqlite(e) => matches!(
+                e.sqlite_error_code(),
+                Some(
+                    rusqlite::ErrorCode::DatabaseBusy
+                        | rusqlite::ErrorCode::DatabaseLocked
+                        | rusqlite::ErrorCode::CannotOpen
+                )
+            ),
             _ => false,
         }
     }

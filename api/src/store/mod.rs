@@ -5,7 +5,8 @@
 //! - [`statements`]: the statements as functions over a pool, stamped out per backend in
 //!   [`postgres`] and [`sqlite`].
 //! - [`group_commit`]: on PostgreSQL, the changes that arrive together share one
-//!   statement and one durable commit.
+//!   statement and one durable commit; [`sqlite_commit`]: on SQLite, one writer thread
+//!   writes them in one transaction and one durable commit.
 //! - [`records`]: what is read and written; [`error`]: what can fail.
 //!
 //! Every change of a game is atomic: its new events (written only if the log ends where
@@ -19,6 +20,7 @@ pub mod postgres;
 pub mod records;
 pub mod sql;
 pub mod sqlite;
+pub mod sqlite_commit;
 mod statements;
 mod webhook_statements;
 
@@ -29,7 +31,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::postgres::PgPoolOptions;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::Notify;
 use uuid::Uuid;
 
@@ -40,6 +42,7 @@ pub use records::{
     Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer,
     NoticeKind, Player, PlayerNotice, SavedResponse, Webhook,
 };
+use sqlite_commit::SqliteCommit;
 
 use crate::events::StoredEvent;
 
@@ -50,11 +53,12 @@ pub struct PgStore {
     group: GroupCommit,
 }
 
-/// The store on an SQLite file.
+/// The store on an SQLite file: appends go through the writer thread of
+/// [`sqlite_commit`], everything else through the pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pub pool: sqlx::SqlitePool,
-    outbox: Arc<Notify>,
+    commit: SqliteCommit,
 }
 
 /// The store on whichever backend is configured.
@@ -109,8 +113,8 @@ impl Store {
         Store::connect_with(url, max_connections, WRITE_QUEUE).await
     }
 
-    /// The same, with room for `write_queue` changes waiting for the group commit
-    /// (PostgreSQL); beyond, appends are refused as [`StoreError::Overloaded`].
+    /// The same, with room for `write_queue` changes waiting for the group commit;
+    /// beyond, appends are refused as [`StoreError::Overloaded`].
     pub async fn connect_with(
         url: &str,
         max_connections: u32,
@@ -136,22 +140,24 @@ impl Store {
                         .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
                 }
             }
+            // The same settings as the writer's connection (`sqlite_commit::PRAGMAS`).
             let opts = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
-                .busy_timeout(Duration::from_secs(10))
+                .synchronous(SqliteSynchronous::Full)
+                .busy_timeout(sqlite_commit::BUSY_TIMEOUT)
                 .foreign_keys(true);
-            // One connection: SQLite has one writer, and this keeps every transaction
-            // strictly serial (no upgrade deadlocks between readers that become writers).
+            // One connection for reads and the writes other than appends, which keeps
+            // those transactions strictly serial (each begins with a write: no upgrade
+            // deadlocks); appends have the writer thread's connection.
             let pool = SqlitePoolOptions::new()
                 .max_connections(1)
                 .connect_with(opts)
                 .await?;
             sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-            Store::Sqlite(SqliteStore {
-                pool,
-                outbox: Arc::new(Notify::new()),
-            })
+            let file = path.split('?').next().unwrap_or(path);
+            let commit = SqliteCommit::start(file, write_queue)?;
+            Store::Sqlite(SqliteStore { pool, commit })
         };
         Ok(store)
     }
@@ -164,6 +170,14 @@ impl Store {
         }
     }
 
+    /// How many transactions the SQLite writer has committed (`None` on PostgreSQL).
+    pub fn sqlite_commits(&self) -> Option<u64> {
+        match self {
+            Store::Postgres(_) => None,
+            Store::Sqlite(s) => Some(s.commit.commits()),
+        }
+    }
+
     /// The most connections the pool opens.
     pub fn max_connections(&self) -> u32 {
         match self {
@@ -172,12 +186,13 @@ impl Store {
         }
     }
 
-    /// Appends one change of a game atomically: all of it or nothing. On PostgreSQL the
-    /// changes that arrive together share one statement and one commit.
+    /// Appends one change of a game atomically: all of it or nothing. The changes that
+    /// arrive together share one commit (one statement on PostgreSQL, one transaction
+    /// on SQLite).
     pub async fn append(&self, a: Append) -> Result<Vec<StoredEvent>, StoreError> {
         match self {
             Store::Postgres(s) => s.group.append(a).await,
-            Store::Sqlite(s) => sqlite::append_alone(&s.pool, &a, &s.outbox).await,
+            Store::Sqlite(s) => s.commit.append(a).await,
         }
     }
 
@@ -186,7 +201,7 @@ impl Store {
     pub fn outbox_written(&self) -> Arc<Notify> {
         match self {
             Store::Postgres(s) => s.group.outbox(),
-            Store::Sqlite(s) => s.outbox.clone(),
+            Store::Sqlite(s) => s.commit.outbox(),
         }
     }
 

@@ -6,7 +6,8 @@
 //! A change of a game is written only if the game's log ends exactly at the version
 //! its caller saw; otherwise nothing of it is written and the caller gets a conflict.
 //! The rule has three forms, one per write path, side by side here:
-//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends): the
+//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends; and
+//!    each change of a batch of the SQLite group commit, in a savepoint of its own): the
 //!    first event is inserted only if [`log_end!`] is the expected version; a change
 //!    without events checks [`LOG_END`] alone. A racing append of the same sequence
 //!    number violates `UNIQUE (game_id, seq)`.
@@ -124,6 +125,21 @@ pub const INSERT_ANSWER: &str =
      VALUES ($1, $2, 200, $3, $4, $5, $6)";
 /// Deletes the answers kept before `$1` (expired), before a new one is written.
 pub const DELETE_EXPIRED_ANSWERS: &str = "DELETE FROM idempotency WHERE created_at < $1";
+
+// ---- The group commit on SQLite: a transaction per batch, a savepoint per change ----
+
+/// Takes the database's write lock at once (a deferred transaction that read first could
+/// not take it later without failing).
+pub const BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+pub const SAVEPOINT: &str = "SAVEPOINT change";
+/// Undoes one change of the batch (then [`RELEASE_SAVEPOINT`]).
+pub const ROLLBACK_TO_SAVEPOINT: &str = "ROLLBACK TO change";
+pub const RELEASE_SAVEPOINT: &str = "RELEASE change";
+pub const COMMIT: &str = "COMMIT";
+pub const ROLLBACK: &str = "ROLLBACK";
+/// Copies what it can of the write-ahead log into the database without waiting for
+/// the writer or readers.
+pub const CHECKPOINT: &str = "PRAGMA wal_checkpoint(PASSIVE)";
 
 // ---- Reads and the other writes (both backends) ----
 

@@ -4,6 +4,10 @@
 import { el, root, overlays, label } from './common.js';
 
 const SIDE = ['white', 'black'];
+const DECISION = {
+  roll: 'Roll', double: 'Double', take: 'Take', pass: 'Pass',
+  accept: 'Accept the resignation', decline: 'Decline the resignation',
+};
 const FILL = { white: '#f4efe3', black: '#262626' };
 const EDGE = { white: '#3a3a3a', black: '#d9d9d9' };
 const D = 40;
@@ -51,7 +55,34 @@ export default {
     if (k.startsWith('bar')) return `the bar (${k.slice(4)})`;
     return 'bear off';
   },
-  describe: (g, m) => (m.steps || []).map((s) => `${s.from}/${s.to}`).join(' '),
+  describe(g, m) {
+    if (typeof m === 'string') return DECISION[m] || m;
+    if (m && m.resign) return `Offer to resign (${m.resign})`;
+    return (m.steps || []).map((s) => `${s.from}/${s.to}`).join(' ');
+  },
+  // With the cube or in a match: the score, the game, the cube and an offer awaiting
+  // its answer.
+  extra(g) {
+    const s = g.state;
+    if (!s || !s.cube) return null;
+    const out = [];
+    const m = s.match;
+    if (m && m.length) {
+      const p = document.createElement('p');
+      p.textContent = `Match to ${m.length}: White ${m.score.white}, Black ${m.score.black}; game ${m.game}${m.crawford ? ' (Crawford game: no doubling)' : ''}.`;
+      out.push(p);
+    }
+    const c = document.createElement('p');
+    c.textContent = `Cube: ${s.cube.value}${s.cube.owner ? ` (${s.cube.owner}'s)` : ' (centred)'}.`;
+    out.push(c);
+    if (s.offer) {
+      const o = document.createElement('p');
+      const what = s.offer.kind === 'double' ? `doubles to ${s.cube.value * 2}` : `offers to resign (${s.offer.kind.resign})`;
+      o.textContent = `${s.offer.by === 'white' ? 'White' : 'Black'} ${what}: awaiting the answer.`;
+      out.push(o);
+    }
+    return out;
+  },
   diceFaces(g) {
     const dice = g.state.dice && g.state.dice.length ? g.state.dice : g.last_dice ? g.last_dice.values : [];
     return dice.map((v) => ({ value: v }));

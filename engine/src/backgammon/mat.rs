@@ -1,16 +1,17 @@
 //! Jellyfish `.mat` match files, the text format GNU Backgammon, eXtremeGammon and
 //! BGBlitz import (`import mat` in GNU Backgammon).
 //!
-//! One game is written as a money session (`0 point match`). White (seat 0) is player 1
+//! One game is written as a money session (`0 point match`), a match as `N point match`
+//! with every game and its cube actions. White (seat 0) is player 1
 //! (the left column), Black player 2. Each player's points are numbered from his own side
 //! as the format wants: 24 is the point farthest from home, 25 the bar, 0 off. A hit is
 //! marked `*`; a roll that could not be played has no moves.
 
 use serde::Deserialize as _;
 
-use super::{Backgammon, Destination, Move, Origin, Side};
+use super::{Backgammon, Decision, Destination, Move, Options, Origin, Phase, Score, Side};
 use crate::replay::Step;
-use crate::{Awaiting, EngineError, Game, GameResult, MatchHeader};
+use crate::{Awaiting, EngineError, Game, MatchHeader};
 
 /// The names and date written in the header.
 #[derive(Debug, Clone, Default)]
@@ -31,11 +32,30 @@ fn mat_point(side: Side, point: u8) -> u8 {
     }
 }
 
-/// One player's turn: the dice and what was played.
-struct Turn {
+/// One cell of the two columns: a roll and what was played, or a cube action.
+struct Cell {
     side: Side,
-    dice: [u8; 2],
     text: String,
+}
+
+impl Cell {
+    fn roll(side: Side, dice: [u8; 2], played: &str) -> Cell {
+        let mut text = format!("{}{}:", dice[0], dice[1]);
+        if !played.is_empty() {
+            text.push(' ');
+            text.push_str(played);
+        }
+        Cell { side, text }
+    }
+}
+
+/// One game of the match: its number, the score before it, its cells and its end.
+struct GameText {
+    number: u16,
+    score: Score,
+    cells: Vec<Cell>,
+    /// The winner, the points won, and whether that won the match.
+    end: Option<(Side, u16, bool)>,
 }
 
 fn move_text(game: &Backgammon, side: Side, mv: &Move) -> String {
@@ -96,26 +116,46 @@ pub(super) fn match_file_of_seats(
     steps: &[Step],
     header: &MatchHeader,
 ) -> Result<String, EngineError> {
-    match_file(steps, &MatHeader::from(header))
+    let options = match &header.options {
+        serde_json::Value::Null => Options::default(),
+        v => Options::deserialize(v).map_err(|e| EngineError::options(e.to_string()))?,
+    };
+    match_file_with(&options, steps, &MatHeader::from(header))
 }
 
-/// Writes the game played by `steps` (as in a replay record) as a `.mat` file.
+/// Writes the game (or match) played by `steps` (as in a replay record) as a `.mat`
+/// file. The options are those the game was created with (`null`: the defaults).
 pub fn match_file(steps: &[Step], header: &MatHeader) -> Result<String, EngineError> {
-    let mut game = Backgammon::new(&Default::default(), 2)?;
-    let mut turns: Vec<Turn> = Vec::new();
+    match_file_with(&Options::default(), steps, header)
+}
+
+/// [`match_file`] of a game created with `options`: every game of a match, with the
+/// cube actions (`Doubles => 2`, `Takes`, `Drops`) and each game's `Wins N points`.
+pub fn match_file_with(
+    options: &Options,
+    steps: &[Step],
+    header: &MatHeader,
+) -> Result<String, EngineError> {
+    let mut game = Backgammon::new(options, 2)?;
+    let mut games: Vec<GameText> = Vec::new();
+    let mut current = GameText {
+        number: 1,
+        score: Score::default(),
+        cells: Vec::new(),
+        end: None,
+    };
     for step in steps {
+        let played = game.match_play().games.len();
         match step {
             Step::Dice(values) => {
                 let side = game.to_move();
                 game.apply_dice(values)?;
                 if let [a, b] = values[..] {
-                    if !matches!(Game::awaiting(&game), Awaiting::Move { .. }) {
+                    if !matches!(Game::awaiting(&game), Awaiting::Move { .. })
+                        || game.phase() != Phase::Move
+                    {
                         // No legal move: the roll is written without moves.
-                        turns.push(Turn {
-                            side,
-                            dice: [a, b],
-                            text: String::new(),
-                        });
+                        current.cells.push(Cell::roll(side, [a, b], ""));
                     }
                 }
             }
@@ -124,13 +164,55 @@ pub fn match_file(steps: &[Step], header: &MatHeader) -> Result<String, EngineEr
                     reason: e.to_string(),
                 })?;
                 let side = game.to_move();
-                let dice = game.dice().unwrap_or([0, 0]);
-                let text = move_text(&game, side, &mv);
+                let cube = game.cube().value;
+                let answerer = side.opponent();
+                match mv {
+                    Move::Checkers(_) => {
+                        let dice = game.dice().unwrap_or([0, 0]);
+                        let text = move_text(&game, side, &mv);
+                        current.cells.push(Cell::roll(side, dice, &text));
+                    }
+                    Move::Decision(Decision::Double) => current.cells.push(Cell {
+                        side,
+                        text: format!(" Doubles => {}", u16::from(cube) * 2),
+                    }),
+                    Move::Decision(Decision::Take) => current.cells.push(Cell {
+                        side: answerer,
+                        text: " Takes".into(),
+                    }),
+                    Move::Decision(Decision::Pass) => current.cells.push(Cell {
+                        side: answerer,
+                        text: " Drops".into(),
+                    }),
+                    // Rolling, and resignation offers and answers, are not written;
+                    // an accepted resignation ends the game with its points.
+                    Move::Decision(_) => {}
+                }
                 game.apply_move(&mv)?;
-                turns.push(Turn { side, dice, text });
             }
             Step::Retire(seat) => game.retire(*seat)?,
         }
+        if game.match_play().games.len() > played {
+            if let Some(last) = game.match_play().games.last() {
+                current.end = Some((last.winner, last.points, game.result().is_some()));
+            }
+            let next = GameText {
+                number: game.match_play().game,
+                score: game.match_play().score,
+                cells: Vec::new(),
+                end: None,
+            };
+            games.push(std::mem::replace(&mut current, next));
+        }
+    }
+    if let (None, Some(result), false) = (current.end, game.result(), options.section_2b()) {
+        // A game without the rules of §2b: its result.
+        if let Some(winner) = result.winner.and_then(Side::of_seat) {
+            current.end = Some((winner, u16::from(result.points), false));
+        }
+    }
+    if games.is_empty() || !current.cells.is_empty() {
+        games.push(current);
     }
     let white = player_name(&header.white, "White");
     let black = player_name(&header.black, "Black");
@@ -142,16 +224,22 @@ pub fn match_file(steps: &[Step], header: &MatHeader) -> Result<String, EngineEr
     if let Some(date) = &header.date {
         out.push_str(&format!("; [EventDate \"{date}\"]\n"));
     }
-    out.push_str("\n 0 point match\n\n Game 1\n");
-    out.push_str(&format!(" {:<33}{} : 0\n", format!("{white} : 0"), black));
-    let cell = |t: &Turn| {
-        let mut s = format!("{}{}:", t.dice[0], t.dice[1]);
-        if !t.text.is_empty() {
-            s.push(' ');
-            s.push_str(&t.text);
-        }
-        s
-    };
+    out.push_str(&format!("\n {} point match\n", options.match_length));
+    for g in &games {
+        write_game(&mut out, g, &white, &black, options.is_match());
+    }
+    Ok(out)
+}
+
+/// One game: its header, its cells in two columns (White left), and who won what.
+fn write_game(out: &mut String, g: &GameText, white: &str, black: &str, is_match: bool) {
+    out.push_str(&format!("\n Game {}\n", g.number));
+    out.push_str(&format!(
+        " {:<33}{} : {}\n",
+        format!("{white} : {}", g.score.white),
+        black,
+        g.score.black
+    ));
     let mut row = 0;
     let mut left: Option<String> = None;
     let flush =
@@ -162,38 +250,38 @@ pub fn match_file(steps: &[Step], header: &MatHeader) -> Result<String, EngineEr
             out.push_str(line.trim_end());
             out.push('\n');
         };
-    for t in &turns {
-        match t.side {
+    for c in &g.cells {
+        match c.side {
             Side::White => {
                 if left.is_some() {
-                    flush(&mut out, &mut row, &mut left, None);
+                    flush(out, &mut row, &mut left, None);
                 }
-                left = Some(cell(t));
+                left = Some(c.text.clone());
             }
             Side::Black => {
-                let right = Some(cell(t));
-                flush(&mut out, &mut row, &mut left, right);
+                let right = Some(c.text.clone());
+                flush(out, &mut row, &mut left, right);
             }
         }
     }
     if left.is_some() {
-        flush(&mut out, &mut row, &mut left, None);
+        flush(out, &mut row, &mut left, None);
     }
-    if let Some(GameResult {
-        winner: Some(w),
-        points,
-        ..
-    }) = game.result()
-    {
-        let wins = format!("Wins {points} point{}", if *points == 1 { "" } else { "s" });
-        if w.0 == 0 {
-            out.push_str(&format!("      {wins}\n"));
-        } else {
-            out.push_str(&format!("{:34}{wins}\n", ""));
+    if let Some((winner, points, match_won)) = g.end {
+        let wins = format!(
+            "Wins {points} point{}{}",
+            if points == 1 { "" } else { "s" },
+            if match_won && is_match {
+                " and the match"
+            } else {
+                ""
+            }
+        );
+        match winner {
+            Side::White => out.push_str(&format!("      {wins}\n")),
+            Side::Black => out.push_str(&format!("{:34}{wins}\n", "")),
         }
     }
-    out.push('\n');
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -241,6 +329,67 @@ mod tests {
         assert!(text.contains("Wins "));
         if let Ok(dir) = std::env::var("WORP_MAT_OUT") {
             std::fs::write(format!("{dir}/game.mat"), &text).expect("write");
+        }
+    }
+
+    /// A random complete match to `length` points as replay steps; decisions follow the
+    /// engine's heuristic, checker moves are random.
+    pub(crate) fn random_match(length: u8, seed: u64) -> (Options, Vec<Step>) {
+        let options = Options {
+            match_length: length,
+            ..Options::default()
+        };
+        let mut game = Backgammon::new(&options, 2).expect("game");
+        let mut rng = SplitMix64(seed);
+        let mut steps = Vec::new();
+        while !matches!(Game::awaiting(&game), Awaiting::Finished { .. }) {
+            match Game::awaiting(&game) {
+                Awaiting::Dice { die, count, .. } => {
+                    let v: Vec<u8> = (0..count).map(|_| rng.roll(&die)).collect();
+                    game.apply_dice(&v).expect("dice");
+                    steps.push(Step::Dice(v));
+                }
+                _ => {
+                    let moves = game.legal_moves();
+                    let i = game.decision_hint().unwrap_or_else(|| {
+                        // Checker moves only (no resignation offers).
+                        let n = moves.iter().filter(|m| m.decision().is_none()).count();
+                        rng.below(n.max(1))
+                    });
+                    steps.push(Step::Move(serde_json::to_value(moves[i]).expect("json")));
+                    game.apply_move(&moves[i]).expect("move");
+                }
+            }
+        }
+        (options, steps)
+    }
+
+    #[test]
+    fn a_match_file_writes_every_game_with_its_score_and_cube_actions() {
+        let (options, steps) = random_match(7, 5);
+        let text = match_file_with(&options, &steps, &MatHeader::default()).expect("mat");
+        assert!(
+            text.contains("\n 7 point match\n\n Game 1\n White : 0"),
+            "{text}"
+        );
+        assert!(text.contains(" Game 2\n"), "{text}");
+        assert!(text.contains("Doubles => 2"), "{text}");
+        assert!(text.contains("Takes") || text.contains("Drops"), "{text}");
+        assert!(text.contains("and the match"), "{text}");
+        if let Ok(dir) = std::env::var("WORP_MAT_OUT") {
+            std::fs::write(format!("{dir}/match.mat"), &text).expect("write");
+            // The record tests/contract/backgammon.match.record.json was written so.
+            let record = crate::replay::Record {
+                variant: "backgammon".into(),
+                options: serde_json::to_value(&options).expect("json"),
+                seats: 2,
+                steps: steps.clone(),
+            };
+            std::fs::write(
+                format!("{dir}/backgammon.match.record.json"),
+                serde_json::to_string(&record).expect("json"),
+            )
+            .expect("write");
         }
     }
 

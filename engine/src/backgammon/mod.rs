@@ -4,17 +4,33 @@
 //! roller plays the two numbers shown. Afterwards every turn is a roll of two dice and
 //! one full move ([`Move`]): every checker step the roll is used for. A roll no move can
 //! use passes the turn inside [`Game::apply_dice`].
+//!
+//! With the options of RULES.md §2b the game is played with the doubling cube
+//! ([`cube`]), as a match to N points ([`match_play`]), and with decisions ([`Decision`]:
+//! roll or double, take or pass, resignation offers and answers) among the legal moves;
+//! `cube_play.rs` plays them. Without options it is one game as the German text
+//! describes, exactly as before.
 
+mod advice;
 pub mod analyze;
+pub mod cube;
+mod cube_play;
+mod decision;
 pub mod mat;
+pub mod match_id;
+pub mod match_play;
 mod movegen;
 mod moves;
+mod options;
 mod point;
 mod position;
 pub mod position_id;
 mod side;
+mod state_json;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_2b;
 
 use std::borrow::Cow;
 
@@ -24,10 +40,15 @@ use utoipa::{PartialSchema, ToSchema};
 
 use crate::{Awaiting, Capabilities, Die, Ending, EngineError, Game, GameResult, Seat};
 
+pub use cube::Cube;
+pub use decision::{Decision, Level, Offer, OfferKind};
+pub use match_play::{GameScore, MatchPlay, Score};
 pub use moves::{Move, Step, Steps};
+pub use options::{Options, MAX_MATCH_LENGTH};
 pub use point::{Destination, Origin, Point};
 pub use position::{OutcomeCounter, Position, Tally, CHECKERS};
 pub use side::Side;
+pub use state_json::StateJson;
 
 use movegen::MoveGen;
 
@@ -37,19 +58,14 @@ pub type State = Backgammon;
 /// The die of backgammon: an ordinary d6.
 pub const DIE: Die = Die::D6;
 
-/// The creation options. There are none yet: the doubling cube (RULES.md §2, default
-/// off) is for later.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(default, deny_unknown_fields)]
-#[schema(as = BackgammonOptions)]
-pub struct Options {}
-
 /// Where the game stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Each player rolls one die, White first; the higher roller starts.
     OpeningRoll,
+    /// The player to move chooses `roll` or `double` (only when he may double).
+    RollOrDouble,
     /// The player to move rolls two dice.
     Roll,
     /// The player to move plays the roll.
@@ -80,37 +96,16 @@ pub struct Backgammon {
     result: Option<GameResult>,
     retired: Option<Side>,
     movegen: MoveGen,
-}
-
-/// The state of a game as JSON: the position in the oracle corpus layout, whose turn,
-/// the last dice, the phase and the result.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-#[schema(as = BackgammonState)]
-pub struct StateJson {
-    /// Point 1..24 (index 0..23): positive = White checkers, negative = Black checkers.
-    #[schema(value_type = Vec<i8>, min_items = 24, max_items = 24)]
-    pub board: [i8; 24],
-    /// Checkers on the bar.
-    pub bar: Tally,
-    /// Checkers borne off.
-    pub off: Tally,
-    /// The colour to roll or move (during the opening: the next to roll its one die).
-    pub to_move: Side,
-    /// What the game waits for.
-    pub phase: Phase,
-    /// The opening roll so far (each player's one die).
-    pub opening_roll: OpeningRoll,
-    /// The last dice rolled: two values (for the first move, White's and Black's opening
-    /// dice), or empty before any.
-    pub dice: Vec<u8>,
-    /// The GNU Backgammon Position ID, from the side of the player to move.
-    pub position_id: String,
-    /// The colour that retired (resigned or ran out of time), if any.
-    pub retired: Option<Side>,
-    /// How the game ended, once it has.
-    pub result: Option<GameResult>,
-    /// The creation options.
-    pub options: Options,
+    /// The doubling cube (centred at 1 while not in play).
+    cube: Cube,
+    /// The match: score, game number, Crawford game, finished games.
+    play: MatchPlay,
+    /// A double or resignation awaiting the opponent's answer.
+    offer: Option<Offer>,
+    /// How the last game ended, as GNU Backgammon's Match ID says it once the match is
+    /// over: its game state (2 played out, 3 resigned, 4 dropped), the player it counts
+    /// on roll and the one whose turn it is.
+    ended: Option<(u8, Side, Side)>,
 }
 
 impl Backgammon {
@@ -119,18 +114,23 @@ impl Backgammon {
         self.position.play(side, mv);
         self.movegen.clear();
         if self.position.off.get(side) == CHECKERS {
-            let loser = side.opponent();
-            let (ending, points) = if self.position.off.get(loser) > 0 {
-                (Ending::Won, 1)
-            } else if self.position.in_home_or_bar(loser, side) {
-                (Ending::Backgammon, 3)
-            } else {
-                (Ending::Gammon, 2)
-            };
-            self.finish(GameResult::of(vec![side.seat()], ending, points));
+            let level = self.level_lost_by(side.opponent());
+            self.end_game(side, level.ending(), level);
         } else {
-            self.to_move = side.opponent();
-            self.phase = Phase::Roll;
+            self.on_roll(side.opponent());
+        }
+    }
+
+    /// The most the opponent of `loser` wins from the position: a backgammon while
+    /// `loser` has borne off none and has a checker on the bar or in the opponent's home
+    /// board, a gammon while he has borne off none, a single otherwise.
+    fn level_lost_by(&self, loser: Side) -> Level {
+        if self.position.off.get(loser) > 0 {
+            Level::Single
+        } else if self.position.in_home_or_bar(loser, loser.opponent()) {
+            Level::Backgammon
+        } else {
+            Level::Gammon
         }
     }
 
@@ -169,21 +169,19 @@ impl Backgammon {
         Ok(game)
     }
 
-    /// The state as shown in JSON.
-    pub fn state(&self) -> StateJson {
-        StateJson {
-            board: self.position.board,
-            bar: self.position.bar,
-            off: self.position.off,
-            to_move: self.to_move,
-            phase: self.phase,
-            opening_roll: self.opening,
-            dice: self.dice.map(|d| d.to_vec()).unwrap_or_default(),
-            position_id: position_id::position_id(&self.position, self.to_move),
-            retired: self.retired,
-            result: self.result.clone(),
-            options: self.options.clone(),
-        }
+    /// The doubling cube.
+    pub fn cube(&self) -> Cube {
+        self.cube
+    }
+
+    /// The match (a single game is a match of one game).
+    pub fn match_play(&self) -> &MatchPlay {
+        &self.play
+    }
+
+    /// A double or resignation awaiting an answer.
+    pub fn offer(&self) -> Option<Offer> {
+        self.offer
     }
 
     fn start() -> Backgammon {
@@ -197,6 +195,10 @@ impl Backgammon {
             result: None,
             retired: None,
             movegen: MoveGen::default(),
+            cube: Cube::CENTRED,
+            play: MatchPlay::new(0),
+            offer: None,
+            ended: None,
         }
     }
 
@@ -206,8 +208,7 @@ impl Backgammon {
         self.dice = Some(dice);
         let side = self.to_move;
         if self.movegen.generate(&self.position, side, dice).is_empty() {
-            self.to_move = side.opponent();
-            self.phase = Phase::Roll;
+            self.on_roll(side.opponent());
         } else {
             self.phase = Phase::Move;
         }
@@ -290,8 +291,15 @@ impl Game for Backgammon {
 
     fn new(options: &Options, seats: u8) -> Result<Self, EngineError> {
         crate::game::check_seat_count::<Self>(seats)?;
+        if options.match_length > MAX_MATCH_LENGTH {
+            return Err(EngineError::options(format!(
+                "match_length is at most {MAX_MATCH_LENGTH}, not {}",
+                options.match_length
+            )));
+        }
         let mut game = Backgammon::start();
         game.options = options.clone();
+        game.play = MatchPlay::new(options.match_length);
         Ok(game)
     }
 
@@ -300,6 +308,11 @@ impl Game for Backgammon {
     }
 
     fn awaiting(&self) -> Awaiting {
+        if let (Some(offer), false) = (self.offer, self.phase == Phase::Finished) {
+            return Awaiting::Move {
+                seat: offer.by.opponent().seat(),
+            };
+        }
         match self.phase {
             Phase::OpeningRoll => Awaiting::Dice {
                 seat: if self.opening.white.is_none() {
@@ -315,7 +328,7 @@ impl Game for Backgammon {
                 die: DIE,
                 count: 2,
             },
-            Phase::Move => Awaiting::Move {
+            Phase::Move | Phase::RollOrDouble => Awaiting::Move {
                 seat: self.to_move.seat(),
             },
             Phase::Finished => match &self.result {
@@ -330,22 +343,29 @@ impl Game for Backgammon {
     }
 
     fn legal_moves(&self) -> Vec<Move> {
-        if self.phase == Phase::Move {
+        let decisions = self.decisions();
+        if self.phase == Phase::Move && self.offer.is_none() {
             let side = self.to_move;
-            self.movegen
+            let mut moves: Vec<Move> = self
+                .movegen
                 .leaves()
                 .iter()
                 .map(|l| l.as_move(side))
-                .collect()
+                .collect();
+            moves.extend(decisions.iter().map(|d| Move::Decision(*d)));
+            moves
         } else {
-            Vec::new()
+            decisions.iter().map(|d| Move::Decision(*d)).collect()
         }
     }
 
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
+        if self.offer.is_some() && self.phase != Phase::Finished {
+            return Err(EngineError::NotAwaitingDice);
+        }
         match self.phase {
             Phase::Finished => Err(EngineError::Finished),
-            Phase::Move => Err(EngineError::NotAwaitingDice),
+            Phase::Move | Phase::RollOrDouble => Err(EngineError::NotAwaitingDice),
             Phase::OpeningRoll => {
                 DIE.check(1, values)?;
                 let v = values.first().copied().unwrap_or(0);
@@ -378,10 +398,21 @@ impl Game for Backgammon {
     }
 
     fn apply_move(&mut self, mv: &Move) -> Result<(), EngineError> {
-        match self.phase {
-            Phase::Finished => return Err(EngineError::Finished),
-            Phase::Move => {}
-            _ => return Err(EngineError::NotAwaitingMove),
+        if self.phase == Phase::Finished {
+            return Err(EngineError::Finished);
+        }
+        if let Move::Decision(d) = mv {
+            return self.decide(*d);
+        }
+        if self.phase != Phase::Move || self.offer.is_some() {
+            return Err(if self.decisions().is_empty() {
+                EngineError::NotAwaitingMove
+            } else {
+                EngineError::illegal(format!(
+                    "the game awaits a decision now ({}), not checker steps",
+                    self.decision_names()
+                ))
+            });
         }
         let side = self.to_move;
         let mut slots = [(0u8, 0u8); 4];
@@ -405,30 +436,51 @@ impl Game for Backgammon {
     }
 
     fn legal_move_count(&self) -> usize {
-        if self.phase == Phase::Move {
+        let checkers = if self.phase == Phase::Move && self.offer.is_none() {
             self.movegen.leaves().len()
         } else {
             0
-        }
+        };
+        checkers + self.decisions().len()
     }
 
     fn apply_legal_move(&mut self, index: usize) -> Result<(), EngineError> {
         match self.phase {
             Phase::Finished => return Err(EngineError::Finished),
-            Phase::Move => {}
+            Phase::Move if self.offer.is_none() => {}
+            _ if !self.decisions().is_empty() => {}
             _ => return Err(EngineError::NotAwaitingMove),
         }
         let side = self.to_move;
-        let mv = self
-            .movegen
-            .leaves()
-            .get(index)
-            .map(|l| l.as_move(side))
+        let leaves = if self.phase == Phase::Move && self.offer.is_none() {
+            self.movegen.leaves().len()
+        } else {
+            0
+        };
+        if let Some(leaf) = self.movegen.leaves().get(index).filter(|_| index < leaves) {
+            let mv = leaf.as_move(side);
+            self.play_checked(side, &mv);
+            return Ok(());
+        }
+        let decision = index
+            .checked_sub(leaves)
+            .and_then(|i| self.decisions().get(i).copied())
             .ok_or_else(|| {
                 EngineError::illegal(format!("there is no legal move number {index}"))
             })?;
-        self.play_checked(side, &mv);
-        Ok(())
+        self.decide(decision)
+    }
+
+    fn question(&self) -> Option<&'static str> {
+        self.offer.map(|o| o.question())
+    }
+
+    fn decision_hint(&self) -> Option<usize> {
+        advice::hint(self)
+    }
+
+    fn end_reason(&self) -> Option<crate::game::EndReason> {
+        Backgammon::end_reason(self)
     }
 
     /// Pips travelled by the side's checkers (a checker borne off counts 25, one on the
@@ -460,6 +512,26 @@ impl Game for Backgammon {
         }
         if self.phase == Phase::Finished {
             return Err(EngineError::Finished);
+        }
+        if self.options.section_2b() {
+            // The match is lost at the highest score the opponent could still win.
+            let level = self.level_lost_by(side);
+            let points = self.game_points(level);
+            self.play.concede(GameScore {
+                winner: side.opponent(),
+                points,
+                ending: Ending::OpponentsRetired,
+                cube: self.cube.value,
+                crawford: self.play.crawford,
+            });
+            self.offer = None;
+            self.retired = Some(side);
+            self.ended = Some((3, side, side.opponent()));
+            self.to_move = side.opponent();
+            let mut result = GameResult::last_seat_standing(side.opponent().seat());
+            result.points = u8::try_from(points).unwrap_or(u8::MAX);
+            self.finish(result);
+            return Ok(());
         }
         // Its checkers leave the board (those borne off stay counted as borne off).
         for v in self.position.board.iter_mut() {

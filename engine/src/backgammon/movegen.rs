@@ -222,9 +222,7 @@ impl Leaf {
         {
             *item = table[usize::from(s).min(25)][usize::from(t).min(25)];
         }
-        Move {
-            steps: Steps::from_array(items, self.len),
-        }
+        Move::Checkers(Steps::from_array(items, self.len))
     }
 }
 

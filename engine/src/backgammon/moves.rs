@@ -1,12 +1,15 @@
-//! A full move: every checker step a roll is used for.
+//! A move: every checker step a roll is used for, or a decision of the cube.
 
 use serde::de::{Error as _, SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
+use std::borrow::Cow;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use utoipa::ToSchema;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::point::{DESTINATIONS, ORIGINS};
-use super::{Destination, Origin};
+use super::{Decision, Destination, Origin};
 
 /// One checker moving by one number of the roll.
 #[derive(
@@ -20,35 +23,120 @@ pub struct Step {
     pub to: Destination,
 }
 
-/// A full move: the steps of one roll in the order they are played (at most four, for
-/// doubles). JSON: `{"steps":[{"from":13,"to":7},{"from":"bar","to":22},{"from":3,"to":"off"}]}`.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, ToSchema)]
+/// A choice of the player to move: a full move of checkers (the steps of one roll in
+/// the order they are played, at most four, for doubles), or a decision of the doubling
+/// cube or of a resignation (RULES.md §2b, only in games with the cube or in a match).
+///
+/// JSON: `{"steps":[{"from":13,"to":7},{"from":"bar","to":22},{"from":3,"to":"off"}]}`,
+/// or a [`Decision`]: `"roll"`, `"double"`, `"take"`, `"pass"`, `{"resign":"gammon"}`,
+/// `"accept"`, `"decline"`.
+#[derive(Debug, Clone, Copy)]
+pub enum Move {
+    /// The checker steps of the roll, in playing order.
+    Checkers(Steps),
+    /// A decision of the cube or of a resignation.
+    Decision(Decision),
+}
+
+/// A checker move as JSON: `{"steps": [...]}`.
+#[derive(Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Move {
+#[schema(as = BackgammonCheckerMove)]
+struct CheckerMove {
     /// The checker steps, in playing order.
     #[schema(value_type = Vec<Step>, max_items = 4)]
-    pub steps: Steps,
+    steps: Steps,
+}
+
+/// The JSON Schema of [`Move`]: a checker move or a decision.
+#[derive(ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+enum MoveSchema {
+    Checkers(CheckerMove),
+    Decision(Decision),
 }
 
 impl Move {
     /// A move of these steps (at most four).
     pub fn new(steps: &[Step]) -> Option<Move> {
-        Steps::from_slice(steps).map(|steps| Move { steps })
+        Steps::from_slice(steps).map(Move::Checkers)
     }
 
-    /// The steps in playing order.
+    /// The checker steps in playing order (none for a decision).
     pub fn steps(&self) -> &[Step] {
-        self.steps.as_slice()
+        match self {
+            Move::Checkers(steps) => steps.as_slice(),
+            Move::Decision(_) => &[],
+        }
+    }
+
+    /// The decision, if this is one.
+    pub fn decision(&self) -> Option<Decision> {
+        match self {
+            Move::Checkers(_) => None,
+            Move::Decision(d) => Some(*d),
+        }
     }
 }
 
 impl PartialEq for Move {
     fn eq(&self, other: &Move) -> bool {
-        self.steps() == other.steps()
+        match (self, other) {
+            (Move::Checkers(a), Move::Checkers(b)) => a.as_slice() == b.as_slice(),
+            (Move::Decision(a), Move::Decision(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
 impl Eq for Move {}
+
+impl Serialize for Move {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Move::Checkers(steps) => CheckerMove { steps: *steps }.serialize(s),
+            Move::Decision(d) => d.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Move {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // A string or `{"resign": ..}` is a decision; any other value is read as a
+        // checker move, so that its errors name what is wrong with the steps.
+        let value = serde_json::Value::deserialize(d)?;
+        let is_decision = value.is_string()
+            || value
+                .as_object()
+                .is_some_and(|o| o.contains_key("resign") && !o.contains_key("steps"));
+        if is_decision {
+            Decision::deserialize(value)
+                .map(Move::Decision)
+                .map_err(D::Error::custom)
+        } else {
+            CheckerMove::deserialize(value)
+                .map(|m| Move::Checkers(m.steps))
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+impl PartialSchema for Move {
+    fn schema() -> RefOr<Schema> {
+        MoveSchema::schema()
+    }
+}
+
+impl ToSchema for Move {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("BackgammonMove")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        <MoveSchema as ToSchema>::schemas(schemas);
+    }
+}
 
 /// Up to four steps, stored inline (no allocation).
 #[derive(Debug, Clone, Copy)]

@@ -31,9 +31,10 @@ pub fn position_id(pos: &Position, on_roll: Side) -> String {
     encode(&key)
 }
 
-/// Base64 of the ten key bytes, without padding (14 characters).
-fn encode(key: &[u8; 10]) -> String {
-    let mut out = String::with_capacity(14);
+/// Base64 of key bytes, without padding (14 characters for the ten bytes of a Position
+/// ID, 12 for the nine of a Match ID).
+pub(super) fn encode(key: &[u8]) -> String {
+    let mut out = String::with_capacity(key.len().div_ceil(3) * 4);
     let mut push = |v: u32| out.push(char::from(BASE64[(v & 63) as usize]));
     for chunk in key.chunks(3) {
         let b = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));

@@ -7,7 +7,7 @@ use crate::{variant, Awaiting, Ending, EngineError, Game, GameResult, Seat};
 
 /// A position with White's and Black's checkers on the given points (point, count);
 /// checkers not placed and not on the bar are borne off.
-fn setup(white: &[(u8, u8)], black: &[(u8, u8)], bar: (u8, u8)) -> Position {
+pub(super) fn setup(white: &[(u8, u8)], black: &[(u8, u8)], bar: (u8, u8)) -> Position {
     let mut board = [0i8; 24];
     for &(p, n) in white {
         board[usize::from(p - 1)] += n as i8;
@@ -684,7 +684,27 @@ fn json_schemas_are_published() {
     let state = serde_json::to_value(&s.state).unwrap();
     assert!(state.to_string().contains("position_id"));
     let mv = serde_json::to_value(&s.mv).unwrap();
-    assert!(mv.to_string().contains("steps"));
+    let checker_move = serde_json::to_value(
+        &s.components
+            .iter()
+            .find(|(n, _)| n == "BackgammonCheckerMove")
+            .expect("checker move")
+            .1,
+    )
+    .unwrap();
+    assert!(
+        mv.to_string().contains("BackgammonCheckerMove")
+            && checker_move.to_string().contains("steps")
+    );
+    for name in [
+        "BackgammonDecision",
+        "BackgammonLevel",
+        "BackgammonCube",
+        "BackgammonMatch",
+        "BackgammonOffer",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
 }
 
 /// `Position::outcomes` as it was before it reused the thread's generator and replayed

@@ -1,0 +1,478 @@
+//! Group commit on SQLite: one writer thread owns the connection that appends, and
+//! writes every change that arrived while it was busy in one transaction and one durable
+//! commit, judging them change by change.
+//!
+//! Through sqlx's SQLite driver each statement is a command sent to the connection's
+//! worker thread and an answer sent back: two thread hand-offs per statement, six or
+//! seven statements per move (begin, each event, the `games` row, the webhooks of each
+//! notice, commit), each move its own commit and `fsync`. Here the writer is a plain
+//! thread with a connection of its own ([`rusqlite`], the same SQLite library sqlx
+//! links), its statements prepared once and kept: a statement is a function call, a
+//! change costs one hand-off in (the queue) and one out (its answer), and a batch one
+//! commit.
+//!
+//! - The writer takes every change waiting (up to [`MAX_BATCH`]), begins one
+//!   `IMMEDIATE` transaction and writes each change inside a savepoint of its own, with
+//!   the statements and version check of a change alone ([`super::sql`], form 1): the
+//!   first event is inserted only if the game's log ends where the change's caller saw
+//!   it end. A change refused (its game moved on: [`StoreError::Conflict`]) or failed
+//!   (a constraint) is rolled back to its savepoint alone and gets its own answer; the
+//!   rest of the batch is written. Two changes to the same game in one batch are judged
+//!   in order: the first is written, the second finds the log moved on.
+//! - One `COMMIT` per batch. In WAL mode with `synchronous = FULL` ([`PRAGMAS`]) it
+//!   returns once the log is on disk, and only then is any change of the batch
+//!   answered: an acknowledged change survives a crash of the process and of the
+//!   machine, as with one commit per change.
+//! - When the batch fails as a whole (the transaction could not begin or commit, or an
+//!   error made SQLite roll it back), nothing of it was committed and nothing was
+//!   answered: each change is written again on its own transaction, for its own answer.
+//!   A database locked by another connection for longer than the busy timeout (a
+//!   rebuild) is answered at once, to every change, as unavailable.
+//!
+//! The queue is bounded (`WORP_WRITE_QUEUE`): a full one answers
+//! [`StoreError::Overloaded`], as on PostgreSQL.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension, ToSql};
+use tokio::sync::{mpsc, oneshot, Notify};
+use uuid::Uuid;
+
+use super::error::StoreError;
+use super::records::{Append, GameRow};
+use super::sql;
+use crate::events::StoredEvent;
+
+/// The most changes one transaction carries.
+pub const MAX_BATCH: usize = 256;
+
+/// How every connection of the server to its SQLite file is set up (the load tool's
+/// SQLite anchor uses the same): write-ahead log, and a commit returns only once the log
+/// is on disk (`synchronous = FULL`; `NORMAL` would lose the last commits on a power
+/// failure, which an acknowledged move must survive).
+pub const PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
+     PRAGMA foreign_keys = ON;";
+
+/// How long a write waits for another connection's lock (a rebuild, a registration).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Answer = Result<Vec<StoredEvent>, StoreError>;
+
+struct Job {
+    append: Append,
+    reply: oneshot::Sender<Answer>,
+}
+
+/// The queue in front of the writer thread.
+#[derive(Debug, Clone)]
+pub struct SqliteCommit {
+    queue: mpsc::Sender<Job>,
+    outbox: Arc<Notify>,
+    commits: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("game_id", &self.append.game_id)
+            .finish()
+    }
+}
+
+/// Opens a connection to the SQLite file at `path` as the server uses it.
+pub fn open(path: &str) -> Result<Connection, rusqlite::Error> {
+    let connection = Connection::open(path)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.execute_batch(PRAGMAS)?;
+    connection.set_prepared_statement_cache_capacity(32);
+    Ok(connection)
+}
+
+impl SqliteCommit {
+    /// Opens the writer's connection to `path` (a file already migrated) and starts its
+    /// thread, with room for `queue` changes waiting. The thread ends when the last
+    /// `SqliteCommit` (the last clone of the store) is dropped.
+    pub fn start(path: &str, queue: usize) -> Result<SqliteCommit, StoreError> {
+        let connection = open(path)?;
+        let outbox = Arc::new(Notify::new());
+        let (sender, receiver) = mpsc::channel(queue.max(1));
+        let commits = Arc::new(AtomicU64::new(0));
+        // The writer checkpoints only when the other thread falls far behind.
+        connection.execute_batch(WRITER_AUTOCHECKPOINT)?;
+        let checkpoints = open(path)?;
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let writer = Writer {
+            connection,
+            outbox: outbox.clone(),
+            commits: commits.clone(),
+            _checkpointer: stop,
+        };
+        let spawned = std::thread::Builder::new()
+            .name("worp-sqlite-checkpoints".into())
+            .spawn(move || checkpointer(&checkpoints, &stopped))
+            .and_then(|_| {
+                std::thread::Builder::new()
+                    .name("worp-sqlite-writer".into())
+                    .spawn(move || writer.run(receiver))
+            });
+        spawned.map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+        Ok(SqliteCommit {
+            queue: sender,
+            outbox,
+            commits,
+        })
+    }
+
+    /// How many transactions the writer has committed (batches, and changes written
+    /// again alone).
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
+    }
+
+    /// Signalled whenever webhook deliveries were written.
+    pub fn outbox(&self) -> Arc<Notify> {
+        self.outbox.clone()
+    }
+
+    /// Appends one change (see the module's documentation).
+    pub async fn append(&self, append: Append) -> Answer {
+        let (reply, answer) = oneshot::channel();
+        match self.queue.try_send(Job { append, reply }) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(gone()),
+        }
+        // A writer stopped in the middle of this change: whether it was committed is
+        // unknown, as when a connection breaks.
+        answer.await.unwrap_or_else(|_| Err(gone()))
+    }
+}
+
+fn gone() -> StoreError {
+    StoreError::Database(sqlx::Error::WorkerCrashed)
+}
+
+/// How often the checkpointer copies the log's new pages into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+/// The writer's own automatic checkpoint, in pages of the log (4 KiB each): only when
+/// the checkpointer has fallen that far behind (SQLite's default is 1,000).
+const WRITER_AUTOCHECKPOINT: &str = "PRAGMA wal_autocheckpoint = 16384";
+
+/// Copies the write-ahead log into the database file (`PASSIVE`: beside the writer,
+/// never blocking it) every [`CHECKPOINT_EVERY`], until `stop`'s sender (the writer) is
+/// gone. Left to the writer, a checkpoint (a thousand pages copied and the database
+/// file synced) ran inside the commit of every few dozen batches, and every change of
+/// those batches waited for it.
+fn checkpointer(connection: &Connection, stop: &std::sync::mpsc::Receiver<()>) {
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY)
+    {
+        // (busy, pages in the log, pages copied)
+        match connection.query_row(sql::CHECKPOINT, [], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        }) {
+            Ok((_, log, copied)) => tracing::debug!(log, copied, "sqlite checkpoint"),
+            Err(e) => tracing::warn!("sqlite checkpoint: {e}"),
+        }
+    }
+}
+
+/// The writer thread's state: its connection, what it signals and counts.
+struct Writer {
+    connection: Connection,
+    outbox: Arc<Notify>,
+    commits: Arc<AtomicU64>,
+    /// Dropped with the writer: the checkpointer then stops.
+    _checkpointer: std::sync::mpsc::Sender<()>,
+}
+
+impl Writer {
+    fn run(mut self, mut queue: mpsc::Receiver<Job>) {
+        let mut jobs = Vec::with_capacity(MAX_BATCH);
+        while let Some(job) = queue.blocking_recv() {
+            jobs.push(job);
+            while jobs.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(job) => jobs.push(job),
+                    Err(_) => break,
+                }
+            }
+            let (n, started) = (jobs.len(), std::time::Instant::now());
+            self.write(std::mem::take(&mut jobs));
+            tracing::debug!(
+                changes = n,
+                micros = started.elapsed().as_micros() as u64,
+                "sqlite group commit"
+            );
+        }
+    }
+
+    /// Writes `jobs` in one transaction and answers each of them.
+    fn write(&mut self, jobs: Vec<Job>) {
+        let connection = &mut self.connection;
+        let answers = match batch(connection, &jobs) {
+            Ok(answers) => {
+                self.commits.fetch_add(1, Ordering::Relaxed);
+                answers
+            }
+            Err(e) if is_busy(&e) => {
+                tracing::warn!("sqlite group commit of {} changes: {e}", jobs.len());
+                let message = e.to_string();
+                jobs.iter()
+                    .map(|_| Err(StoreError::Sqlite(busy(&message))))
+                    .collect()
+            }
+            Err(e) => {
+                // Nothing of the batch was committed: each change on its own.
+                tracing::warn!(
+                    "sqlite group commit of {} changes failed ({e}); writing each alone",
+                    jobs.len()
+                );
+                let answers: Vec<_> = jobs.iter().map(|j| alone(connection, &j.append)).collect();
+                let written = answers.iter().filter(|a| a.is_ok()).count();
+                self.commits.fetch_add(written as u64, Ordering::Relaxed);
+                answers
+            }
+        };
+        let mut deliveries = 0;
+        for (job, answer) in jobs.into_iter().zip(answers) {
+            let answer = answer.map(|(positions, written)| {
+                deliveries += written;
+                let mut events = job.append.events;
+                for (e, position) in events.iter_mut().zip(positions) {
+                    e.position = position;
+                }
+                events
+            });
+            let _ = job.reply.send(answer);
+        }
+        if deliveries > 0 {
+            self.outbox.notify_one();
+        }
+    }
+}
+
+/// What one change wrote: its events' positions and how many webhook deliveries.
+type Written = (Vec<i64>, usize);
+
+/// The batch in one transaction, each change in a savepoint: each change's answer, or
+/// the error that failed the batch as a whole (then nothing of it was committed).
+fn batch(
+    connection: &mut Connection,
+    jobs: &[Job],
+) -> Result<Vec<Result<Written, StoreError>>, rusqlite::Error> {
+    let answers = in_transaction(connection, jobs);
+    if answers.is_err() && !connection.is_autocommit() {
+        let _ = connection.execute_batch(sql::ROLLBACK);
+    }
+    answers
+}
+
+fn in_transaction(
+    connection: &mut Connection,
+    jobs: &[Job],
+) -> Result<Vec<Result<Written, StoreError>>, rusqlite::Error> {
+    connection.prepare_cached(sql::BEGIN_WRITE)?.execute([])?;
+    let mut answers = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        connection.prepare_cached(sql::SAVEPOINT)?.execute([])?;
+        let answer = change(connection, &job.append);
+        if connection.is_autocommit() {
+            // The error rolled the whole transaction back (SQLite does on some, e.g.
+            // a full disk): the changes before this one are gone too.
+            return Err(match answer {
+                Err(StoreError::Sqlite(e)) => e,
+                _ => rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+                    Some("the transaction was rolled back".into()),
+                ),
+            });
+        }
+        if answer.is_err() {
+            connection
+                .prepare_cached(sql::ROLLBACK_TO_SAVEPOINT)?
+                .execute([])?;
+        }
+        connection
+            .prepare_cached(sql::RELEASE_SAVEPOINT)?
+            .execute([])?;
+        answers.push(answer);
+    }
+    connection.prepare_cached(sql::COMMIT)?.execute([])?;
+    Ok(answers)
+}
+
+/// One change on its own transaction.
+fn alone(connection: &mut Connection, a: &Append) -> Result<Written, StoreError> {
+    connection.prepare_cached(sql::BEGIN_WRITE)?.execute([])?;
+    let written = change(connection, a).and_then(|w| {
+        connection.prepare_cached(sql::COMMIT)?.execute([])?;
+        Ok(w)
+    });
+    if written.is_err() && !connection.is_autocommit() {
+        let _ = connection.execute_batch(sql::ROLLBACK);
+    }
+    written
+}
+
+/// SQLite's text for a time, as sqlx writes it (the reads parse it, and the listings
+/// order by it).
+fn at(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::AutoSi, false)
+}
+
+/// A duplicate event or key is a lost race, as on the sqlx path.
+fn conflict_or(e: rusqlite::Error) -> StoreError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, message)
+            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                || message
+                    .as_deref()
+                    .is_some_and(|m| m.contains(sql::EVENT_EXISTS)) =>
+        {
+            StoreError::Conflict
+        }
+        _ => StoreError::Sqlite(e),
+    }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+    )
+}
+
+fn busy(message: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+        Some(message.to_owned()),
+    )
+}
+
+/// Writes one change inside the current transaction: the same statements, in the same
+/// order, as `append_alone` on the sqlx path.
+fn change(connection: &Connection, a: &Append) -> Result<Written, StoreError> {
+    let mut positions = Vec::with_capacity(a.events.len());
+    for (i, e) in a.events.iter().enumerate() {
+        let game = &e.game_id.as_bytes()[..];
+        let payload = e.payload.to_string();
+        let recorded_at = at(e.recorded_at);
+        let columns: [&dyn ToSql; 8] = [
+            &game,
+            &e.seq,
+            &e.kind,
+            &payload,
+            &e.rules_version,
+            &recorded_at,
+            &e.hash,
+            &a.expected_version,
+        ];
+        // The first event carries the version check (its eighth parameter).
+        let (statement, bound) = if i == 0 {
+            (sql::INSERT_FIRST_EVENT, 8)
+        } else {
+            (sql::INSERT_EVENT, 7)
+        };
+        let position = connection
+            .prepare_cached(statement)?
+            .query_row(&columns[..bound], |r| r.get::<_, i64>(0))
+            .optional()
+            .map_err(conflict_or)?
+            .ok_or(StoreError::Conflict)?;
+        positions.push(position);
+    }
+    let game = &a.game_id.as_bytes()[..];
+    if a.events.is_empty() {
+        let last: i64 = connection
+            .prepare_cached(sql::LOG_END)?
+            .query_row([game], |r| r.get(0))?;
+        if last != a.expected_version {
+            return Err(StoreError::Conflict);
+        }
+    }
+    if let Some(seed) = &a.secret {
+        connection
+            .prepare_cached(sql::INSERT_SECRET)?
+            .execute(params![game, seed])
+            .map_err(conflict_or)?;
+    }
+    write_row(connection, &a.row, a.seats_changed())?;
+    let mut deliveries = 0;
+    for n in &a.notices {
+        let mut hooks = connection.prepare_cached(sql::WEBHOOKS_OF_PLAYER)?;
+        let player = &n.player_id.as_bytes()[..];
+        let hooks: Vec<Vec<u8>> = hooks
+            .query_map([player], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for hook in hooks {
+            connection
+                .prepare_cached(sql::INSERT_DELIVERY)?
+                .execute(params![
+                    &Uuid::new_v4().as_bytes()[..],
+                    hook,
+                    player,
+                    &n.game_id.as_bytes()[..],
+                    n.version,
+                    n.kind,
+                    n.payload.get(),
+                    at(a.row.updated_at)
+                ])?;
+            deliveries += 1;
+        }
+    }
+    if let Some(kept) = &a.idempotency {
+        connection
+            .prepare_cached(sql::DELETE_EXPIRED_ANSWERS)?
+            .execute([at(kept.expired_before)])?;
+        connection
+            .prepare_cached(sql::INSERT_ANSWER)?
+            .execute(params![
+                &kept.player_id.as_bytes()[..],
+                kept.key,
+                kept.answer.body.to_string(),
+                at(a.row.updated_at),
+                kept.answer.request,
+                kept.answer.body_hash
+            ])
+            .map_err(conflict_or)?;
+    }
+    Ok((positions, deliveries))
+}
+
+/// The `games` row, and its seats when they changed.
+fn write_row(connection: &Connection, row: &GameRow, seats: bool) -> Result<(), StoreError> {
+    let game = &row.id.as_bytes()[..];
+    connection
+        .prepare_cached(sql::WRITE_GAME_ROW)?
+        .execute(params![
+            game,
+            row.variant,
+            row.status,
+            row.version,
+            row.to_move_seat,
+            row.to_move_player.as_ref().map(|p| &p.as_bytes()[..]),
+            row.summary.get(),
+            at(row.created_at),
+            at(row.updated_at),
+            row.deadline.map(at)
+        ])?;
+    if seats {
+        let mut write = connection.prepare_cached(sql::WRITE_SEAT)?;
+        for (seat, player) in row.seats.iter().enumerate() {
+            write.execute(params![
+                game,
+                seat as i32,
+                player.as_ref().map(|p| &p.as_bytes()[..])
+            ])?;
+        }
+    }
+    Ok(())
+}

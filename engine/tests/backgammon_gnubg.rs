@@ -1,0 +1,103 @@
+//! GNU Backgammon itself reads Worp's `.mat` files of matches with the cube: the final
+//! score it shows is Worp's, and the Position and Match IDs it shows at every step of the
+//! match are IDs of Worp's states. Needs `gnubg` (`apt-get install gnubg`, which
+//! `tests/run.sh` does); without it the test fails unless `WORP_SKIP_GNUBG` is set.
+
+mod support {
+    pub mod gnubg_walk;
+}
+
+use std::collections::HashSet;
+
+use support::gnubg_walk::{gnubg_walk, playing, shown_ids};
+
+use worp_engine::backgammon::mat::{match_file_with, MatHeader};
+use worp_engine::backgammon::{Backgammon, Options};
+use worp_engine::playout::SplitMix64;
+use worp_engine::replay::Step;
+use worp_engine::{Awaiting, Game};
+
+/// A match played to its end: decisions by the engine's heuristic, checker moves at
+/// random. Returns the steps and the (Position ID, Match ID) of every state on the way.
+fn play(options: &Options, seed: u64) -> (Vec<Step>, Backgammon, HashSet<(String, String)>) {
+    let mut game = Backgammon::new(options, 2).expect("game");
+    let mut rng = SplitMix64(seed);
+    let mut steps = Vec::new();
+    let mut ids = HashSet::new();
+    loop {
+        let s = game.state();
+        ids.insert((s.position_id.clone(), s.match_id.clone().expect("match id")));
+        match game.awaiting() {
+            Awaiting::Finished { .. } => break,
+            Awaiting::Dice { die, count, .. } => {
+                let v: Vec<u8> = (0..count).map(|_| rng.roll(&die)).collect();
+                game.apply_dice(&v).expect("dice");
+                steps.push(Step::Dice(v));
+            }
+            Awaiting::Move { .. } => {
+                let moves = game.legal_moves();
+                let i = game.decision_hint().unwrap_or_else(|| {
+                    let n = moves.iter().filter(|m| m.decision().is_none()).count();
+                    rng.below(n.max(1))
+                });
+                steps.push(Step::Move(serde_json::to_value(moves[i]).expect("json")));
+                game.apply_move(&moves[i]).expect("move");
+            }
+        }
+    }
+    (steps, game, ids)
+}
+
+#[test]
+fn gnubg_imports_worp_matches_with_the_same_score_and_match_ids() {
+    for (length, seed) in [(7u8, 5u64), (5, 11), (3, 2)] {
+        let options = Options {
+            match_length: length,
+            ..Options::default()
+        };
+        let (steps, game, worp_ids) = play(&options, seed);
+        let header = MatHeader {
+            white: "ann".into(),
+            black: "bob".into(),
+            date: None,
+        };
+        let mat = match_file_with(&options, &steps, &header).expect("mat");
+        let m = game.match_play();
+        let Some(text) = gnubg_walk(&mat) else {
+            return;
+        };
+        let score = format!(
+            "The score (after {} game{}) is: ann {}, bob {} (match to {length} point",
+            m.games.len(),
+            if m.games.len() == 1 { "" } else { "s" },
+            m.score.white,
+            m.score.black
+        );
+        assert!(text.contains(&score), "wanted {score:?}:\n{text}\n{mat}");
+        assert!(!text.to_lowercase().contains("illegal"), "{text}");
+        // gnubg shows the end of the match as imported first: Worp's final state.
+        let shown = shown_ids(&text);
+        assert!(shown.len() > 20, "gnubg showed too few positions:\n{text}");
+        let last = game.state();
+        assert_eq!(
+            shown[0],
+            (last.position_id, last.match_id.expect("match id")),
+            "the end of the match"
+        );
+        // Every position gnubg then steps through while a game is played is a state
+        // Worp was in, with the same Match ID. (The end of each game but the last,
+        // which gnubg shows before the next game, is never a state of Worp's: its next
+        // game starts at once.)
+        let mut missing: Vec<_> = shown[1..]
+            .iter()
+            .filter(|pair| playing(&pair.1) && !worp_ids.contains(*pair))
+            .collect();
+        missing.dedup();
+        assert!(
+            missing.is_empty(),
+            "gnubg showed {} of {} states Worp was never in: {missing:?}\n{mat}",
+            missing.len(),
+            shown.len()
+        );
+    }
+}
