@@ -27,8 +27,15 @@ from worp_client.models import (
     AliBabaStageType2,
     AwaitingType1,
     AwaitingType2,
+    BackgammonCheckerMove,
+    BackgammonDecisionType0,
+    BackgammonDecisionType1,
+    BackgammonDecisionType2,
+    BackgammonDecisionType3,
+    BackgammonDecisionType4,
+    BackgammonDecisionType5,
+    BackgammonDecisionType6,
     BackgammonGame,
-    BackgammonMove,
     BackgammonOriginType1,
     BackgammonSide,
     BotKind,
@@ -83,7 +90,14 @@ MOST_MOVES = 3000
 
 Move = (
     AliBabaMove
-    | BackgammonMove
+    | BackgammonCheckerMove
+    | BackgammonDecisionType0
+    | BackgammonDecisionType1
+    | BackgammonDecisionType2
+    | BackgammonDecisionType3
+    | BackgammonDecisionType4
+    | BackgammonDecisionType5
+    | BackgammonDecisionType6
     | HoofdenMove
     | LudoMoveType0
     | LudoMoveType1
@@ -130,7 +144,6 @@ def pick(moves: list[T]) -> T:
 
 def backgammon(game: BackgammonGame) -> Move:
     state = game.state
-    check(state.phase.value == "move", f"backgammon waits for a move, not {state.phase}")
     check(len(state.board) == 24, "24 points")
     side = state.to_move
     white = side == BackgammonSide.WHITE
@@ -143,6 +156,11 @@ def backgammon(game: BackgammonGame) -> Move:
     on_board = sum(abs(n) for n in state.board if mine(n))
     check(on_board + on_bar + off == 15, f"{side} has 15 checkers")
     move = pick(game.legal_moves)
+    # A game without the cube (the default; the TypeScript client plays with it): no
+    # decision is ever awaited, every legal move moves checkers.
+    if not isinstance(move, BackgammonCheckerMove):
+        raise SystemExit(f"a decision ({move}) in a game without the cube")
+    check(state.phase.value == "move", f"checkers move in the move phase, not {state.phase}")
     check(len(move.steps) <= 4, "at most four steps")
     if move.steps:
         first = move.steps[0].from_

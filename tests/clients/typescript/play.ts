@@ -62,15 +62,43 @@ function unhandled(game: never): never {
 // One function per variant: read the typed state a board would be drawn from, pick a
 // legal move, and check that it moves something of ours from where the state has it.
 
+/** A backgammon move other than an offer to resign: a checker move or a decision. */
+type BackgammonPlay =
+  | Extract<Schemas["BackgammonMove"], string>
+  | Schemas["BackgammonCheckerMove"];
+/** We play on: never offer to resign, accept a resignation or pass a double. */
+function isBackgammonPlay(move: Schemas["BackgammonMove"]): move is BackgammonPlay {
+  return typeof move === "string" ? move !== "accept" && move !== "pass" : "steps" in move;
+}
+
 function backgammon(game: Schemas["BackgammonGame"]): Move {
   const { state } = game;
-  check(state.phase === "move", `backgammon waits for a move, not ${state.phase}`);
   check(state.board.length === 24, "24 points");
   const side = state.to_move;
   const mine = (n: number) => (side === "white" ? n > 0 : n < 0);
   const onBoard = state.board.filter(mine).reduce((sum, n) => sum + Math.abs(n), 0);
   check(onBoard + state.bar[side] + state.off[side] === 15, `${side} has 15 checkers`);
-  const move = pick(game.legal_moves);
+  const move = pick(game.legal_moves.filter(isBackgammonPlay));
+  const offer = state.offer?.kind;
+  if (typeof move === "string") {
+    // A decision, with the cube in play or an offer on the table.
+    switch (move) {
+      case "roll":
+      case "double":
+        check(state.phase === "roll_or_double", `${move} only before rolling`);
+        break;
+      case "take":
+      case "pass":
+        check(offer === "double", `${move} answers a double`);
+        break;
+      case "accept":
+      case "decline":
+        check(typeof offer === "object", `${move} answers an offer to resign`);
+        break;
+    }
+    return move;
+  }
+  check(state.phase === "move", `checkers move in the move phase, not ${state.phase}`);
   check(move.steps.length <= 4, "at most four steps");
   const first = move.steps[0];
   if (first !== undefined) {
@@ -257,7 +285,18 @@ async function play(api: Api, me: Schemas["CreatedPlayer"], variant: Variant, se
     // backgammon moves made games of over 600 moves.
     requested.push({ bot: "random" });
   }
-  const created = await api.POST("/v1/games", { body: { variant, seats: requested } });
+  // Backgammon with the doubling cube, so that decisions (roll or double, take or pass)
+  // are among the legal moves too; every other game with its default options. (The
+  // generated type requires every option that has a default: null and 0 are those.)
+  const body: Schemas["CreateGame"] =
+    variant === "backgammon"
+      ? {
+          variant,
+          seats: requested,
+          options: { cube: true, crawford: null, jacoby: null, match_length: 0 },
+        }
+      : { variant, seats: requested };
+  const created = await api.POST("/v1/games", { body });
   if (created.data === undefined) {
     fail(`POST /v1/games (${variant})`, created.error, created.response);
   }
