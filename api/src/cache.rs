@@ -8,6 +8,9 @@
 //!
 //! It also keeps what never changes once stored, to save a query per request: players by
 //! token hash (players are never changed or deleted) and the dice secret of each game.
+//!
+//! Historical states (`state?at=N`, checkpoints) are kept apart, in [`Checkpoints`], a
+//! quarter of its size: walking an old game never evicts a live one from here.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -16,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use lru::LruCache;
 use uuid::Uuid;
 
+use crate::checkpoints::Checkpoints;
 use crate::store::Player;
 use crate::table::Table;
 
@@ -25,6 +29,7 @@ pub struct StateCache {
     inner: Mutex<Inner>,
     players: Mutex<LruCache<Vec<u8>, Player>>,
     secrets: Mutex<LruCache<Uuid, Vec<u8>>>,
+    history: Checkpoints,
 }
 
 #[derive(Debug)]
@@ -47,6 +52,7 @@ impl StateCache {
             }),
             players: Mutex::new(LruCache::new(cap)),
             secrets: Mutex::new(LruCache::new(cap)),
+            history: Checkpoints::new(cap.get() / 4),
         }
     }
 
@@ -103,6 +109,11 @@ impl StateCache {
             let Inner { states, newest, .. } = &mut *inner;
             newest.retain(|g, v| states.contains(&(*g, *v)));
         }
+    }
+
+    /// The historical states and checkpoints, kept apart from the live states.
+    pub fn history(&self) -> &Checkpoints {
+        &self.history
     }
 
     /// The most states it holds (`WORP_CACHE_STATES`).

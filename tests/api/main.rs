@@ -3,6 +3,7 @@
 mod helpers;
 
 mod audit;
+mod checkpoints;
 mod correspondence;
 mod edge;
 mod errors;
