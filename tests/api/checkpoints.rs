@@ -6,50 +6,20 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use uuid::Uuid;
-use worp::bots::BotKind;
 use worp::checkpoints::CHECKPOINT_EVERY;
 use worp::clock::SystemClock;
 use worp::events::StoredEvent;
-use worp::service::{CreateGame, SeatRequest, Worp};
+use worp::service::Worp;
 use worp::table::Table;
 
 use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, BACKENDS};
 
-/// Plays a game of `variant` to its end through the service: the creator in seat 0 plays
-/// the legal moves a fixed sequence picks, bots play the other seats. Returns its id.
+/// A game of `variant` played to its end by bots and one seat through the service (the
+/// replay benchmark's, `worp_load::replay::bot_game`).
 async fn bot_game(worp: &Worp, variant: &str, options: Value, seats: usize) -> Uuid {
-    let (creator, _) = worp
-        .create_player(&format!("walker-{variant}"))
+    worp_load::replay::bot_game(worp, variant, options, seats, 0)
         .await
-        .expect("player");
-    let mut requests = vec![Some(SeatRequest::Player(creator.id))];
-    for s in 1..seats {
-        let bot = if s % 2 == 0 {
-            BotKind::Greedy
-        } else {
-            BotKind::Random
-        };
-        requests.push(Some(SeatRequest::Bot { bot }));
-    }
-    let req = CreateGame {
-        variant: variant.to_owned(),
-        options,
-        seats: requests,
-        days_per_move: None,
-        client_seed: None,
-    };
-    let mut table = worp.create_game(&creator, req).await.expect("create");
-    let mut pick = 0usize;
-    while table.to_move().is_some() {
-        let moves = table.game.legal_moves();
-        pick = pick.wrapping_mul(31).wrapping_add(7);
-        let mv = moves[pick % moves.len()].clone();
-        table = worp
-            .play(&creator, table.id, mv, None, None)
-            .await
-            .expect("move");
-    }
-    table.id
+        .expect("a game played to its end")
 }
 
 /// Every state of the game as one fold from event 1 gives it, written out whole (the

@@ -44,6 +44,8 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
+pub mod replay;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "worp-load",
@@ -93,6 +95,16 @@ pub struct Args {
     /// How many stored games the rebuild measurement replays (0: skip it).
     #[arg(long, default_value_t = 200)]
     pub rebuild_games: usize,
+    /// Measure the replay (`replay.rs`): scrub this many states of a `--variant` game
+    /// against the `--against` anchor (needs `--database-url`).
+    #[arg(long)]
+    pub replay: Option<usize>,
+    /// The anchor of `--replay`, measured in the same rounds: `VARIANT:STATES`.
+    #[arg(long, default_value = "backgammon:128")]
+    pub against: String,
+    /// The server's process id, to report its resident memory (`--replay`).
+    #[arg(long)]
+    pub server_pid: Option<u32>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -1522,6 +1534,9 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             if rates.len() > 1 { " (the worst round)" } else { "" },
             if ok { "MET" } else { "NOT MET" }
         ));
+    }
+    if let Some(states) = args.replay {
+        replay::measure(args, states, &out).await?;
     }
     if let Some(db) = &args.database_url {
         if args.rebuild_games > 0 {
