@@ -5,8 +5,9 @@
 //! folded past event 64, 128, … is kept here as a checkpoint, so the next replay of that
 //! game starts at the nearest checkpoint at or before where it must end, and reads and
 //! folds at most the events after it: `state?at=N` costs O(K + events since the
-//! checkpoint), not O(N). A reader walking a game state by state (the web client's replay
-//! slider) finds the state it visited last and folds one event.
+//! checkpoint), not O(N). `state?at=N` folds on to the next checkpoint and keeps the
+//! states after N too, so a reader walking a game state by state (the web client's replay
+//! slider) finds the next states kept: one query and one fold per 64 states.
 //!
 //! Everything here is derived and in memory only: a table is a copy of what folding the
 //! log from event 1 gave (the log is append-only, so the state right after event `v`
@@ -25,13 +26,23 @@ use crate::table::Table;
 /// A checkpoint is kept after every this many events of a game.
 pub const CHECKPOINT_EVERY: i64 = 64;
 
-/// The states visited last per game that are not checkpoints (two readers scrubbing the
-/// same game each find their own).
-const RECENT_PER_GAME: usize = 4;
+/// The states kept per game that are not checkpoints: those a reader visited and those
+/// folded after them up to the next checkpoint (one stretch between checkpoints).
+const RECENT_PER_GAME: usize = CHECKPOINT_EVERY as usize;
 
 /// Whether the state right after event `version` is a checkpoint.
 pub fn is_checkpoint(version: i64) -> bool {
     version > 0 && version % CHECKPOINT_EVERY == 0
+}
+
+/// The first checkpoint at or after event `version`.
+pub fn next_checkpoint(version: i64) -> i64 {
+    version.div_euclid(CHECKPOINT_EVERY) * CHECKPOINT_EVERY
+        + if version.rem_euclid(CHECKPOINT_EVERY) == 0 {
+            0
+        } else {
+            CHECKPOINT_EVERY
+        }
 }
 
 /// The historical states of games, least recently used games dropped first.

@@ -134,6 +134,13 @@ async fn a_cold_load_keeps_checkpoints_and_starts_from_them() {
         );
         second.worp.load_at(id, at).await.expect("load_at");
         assert_eq!(history.nearest(id, at).expect("visited").version, at);
+        // And the states after it, up to the next checkpoint, are kept too.
+        let next = 3 * CHECKPOINT_EVERY - 1;
+        assert_eq!(history.nearest(id, next).expect("kept").version, next);
+        assert_eq!(
+            history.len() as i64,
+            n / CHECKPOINT_EVERY + CHECKPOINT_EVERY - 5
+        );
         // Once the live state is gone (evicted), a load starts from the newest checkpoint
         // and gives the same table.
         let cold = Worp::new(second.worp.store.clone(), 8, Arc::new(SystemClock));

@@ -10,7 +10,7 @@ use worp_engine::{variant, Capability, MatchHeader};
 use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
-use crate::checkpoints::is_checkpoint;
+use crate::checkpoints::{is_checkpoint, next_checkpoint};
 use crate::events::StoredEvent;
 use crate::export::{record_steps, Export};
 use crate::store::{GameFilter, Player, SavedResponse};
@@ -24,9 +24,8 @@ impl Worp {
     /// game is not cached, its newest checkpoint and the events after that.
     pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, Refusal> {
         let live = self.cache.newest(id);
-        let start = live
-            .clone()
-            .or_else(|| self.cache.history().nearest(id, i64::MAX));
+        let history = self.cache.history();
+        let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
         let after = start.as_ref().map_or(0, |t| t.version);
         let events = self.store.events(id, after, PAGE).await?;
         if events.is_empty() {
@@ -38,15 +37,23 @@ impl Worp {
             self.cache.put(table.clone());
             return Ok(table);
         }
-        let table = self.fold(id, start, events, i64::MAX).await?;
+        let table = self
+            .fold(id, start, events, i64::MAX, |t| {
+                if is_checkpoint(t.version) {
+                    history.keep(Arc::new(t.clone()));
+                }
+            })
+            .await?;
         let table = Arc::new(table);
         self.cache.put(table.clone());
         Ok(table)
     }
 
     /// The state of a game right after event `at`: the live cache's, or folded from the
-    /// nearest historical state or checkpoint at or before `at` (`checkpoints.rs`). It is
-    /// kept with the historical states, never in the live cache.
+    /// nearest historical state or checkpoint at or before `at` (`checkpoints.rs`). The
+    /// fold goes on to the next checkpoint and keeps the states from `at` on with the
+    /// historical states (never in the live cache): a reader stepping through the game
+    /// finds the next ones without a query.
     pub async fn load_at(&self, id: Uuid, at: i64) -> Result<Arc<Table>, Refusal> {
         if at < 1 {
             return Err(Refusal::Invalid("at must be 1 or more".into()));
@@ -54,51 +61,62 @@ impl Worp {
         if let Some(t) = self.cache.get(id, at) {
             return Ok(t);
         }
-        let start = self.cache.history().nearest(id, at);
+        let history = self.cache.history();
+        let start = history.nearest(id, at);
         if let Some(t) = start.as_ref().filter(|t| t.version == at) {
             return Ok(t.clone());
         }
         let after = start.as_ref().map_or(0, |t| t.version);
-        let events = self.store.events(id, after, (at - after).min(PAGE)).await?;
+        let until = next_checkpoint(at);
+        let events = self
+            .store
+            .events(id, after, (until - after).min(PAGE))
+            .await?;
         if events.is_empty() && start.is_none() {
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
-        let table = self.fold(id, start, events, at).await?;
-        if table.version < at {
-            return Err(Refusal::NotFound(format!(
-                "game {id} has only {} events",
-                table.version
-            )));
-        }
-        let table = Arc::new(table);
-        self.cache.history().keep(table.clone());
-        Ok(table)
+        let mut found = None;
+        let table = self
+            .fold(id, start, events, until, |t| {
+                if t.version >= at || is_checkpoint(t.version) {
+                    let kept = Arc::new(t.clone());
+                    if t.version == at {
+                        found = Some(kept.clone());
+                    }
+                    history.keep(kept);
+                }
+            })
+            .await?;
+        found.ok_or_else(|| {
+            Refusal::NotFound(format!("game {id} has only {} events", table.version))
+        })
     }
 
     /// Folds `events` (the first page after `start`, or from event 1) and the pages after
-    /// them, up to event `until`, onto a copy of `start`, keeping every checkpoint passed.
+    /// them, up to event `until`, onto a copy of `start`; `visit` sees each state made.
     async fn fold(
         &self,
         id: Uuid,
         start: Option<Arc<Table>>,
         mut events: Vec<StoredEvent>,
         until: i64,
+        mut visit: impl FnMut(&Table) + Send,
     ) -> Result<Table, Refusal> {
         let mut skip = 0;
         let mut table = match start {
             Some(t) => (*t).clone(),
             None => {
                 skip = 1;
-                Table::from_events(events.get(..1).unwrap_or_default())?
+                let first = Table::from_events(events.get(..1).unwrap_or_default())?;
+                visit(&first);
+                first
             }
         };
         loop {
             let full = events.len() as i64 == PAGE;
             for e in &events[skip..] {
                 table.apply(e)?;
-                if is_checkpoint(table.version) {
-                    self.cache.history().keep(Arc::new(table.clone()));
-                }
+                visit(&table);
             }
             if !full || table.version >= until {
                 return Ok(table);
