@@ -12,7 +12,7 @@ use worp::events::StoredEvent;
 use worp::service::Worp;
 use worp::table::Table;
 
-use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, BACKENDS};
+use crate::helpers::{fresh_database, spawn_app, spawn_app_from, test_settings, Backend, BACKENDS};
 
 /// A game of `variant` played to its end by bots and one seat through the service (the
 /// replay benchmark's, `worp_load::replay::bot_game`).
@@ -172,4 +172,33 @@ async fn walking_an_old_game_never_evicts_a_live_one() {
         assert!(Arc::ptr_eq(&still, &newest), "{backend:?}");
         assert!(app.worp.cache.history().len() <= app.worp.cache.history().capacity());
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_replay_benchmark_scrubs_a_long_game_against_its_anchor() {
+    use clap::Parser as _;
+    let app = spawn_app(Backend::Postgres).await;
+    let flags = "--no-http --rebuild-games 0 --variant mens_erger_je_niet --replay 150 \
+                 --against backgammon:40";
+    let server = ["--url", &app.address, "--database-url", &app.database];
+    let args = worp_load::Args::try_parse_from(
+        std::iter::once("worp-load")
+            .chain(server)
+            .chain(flags.split_whitespace()),
+    )
+    .expect("worp-load's arguments");
+    let report = worp_load::run(&args, worp_load::Echo::Quiet)
+        .await
+        .unwrap_or_else(|e| panic!("worp-load failed: {e}"));
+    let transcript = report.transcript.as_str();
+    assert!(
+        transcript.contains("scrub of 40 states") && transcript.contains("scrub of 150 states"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("Scrub of 150 mens_erger_je_niet states:"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("cold first GET"), "{transcript}");
+    assert!(transcript.contains("KiB a checkpoint"), "{transcript}");
 }

@@ -17,6 +17,9 @@
 //!   service, then stores it N times more under new ids through the store's append (the
 //!   events re-chained for each id, with the read models and the dice secret), so the move
 //!   rate can be measured with many finished games already stored.
+//! - `--replay N` (with `--database-url`): the cost of scrubbing N states of a long game
+//!   (`state?at=k` for each k) against an `--against` anchor scrub in the same rounds,
+//!   the cold first `GET`, and memory (`replay.rs`).
 //!
 //! Example: `worp-load --url http://127.0.0.1:8080 --clients 32 --duration 30s
 //! --variant ali_baba --pgbench-db postgres://postgres@127.0.0.1/worp_load`
