@@ -177,3 +177,97 @@ impl Checkpoints {
         self.lock().capacity
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{Event, StoredEvent};
+
+    /// A table of game `game` that says it is at `version` (only the id and the version
+    /// matter here).
+    fn table(game: u128, version: i64) -> Arc<Table> {
+        let created = Event::GameCreated {
+            variant: "backgammon".into(),
+            options: serde_json::Value::Null,
+            seats: vec![None, None],
+            invited: Vec::new(),
+            client_seeds: Vec::new(),
+            bots: Vec::new(),
+            days_per_move: None,
+            dice_commitment: String::new(),
+            created_by: Uuid::nil(),
+        };
+        let e = StoredEvent::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "");
+        let mut t = Table::from_events(&[e]).expect("a new game");
+        t.version = version;
+        Arc::new(t)
+    }
+
+    fn version(kept: Option<Arc<Table>>) -> Option<i64> {
+        kept.map(|t| t.version)
+    }
+
+    #[test]
+    fn the_nearest_state_is_the_newest_at_or_before() {
+        let c = Checkpoints::new(100);
+        for v in [64, 128, 130, 131] {
+            c.keep(table(1, v));
+        }
+        let game = Uuid::from_u128(1);
+        assert_eq!(version(c.nearest(game, 63)), None);
+        assert_eq!(version(c.nearest(game, 64)), Some(64));
+        assert_eq!(version(c.nearest(game, 129)), Some(128));
+        assert_eq!(version(c.nearest(game, 130)), Some(130));
+        assert_eq!(version(c.nearest(game, 1000)), Some(131));
+        assert_eq!(version(c.nearest(Uuid::from_u128(2), 1000)), None);
+        // Keeping a state again counts it once.
+        c.keep(table(1, 130));
+        c.keep(table(1, 64));
+        assert_eq!(c.len(), 4);
+    }
+
+    #[test]
+    fn a_game_keeps_one_stretch_of_states_besides_its_checkpoints() {
+        let c = Checkpoints::new(1000);
+        for v in 1..=200 {
+            c.keep(table(1, v));
+        }
+        // Checkpoints 64, 128, 192; the last 64 other states: 136..=200 less 192.
+        assert_eq!(c.len(), 3 + RECENT_PER_GAME);
+        let game = Uuid::from_u128(1);
+        assert_eq!(version(c.nearest(game, 135)), Some(128));
+        assert_eq!(version(c.nearest(game, 136)), Some(136));
+        assert_eq!(version(c.nearest(game, 100)), Some(64));
+    }
+
+    #[test]
+    fn the_least_recently_used_game_goes_first_and_the_bound_holds() {
+        let c = Checkpoints::new(3);
+        c.keep(table(1, 64));
+        c.keep(table(1, 128));
+        c.keep(table(2, 64));
+        // Game 1 was used last: game 2 goes when game 3 arrives.
+        assert!(c.nearest(Uuid::from_u128(1), 64).is_some());
+        c.keep(table(3, 64));
+        assert_eq!(c.len(), 3);
+        assert!(c.nearest(Uuid::from_u128(2), 64).is_none());
+        assert!(c.nearest(Uuid::from_u128(1), 128).is_some());
+        assert!(c.nearest(Uuid::from_u128(3), 64).is_some());
+        // One game alone over the bound loses its oldest states, not its newest.
+        for v in [192, 256, 320] {
+            c.keep(table(3, v));
+        }
+        assert_eq!(c.len(), 3);
+        assert_eq!(version(c.nearest(Uuid::from_u128(3), 200)), Some(192));
+        assert_eq!(version(c.nearest(Uuid::from_u128(3), 100)), None);
+        assert!(c.nearest(Uuid::from_u128(1), 128).is_none());
+    }
+
+    #[test]
+    fn the_next_checkpoint_is_at_or_after() {
+        assert_eq!(next_checkpoint(1), CHECKPOINT_EVERY);
+        assert_eq!(next_checkpoint(CHECKPOINT_EVERY), CHECKPOINT_EVERY);
+        assert_eq!(next_checkpoint(CHECKPOINT_EVERY + 1), 2 * CHECKPOINT_EVERY);
+        assert!(!is_checkpoint(0) && is_checkpoint(CHECKPOINT_EVERY));
+    }
+}
