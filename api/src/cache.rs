@@ -10,7 +10,8 @@
 //! token hash (players are never changed or deleted) and the dice secret of each game.
 //!
 //! Historical states (`state?at=N`, checkpoints) are kept apart, in [`Checkpoints`], a
-//! quarter of its size: walking an old game never evicts a live one from here.
+//! quarter of its size: walking an old game never evicts a live one from here. A game
+//! whose newest state is evicted from here leaves it there.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -104,10 +105,18 @@ impl StateCache {
         if *newest < table.version {
             *newest = table.version;
         }
-        inner.states.put(key, table);
+        let evicted = inner.states.push(key, table);
+        // A game whose newest state leaves the live cache keeps it with the historical
+        // states: loading it again folds only the events recorded after it.
+        let demoted =
+            evicted.filter(|(old, _)| *old != key && inner.newest.get(&old.0) == Some(&old.1));
         if inner.newest.len() > inner.capacity * 2 {
             let Inner { states, newest, .. } = &mut *inner;
             newest.retain(|g, v| states.contains(&(*g, *v)));
+        }
+        drop(inner);
+        if let Some((_, table)) = demoted {
+            self.history.keep(table);
         }
     }
 

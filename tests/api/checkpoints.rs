@@ -202,3 +202,37 @@ async fn the_replay_benchmark_scrubs_a_long_game_against_its_anchor() {
     assert!(transcript.contains("cold first GET"), "{transcript}");
     assert!(transcript.contains("KiB a checkpoint"), "{transcript}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_evicted_from_the_live_cache_leaves_its_newest_state_behind() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let live = worp::cache::StateCache::new(8);
+    let id = bot_game(&app.worp, "ludo", Value::Null, 4).await;
+    let table = app.worp.load(id).await.expect("load");
+    live.put(table.clone());
+    // Eight other tables push it out.
+    for v in 1..=8 {
+        let mut other = (*table).clone();
+        other.id = Uuid::from_u128(v);
+        live.put(Arc::new(other));
+    }
+    assert!(live.newest(id).is_none());
+    let kept = live.history().nearest(id, i64::MAX).expect("kept");
+    assert!(Arc::ptr_eq(&kept, &table));
+    // An older version of a game whose newest is still cached is not kept.
+    let mut older = (*table).clone();
+    older.id = Uuid::from_u128(100);
+    older.version -= 1;
+    live.put(Arc::new(older.clone()));
+    older.version += 1;
+    live.put(Arc::new(older));
+    for v in 1..=7 {
+        let mut other = (*table).clone();
+        other.id = Uuid::from_u128(200 + v);
+        live.put(Arc::new(other));
+    }
+    assert!(live
+        .history()
+        .nearest(Uuid::from_u128(100), i64::MAX)
+        .is_none());
+}
