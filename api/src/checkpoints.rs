@@ -196,6 +196,8 @@ mod tests {
             days_per_move: None,
             dice_commitment: String::new(),
             created_by: Uuid::nil(),
+            rated: false,
+            public_chat: false,
         };
         let e = StoredEvent::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "");
         let mut t = Table::from_events(&[e]).expect("a new game");

@@ -58,6 +58,8 @@ pub async fn bot_game(
         seats: requests,
         days_per_move: None,
         client_seed: None,
+        rated: None,
+        public_chat: false,
     };
     let mut table = worp
         .create_game(&creator, req)
