@@ -8,6 +8,10 @@
 //!
 //! It also keeps what never changes once stored, to save a query per request: players by
 //! token hash (players are never changed or deleted) and the dice secret of each game.
+//!
+//! Historical states (`state?at=N`, checkpoints) are kept apart, in [`Checkpoints`], a
+//! quarter of its size: walking an old game never evicts a live one from here. A game
+//! whose newest state is evicted from here leaves it there.
 
 use std::collections::HashMap;
 use std::num::NonZeroUsize;
@@ -16,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use lru::LruCache;
 use uuid::Uuid;
 
+use crate::checkpoints::Checkpoints;
 use crate::store::Player;
 use crate::table::Table;
 
@@ -25,6 +30,7 @@ pub struct StateCache {
     inner: Mutex<Inner>,
     players: Mutex<LruCache<Vec<u8>, Player>>,
     secrets: Mutex<LruCache<Uuid, Vec<u8>>>,
+    history: Checkpoints,
 }
 
 #[derive(Debug)]
@@ -47,6 +53,7 @@ impl StateCache {
             }),
             players: Mutex::new(LruCache::new(cap)),
             secrets: Mutex::new(LruCache::new(cap)),
+            history: Checkpoints::new(cap.get() / 4),
         }
     }
 
@@ -98,11 +105,24 @@ impl StateCache {
         if *newest < table.version {
             *newest = table.version;
         }
-        inner.states.put(key, table);
+        let evicted = inner.states.push(key, table);
+        // A game whose newest state leaves the live cache keeps it with the historical
+        // states: loading it again folds only the events recorded after it.
+        let demoted =
+            evicted.filter(|(old, _)| *old != key && inner.newest.get(&old.0) == Some(&old.1));
         if inner.newest.len() > inner.capacity * 2 {
             let Inner { states, newest, .. } = &mut *inner;
             newest.retain(|g, v| states.contains(&(*g, *v)));
         }
+        drop(inner);
+        if let Some((_, table)) = demoted {
+            self.history.keep(table);
+        }
+    }
+
+    /// The historical states and checkpoints, kept apart from the live states.
+    pub fn history(&self) -> &Checkpoints {
+        &self.history
     }
 
     /// The most states it holds (`WORP_CACHE_STATES`).

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod auth;
 pub mod bots;
 pub mod cache;
+pub mod checkpoints;
 pub mod cli;
 pub mod clock;
 pub mod configuration;

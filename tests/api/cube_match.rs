@@ -163,13 +163,17 @@ async fn export_audit_and_import(
             .unwrap_or_default()
             .to_owned()
     };
+    // GNU Backgammon shows a finished match's score capped at its length (a last game
+    // worth more than the winner needed counts only up to the length); Worp's score is
+    // the sum of the games' scores, as RULES.md 2b has it.
+    let capped = |side: &str| m["score"][side].as_u64().map(|s| s.min(7));
     let score = format!(
         "The score (after {games} game{}) is: {} {}, {} {} (match to 7 points",
         if games == 1 { "" } else { "s" },
         name(1),
-        m["score"]["white"],
+        capped("white").unwrap_or_default(),
         name(2),
-        m["score"]["black"],
+        capped("black").unwrap_or_default(),
     );
     let shown_score = text
         .lines()

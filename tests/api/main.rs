@@ -3,6 +3,7 @@
 mod helpers;
 
 mod audit;
+mod checkpoints;
 mod correspondence;
 mod cube_match;
 mod edge;

@@ -10,79 +10,126 @@ use worp_engine::{variant, Capability, MatchHeader};
 use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
+use crate::checkpoints::{is_checkpoint, next_checkpoint};
 use crate::events::StoredEvent;
 use crate::export::{record_steps, Export};
 use crate::store::{GameFilter, Player, SavedResponse};
 use crate::table::Table;
 
+/// Events read per query when folding a game.
+const PAGE: i64 = 1000;
+
 impl Worp {
-    /// The newest state of a game.
+    /// The newest state of a game: the cached one and the events after it, or, when the
+    /// game is not cached, its newest checkpoint and the events after that.
     pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, Refusal> {
-        let cached = self.cache.newest(id);
-        let after = cached.as_ref().map_or(0, |t| t.version);
-        let mut events = self.store.events(id, after, 1000).await?;
+        let live = self.cache.newest(id);
+        let history = self.cache.history();
+        let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
+        let after = start.as_ref().map_or(0, |t| t.version);
+        let events = self.store.events(id, after, PAGE).await?;
         if events.is_empty() {
             // Nothing new since the cached state (the common case): no copy, no replay.
-            return cached.ok_or_else(|| Refusal::NotFound(format!("no game {id}")));
+            if let Some(live) = live {
+                return Ok(live);
+            }
+            let table = start.ok_or_else(|| Refusal::NotFound(format!("no game {id}")))?;
+            self.cache.put(table.clone());
+            return Ok(table);
         }
-        let mut table = match cached {
-            Some(t) => (*t).clone(),
-            None => Table::from_events(&events[..1])?,
-        };
-        let mut skip = usize::from(after == 0);
-        loop {
-            for e in &events[skip..] {
-                table.apply(e)?;
-            }
-            if events.len() < 1000 {
-                break;
-            }
-            events = self.store.events(id, table.version, 1000).await?;
-            skip = 0;
-            if events.is_empty() {
-                break;
-            }
-        }
+        let table = self
+            .fold(id, start, events, i64::MAX, |t| {
+                if is_checkpoint(t.version) {
+                    history.keep(Arc::new(t.clone()));
+                }
+            })
+            .await?;
         let table = Arc::new(table);
         self.cache.put(table.clone());
         Ok(table)
     }
 
-    /// The state of a game right after event `at`.
+    /// The state of a game right after event `at`: the live cache's, or folded from the
+    /// nearest historical state or checkpoint at or before `at` (`checkpoints.rs`). The
+    /// fold goes on to the next checkpoint and keeps the states from `at` on with the
+    /// historical states (never in the live cache): a reader stepping through the game
+    /// finds the next ones without a query.
     pub async fn load_at(&self, id: Uuid, at: i64) -> Result<Arc<Table>, Refusal> {
-        if let Some(t) = self.cache.get(id, at) {
-            return Ok(t);
-        }
         if at < 1 {
             return Err(Refusal::Invalid("at must be 1 or more".into()));
         }
-        let mut events = Vec::new();
-        while (events.len() as i64) < at {
-            let page = self
-                .store
-                .events(
-                    id,
-                    events.len() as i64,
-                    (at - events.len() as i64).min(1000),
-                )
-                .await?;
-            if page.is_empty() {
-                break;
-            }
-            events.extend(page);
+        if let Some(t) = self.cache.get(id, at) {
+            return Ok(t);
         }
-        if events.is_empty() {
+        let history = self.cache.history();
+        let start = history.nearest(id, at);
+        if let Some(t) = start.as_ref().filter(|t| t.version == at) {
+            return Ok(t.clone());
+        }
+        let after = start.as_ref().map_or(0, |t| t.version);
+        let until = next_checkpoint(at);
+        let events = self
+            .store
+            .events(id, after, (until - after).min(PAGE))
+            .await?;
+        if events.is_empty() && start.is_none() {
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
-        if (events.len() as i64) < at {
-            return Err(Refusal::NotFound(format!(
-                "game {id} has only {} events",
-                events.len()
-            )));
+        let mut found = None;
+        let table = self
+            .fold(id, start, events, until, |t| {
+                if t.version >= at || is_checkpoint(t.version) {
+                    let kept = Arc::new(t.clone());
+                    if t.version == at {
+                        found = Some(kept.clone());
+                    }
+                    history.keep(kept);
+                }
+            })
+            .await?;
+        found.ok_or_else(|| {
+            Refusal::NotFound(format!("game {id} has only {} events", table.version))
+        })
+    }
+
+    /// Folds `events` (the first page after `start`, or from event 1) and the pages after
+    /// them, up to event `until`, onto a copy of `start`; `visit` sees each state made.
+    async fn fold(
+        &self,
+        id: Uuid,
+        start: Option<Arc<Table>>,
+        mut events: Vec<StoredEvent>,
+        until: i64,
+        mut visit: impl FnMut(&Table) + Send,
+    ) -> Result<Table, Refusal> {
+        let mut skip = 0;
+        let mut table = match start {
+            Some(t) => (*t).clone(),
+            None => {
+                skip = 1;
+                let first = Table::from_events(events.get(..1).unwrap_or_default())?;
+                visit(&first);
+                first
+            }
+        };
+        loop {
+            let full = events.len() as i64 == PAGE;
+            for e in &events[skip..] {
+                table.apply(e)?;
+                visit(&table);
+            }
+            if !full || table.version >= until {
+                return Ok(table);
+            }
+            events = self
+                .store
+                .events(id, table.version, (until - table.version).min(PAGE))
+                .await?;
+            skip = 0;
+            if events.is_empty() {
+                return Ok(table);
+            }
         }
-        let table = Arc::new(Table::from_events(&events)?);
-        self.cache.put(table.clone());
-        Ok(table)
     }
 
     /// Lists games. A stored summary that does not read as a [`GameSummary`] fails the

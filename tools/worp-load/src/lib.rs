@@ -20,6 +20,9 @@
 //!   service, then stores it N times more under new ids through the store's append (the
 //!   events re-chained for each id, with the read models and the dice secret), so the move
 //!   rate can be measured with many finished games already stored.
+//! - `--replay N` (with `--database-url`): the cost of scrubbing N states of a long game
+//!   (`state?at=k` for each k) against an `--against` anchor scrub in the same rounds,
+//!   the cold first `GET`, and memory (`replay.rs`).
 //!
 //! Example: `worp-load --url http://127.0.0.1:8080 --clients 32 --duration 30s
 //! --variant ali_baba --pgbench-db postgres://postgres@127.0.0.1/worp_load`
@@ -47,6 +50,7 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
+pub mod replay;
 mod sqlite_anchor;
 
 #[derive(Debug, Parser)]
@@ -102,6 +106,16 @@ pub struct Args {
     /// How many stored games the rebuild measurement replays (0: skip it).
     #[arg(long, default_value_t = 200)]
     pub rebuild_games: usize,
+    /// Measure the replay (`replay.rs`): scrub this many states of a `--variant` game
+    /// against the `--against` anchor (needs `--database-url`).
+    #[arg(long)]
+    pub replay: Option<usize>,
+    /// The anchor of `--replay`, measured in the same rounds: `VARIANT:STATES`.
+    #[arg(long, default_value = "backgammon:128")]
+    pub against: String,
+    /// The server's process id, to report its resident memory (`--replay`).
+    #[arg(long)]
+    pub server_pid: Option<u32>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -1548,6 +1562,9 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             if rates.len() > 1 { " (the worst round)" } else { "" },
             if ok { "MET" } else { "NOT MET" }
         ));
+    }
+    if let Some(states) = args.replay {
+        replay::measure(args, states, &out).await?;
     }
     if let Some(db) = &args.database_url {
         if args.rebuild_games > 0 {
