@@ -164,7 +164,80 @@ pub fn document_for(variants: &[Variant]) -> Value {
     }
     rename_schema(&mut doc, "GameView", "Game");
     single_alternatives(&mut doc);
+    title_union_members(&mut doc);
     doc
+}
+
+/// What tells a member of a union apart, as a name: its one enum value (`"roll"`), the
+/// one value of a tag property (`{"type": "dice"}`), its one required property
+/// (`{"bot": …}`), or what kind of value it is.
+fn member_tag(member: &serde_json::Map<String, Value>) -> Option<String> {
+    let single = |v: &Value| {
+        v.get("enum")
+            .and_then(Value::as_array)
+            .filter(|e| e.len() == 1)
+            .and_then(|e| e[0].as_str())
+            .map(pascal)
+    };
+    if let Some(tag) = single(&Value::Object(member.clone())) {
+        return Some(tag);
+    }
+    if let Some(props) = member.get("properties").and_then(Value::as_object) {
+        if let Some(tag) = props.values().find_map(single) {
+            return Some(tag);
+        }
+    }
+    if let Some([only]) = member
+        .get("required")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
+        return only.as_str().map(pascal);
+    }
+    match (member.get("format"), member.get("type")) {
+        (Some(f), _) if f == "uuid" => Some("Id".into()),
+        (_, Some(t)) if t == "string" => Some("Text".into()),
+        (_, Some(t)) if t == "integer" => Some("Number".into()),
+        _ => None,
+    }
+}
+
+/// Gives each inline member of a named union a title made of the union's name and what
+/// tells the member apart (`AwaitingDice`, `SeatRequestBot`), so generated clients name
+/// its class or type after it instead of `AwaitingType0`.
+fn title_union_members(doc: &mut Value) {
+    let Some(schemas) = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for (name, schema) in schemas.iter_mut() {
+        for key in ["oneOf", "anyOf"] {
+            let Some(members) = schema.get_mut(key).and_then(Value::as_array_mut) else {
+                continue;
+            };
+            let mut taken = std::collections::BTreeSet::new();
+            for (i, member) in members.iter_mut().enumerate() {
+                let Some(m) = member.as_object_mut() else {
+                    continue;
+                };
+                if m.contains_key("$ref")
+                    || m.contains_key("title")
+                    || m.get("type") == Some(&json!("null"))
+                {
+                    continue;
+                }
+                let tag = member_tag(m).unwrap_or_else(|| format!("Variant{i}"));
+                let mut title = format!("{name}{tag}");
+                if !taken.insert(title.clone()) {
+                    title = format!("{title}{i}");
+                    taken.insert(title.clone());
+                }
+                m.insert("title".into(), Value::String(title));
+            }
+        }
+    }
 }
 
 /// `{"oneOf": [{"$ref": X}], "default": d}` (utoipa's form of a defaulted field) becomes

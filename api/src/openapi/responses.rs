@@ -66,9 +66,15 @@ fn is_game(response: &Value) -> bool {
         == Some(&Value::String(schema_ref("GameView")))
 }
 
+/// A token or none.
+fn optional_token() -> Value {
+    json!([{}, { "bearer": [] }])
+}
+
 /// Adds the shared answers, the game headers and each operation's security.
 pub fn add(doc: &mut Value) {
     components(doc);
+    doc["security"] = optional_token();
     let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
     };
@@ -98,8 +104,20 @@ pub fn add(doc: &mut Value) {
                     }
                 }
             }
-            // Operations anyone may call say so: an empty requirement means no token.
-            op.entry("security").or_insert_with(|| json!([{}]));
+            // Who may call: the document's default is "a token or none" (`[{}, bearer]`);
+            // an operation that takes an optional token (to show the caller more) keeps
+            // that default, one anyone may call says so with `[]`, and one that needs a
+            // token says `[bearer]`. Generated clients read a non-empty list as "needs a
+            // token" (openapi-python-client).
+            match op.get("security") {
+                None => {
+                    op.insert("security".into(), json!([]));
+                }
+                Some(s) if *s == optional_token() => {
+                    op.remove("security");
+                }
+                Some(_) => {}
+            }
         }
     }
 }

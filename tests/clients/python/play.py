@@ -24,19 +24,19 @@ from worp_client.api.variants import list_variants
 from worp_client.models import (
     AliBabaGame,
     AliBabaMove,
-    AliBabaStageType2,
-    AwaitingType1,
-    AwaitingType2,
+    AliBabaStageMove,
+    AwaitingMove,
+    AwaitingFinished,
     BackgammonCheckerMove,
-    BackgammonDecisionType0,
-    BackgammonDecisionType1,
-    BackgammonDecisionType2,
-    BackgammonDecisionType3,
-    BackgammonDecisionType4,
-    BackgammonDecisionType5,
-    BackgammonDecisionType6,
+    BackgammonDecisionRoll,
+    BackgammonDecisionDouble,
+    BackgammonDecisionTake,
+    BackgammonDecisionPass,
+    BackgammonDecisionResign,
+    BackgammonDecisionAccept,
+    BackgammonDecisionDecline,
     BackgammonGame,
-    BackgammonOriginType1,
+    BackgammonOriginBar,
     BackgammonSide,
     BotKind,
     CreateAliBabaGame,
@@ -57,26 +57,26 @@ from worp_client.models import (
     HoofdenGame,
     HoofdenMove,
     LudoGame,
-    LudoMoveType0,
-    LudoMoveType1,
-    LudoMoveType2,
-    LudoPlaceType0,
-    LudoPlaceType1,
-    LudoPlaceType2,
-    LudoTurnType2,
+    LudoMoveEnter,
+    LudoMoveMove,
+    LudoMoveHome,
+    LudoPlaceYard,
+    LudoPlaceTrack,
+    LudoPlaceHomeColumn,
+    LudoTurnMove,
     MensErgerJeNietColourStatus,
     MensErgerJeNietGame,
     MensErgerJeNietMove,
-    MensErgerJeNietPlaceType0,
-    MensErgerJeNietPlaceType1,
-    MensErgerJeNietPlaceType2,
-    MensErgerJeNietStageType2,
+    MensErgerJeNietPlaceB,
+    MensErgerJeNietPlaceTrack,
+    MensErgerJeNietPlaceHome,
+    MensErgerJeNietStageMove,
     MovePlayedEvent,
     MoveRequest,
     NewPlayer,
     PlayerProfile,
     Problem,
-    SeatRequestType1,
+    SeatRequestBot,
     Status,
 )
 from worp_client.types import Response, Unset
@@ -91,17 +91,17 @@ MOST_MOVES = 3000
 Move = (
     AliBabaMove
     | BackgammonCheckerMove
-    | BackgammonDecisionType0
-    | BackgammonDecisionType1
-    | BackgammonDecisionType2
-    | BackgammonDecisionType3
-    | BackgammonDecisionType4
-    | BackgammonDecisionType5
-    | BackgammonDecisionType6
+    | BackgammonDecisionRoll
+    | BackgammonDecisionDouble
+    | BackgammonDecisionTake
+    | BackgammonDecisionPass
+    | BackgammonDecisionResign
+    | BackgammonDecisionAccept
+    | BackgammonDecisionDecline
     | HoofdenMove
-    | LudoMoveType0
-    | LudoMoveType1
-    | LudoMoveType2
+    | LudoMoveEnter
+    | LudoMoveMove
+    | LudoMoveHome
     | MensErgerJeNietMove
 )
 CreateGame = (
@@ -111,7 +111,7 @@ CreateGame = (
     | CreateLudoGame
     | CreateMensErgerJeNietGame
 )
-Seats = list[None | SeatRequestType1 | UUID]
+Seats = list[None | SeatRequestBot | UUID]
 
 T = TypeVar("T")
 Parsed = TypeVar("Parsed")
@@ -164,7 +164,7 @@ def backgammon(game: BackgammonGame) -> Move:
     check(len(move.steps) <= 4, "at most four steps")
     if move.steps:
         first = move.steps[0].from_
-        if isinstance(first, BackgammonOriginType1):
+        if isinstance(first, BackgammonOriginBar):
             check(on_bar > 0, f"{side} enters from the bar only with checkers there")
         else:
             check(mine(state.board[first - 1]), f"{side} moves its own checker from {first}")
@@ -174,27 +174,27 @@ def backgammon(game: BackgammonGame) -> Move:
 def ludo(game: LudoGame) -> Move:
     state = game.state
     turn = state.turn
-    check(isinstance(turn, LudoTurnType2) and turn.seat == OURS, "ludo waits for our move")
+    check(isinstance(turn, LudoTurnMove) and turn.seat == OURS, "ludo waits for our move")
     me = state.seats[OURS]
     check(not me.retired, "our seat plays")
     pawns = game.options.pawns
     check(not isinstance(pawns, Unset) and len(me.pawns) == pawns, "pawns as the options say")
     move = pick(game.legal_moves)
     place = me.pawns[move.pawn]
-    if isinstance(move, LudoMoveType0):
-        check(isinstance(place, LudoPlaceType0), "a pawn enters from the yard")
+    if isinstance(move, LudoMoveEnter):
+        check(isinstance(place, LudoPlaceYard), "a pawn enters from the yard")
     else:
-        on_board = isinstance(place, (LudoPlaceType1, LudoPlaceType2))
+        on_board = isinstance(place, (LudoPlaceTrack, LudoPlaceHomeColumn))
         check(on_board, f"pawn {move.pawn} is on the board")
     return move
 
 
 def where(
-    place: MensErgerJeNietPlaceType0 | MensErgerJeNietPlaceType1 | MensErgerJeNietPlaceType2,
+    place: MensErgerJeNietPlaceB | MensErgerJeNietPlaceTrack | MensErgerJeNietPlaceHome,
 ) -> str:
-    if isinstance(place, MensErgerJeNietPlaceType0):
+    if isinstance(place, MensErgerJeNietPlaceB):
         return "B"
-    if isinstance(place, MensErgerJeNietPlaceType1):
+    if isinstance(place, MensErgerJeNietPlaceTrack):
         return f"track {place.step}"
     return f"home {place.circle.value}"
 
@@ -202,7 +202,7 @@ def where(
 def mens_erger_je_niet(game: MensErgerJeNietGame) -> Move:
     state = game.state
     stage = state.stage
-    if not isinstance(stage, MensErgerJeNietStageType2):
+    if not isinstance(stage, MensErgerJeNietStageMove):
         raise SystemExit(f"mens-erger-je-niet waits for a move, not {stage}")
     colour = state.colours[stage.colour]
     check(colour.owner == OURS, f"colour {stage.colour} is ours")
@@ -217,7 +217,7 @@ def mens_erger_je_niet(game: MensErgerJeNietGame) -> Move:
 def ali_baba(game: AliBabaGame) -> Move:
     state = game.state
     stage = state.stage
-    if not isinstance(stage, AliBabaStageType2) or stage.seat != OURS:
+    if not isinstance(stage, AliBabaStageMove) or stage.seat != OURS:
         raise SystemExit(f"ali baba waits for our move, not {stage}")
     planks = game.options.planks
     check(not isinstance(planks, Unset) and state.far_bank == planks + 1, "the far bank")
@@ -308,7 +308,7 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
     requested: Seats = [me.id]
     # Random bots: against a greedy one, which hits every blot it can, our random
     # backgammon moves made games of over 600 moves.
-    requested += [SeatRequestType1(bot=BotKind.RANDOM) for _ in range(1, seats)]
+    requested += [SeatRequestBot(bot=BotKind.RANDOM) for _ in range(1, seats)]
     created = create_game.sync_detailed(client=api, body=create_request(variant, requested))
     if not isinstance(created.parsed, GAMES):
         fail(f"POST /v1/games ({variant})", created)
@@ -322,7 +322,7 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
         # game that is not over awaits our move.
         awaiting = game.awaiting
         check(
-            isinstance(awaiting, AwaitingType1) and awaiting.seat == OURS and game.to_move == OURS,
+            isinstance(awaiting, AwaitingMove) and awaiting.seat == OURS and game.to_move == OURS,
             f"{variant} awaits our move (it awaits {awaiting})",
         )
         check(moves < MOST_MOVES, f"{variant} finished within {MOST_MOVES} moves of ours")
@@ -344,7 +344,7 @@ def play(api: AuthenticatedClient, me: CreatedPlayer, variant: str, seats: int) 
     result = game.result
     if not isinstance(result, GameResult):
         raise SystemExit(f"{variant} finished without a result")
-    check(isinstance(game.awaiting, AwaitingType2), "a finished game awaits nothing")
+    check(isinstance(game.awaiting, AwaitingFinished), "a finished game awaits nothing")
     reason = game.reason
     if not isinstance(reason, FinishReason):
         raise SystemExit(f"{variant} does not say why it ended")

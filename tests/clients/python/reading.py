@@ -20,7 +20,7 @@ from worp_client.models import (
     HoofdenGame,
     LudoGame,
     MensErgerJeNietGame,
-    StepType1,
+    StepMove,
 )
 from worp_client.types import Unset
 
@@ -47,6 +47,6 @@ def check_record(api: AuthenticatedClient, game: Game, our_moves: int) -> None:
     if record.variant != game.variant.value:
         raise SystemExit(f"the record is of {record.variant}, not {game.variant.value}")
     steps = [] if isinstance(record.steps, Unset) else record.steps
-    moves = len([step for step in steps if isinstance(step, StepType1)])
+    moves = len([step for step in steps if isinstance(step, StepMove)])
     if moves < our_moves:
         raise SystemExit(f"the record has {moves} moves, fewer than our {our_moves}")
