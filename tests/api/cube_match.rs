@@ -163,27 +163,13 @@ async fn export_audit_and_import(
             .unwrap_or_default()
             .to_owned()
     };
-    // Worp's score is the sum of the games' scores, as RULES.md 2b has it, and so is
-    // GNU Backgammon's, except when the match ends in the Crawford game: there gnubg 1.07
-    // shows the winner at the match length (seen in CI: bob at 6 of 7 won the Crawford
-    // game with a backgammon, Worp 9, gnubg 7; the same file as an 8-point match, no
-    // Crawford game, shows 9 in both).
-    let crawford_end = m["games"]
-        .as_array()
-        .and_then(|g| g.last())
-        .is_some_and(|g| g["crawford"] == true);
-    let capped = |side: &str| {
-        m["score"][side]
-            .as_u64()
-            .map(|s| if crawford_end { s.min(7) } else { s })
-    };
     let score = format!(
         "The score (after {games} game{}) is: {} {}, {} {} (match to 7 points",
         if games == 1 { "" } else { "s" },
         name(1),
-        capped("white").unwrap_or_default(),
+        m["score"]["white"],
         name(2),
-        capped("black").unwrap_or_default(),
+        m["score"]["black"],
     );
     let shown_score = text
         .lines()

@@ -264,11 +264,8 @@ fn write_game(out: &mut String, g: &GameText, white: &str, black: &str, is_match
             }
         }
     }
-    if left.is_some() {
-        flush(out, &mut row, &mut left, None);
-    }
-    if let Some((winner, points, match_won)) = g.end {
-        let wins = format!(
+    let wins = g.end.map(|(winner, points, match_won)| {
+        let text = format!(
             "Wins {points} point{}{}",
             if points == 1 { "" } else { "s" },
             if match_won && is_match {
@@ -277,9 +274,21 @@ fn write_game(out: &mut String, g: &GameText, white: &str, black: &str, is_match
                 ""
             }
         );
-        match winner {
-            Side::White => out.push_str(&format!("      {wins}\n")),
-            Side::Black => out.push_str(&format!("{:34}{wins}\n", "")),
+        (winner, text)
+    });
+    match (left.is_some(), wins) {
+        // White's last word (a drop) and Black's win share a row, as GNU Backgammon
+        // writes them; on a row of their own GNU reads the game on past the drop.
+        (true, Some((Side::Black, text))) => flush(out, &mut row, &mut left, Some(text)),
+        (open_row, wins) => {
+            if open_row {
+                flush(out, &mut row, &mut left, None);
+            }
+            match wins {
+                Some((Side::White, text)) => out.push_str(&format!("      {text}\n")),
+                Some((Side::Black, text)) => out.push_str(&format!("{:34}{text}\n", "")),
+                None => {}
+            }
         }
     }
 }
@@ -391,6 +400,31 @@ mod tests {
             )
             .expect("write");
         }
+    }
+
+    #[test]
+    fn a_drop_by_white_shares_its_row_with_blacks_win() {
+        let mut seen = 0;
+        for seed in 0..200 {
+            let (options, steps) = random_match(7, seed);
+            let text = match_file_with(&options, &steps, &MatHeader::default()).expect("mat");
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                // A left-column drop: ")  Drops" right after the row number.
+                let Some(rest) = line.split_once(") ").map(|(_, r)| r) else {
+                    continue;
+                };
+                if rest.trim_start().starts_with("Drops") {
+                    seen += 1;
+                    assert!(line.contains("Wins "), "{line}\n{text}");
+                    assert!(
+                        lines.get(i + 1).is_none_or(|n| !n.contains("Wins ")),
+                        "{text}"
+                    );
+                }
+            }
+        }
+        assert!(seen > 0, "no random match had White drop a double");
     }
 
     #[test]
