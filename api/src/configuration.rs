@@ -53,6 +53,12 @@ pub struct Settings {
     /// `WORP_MAX_CONNECTIONS`: the most connections served at once; more wait to be
     /// accepted.
     pub max_connections: usize,
+    /// `WORP_SHUTDOWN_GRACE_SECS`: after SIGTERM, how long the server keeps accepting
+    /// (answering `/readyz` 503 and closing each connection after its answer) before it
+    /// stops listening; `0`: stop listening at once.
+    pub shutdown_grace: std::time::Duration,
+    /// `WORP_SHUTDOWN_TIMEOUT_SECS`: then, the longest wait for the requests in flight.
+    pub shutdown_timeout: std::time::Duration,
 }
 
 /// A setting that could not be read.
@@ -145,6 +151,11 @@ impl Settings {
             header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
             max_connections: parsed("WORP_MAX_CONNECTIONS", 512usize)?.max(1),
+            shutdown_grace: std::time::Duration::from_secs(parsed(
+                "WORP_SHUTDOWN_GRACE_SECS",
+                1u64,
+            )?),
+            shutdown_timeout: seconds("WORP_SHUTDOWN_TIMEOUT_SECS", 30)?,
         })
     }
 

@@ -14,6 +14,7 @@ pub mod configuration;
 pub mod dice;
 pub mod events;
 pub mod export;
+pub mod lifecycle;
 pub mod live;
 pub mod openapi;
 pub mod problem;

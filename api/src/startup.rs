@@ -13,6 +13,7 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::clock::Clock;
 use crate::configuration::Settings;
+use crate::lifecycle::{self, Lifecycle};
 use crate::live::relay;
 use crate::problem::ApiError;
 use crate::ratelimit::RateLimit;
@@ -39,6 +40,8 @@ pub struct Application {
     address: SocketAddr,
     server: Server,
     worp: Arc<Worp>,
+    lifecycle: Arc<Lifecycle>,
+    shutdown_grace: std::time::Duration,
 }
 
 impl Application {
@@ -69,11 +72,15 @@ impl Application {
         let listener = listen(wanted).map_err(listen_error)?;
         let address = listener.local_addr().map_err(listen_error)?;
         spawn_background(worp.clone(), &settings);
-        let server = serve(listener, worp.clone(), &settings).map_err(listen_error)?;
+        let lifecycle = Arc::new(Lifecycle::default());
+        let server =
+            serve(listener, worp.clone(), lifecycle.clone(), &settings).map_err(listen_error)?;
         Ok(Application {
             address,
             server,
             worp,
+            lifecycle,
+            shutdown_grace: settings.shutdown_grace,
         })
     }
 
@@ -87,9 +94,29 @@ impl Application {
         self.worp.clone()
     }
 
-    /// Serves until the server is stopped (SIGINT, SIGTERM).
+    /// Whether the server drains (tests reach into it).
+    pub fn lifecycle(&self) -> Arc<Lifecycle> {
+        self.lifecycle.clone()
+    }
+
+    /// Serves until SIGTERM or SIGINT, then drains: `/readyz` answers 503, live streams
+    /// end with `event: shutdown`, no connection is accepted any more, and the requests
+    /// in flight (with the group commits they wait for) are answered before this returns.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let handle = self.server.handle();
+        let lifecycle = self.lifecycle.clone();
+        let grace = self.shutdown_grace;
+        let stopper = tokio::spawn(async move {
+            lifecycle::stop_signal().await;
+            tracing::info!("stop signal: draining for {grace:?}, then exiting");
+            lifecycle.drain();
+            tokio::time::sleep(grace).await;
+            handle.stop(true).await;
+        });
+        let served = self.server.await;
+        stopper.abort();
+        tracing::info!("stopped");
+        served
     }
 }
 
@@ -168,8 +195,14 @@ fn cors(settings: &Settings) -> Cors {
 }
 
 /// Serves the API on `listener`; the returned server runs until stopped.
-fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io::Result<Server> {
+fn serve(
+    listener: TcpListener,
+    worp: Arc<Worp>,
+    lifecycle: Arc<Lifecycle>,
+    settings: &Settings,
+) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
+    let lifecycle = web::Data::from(lifecycle);
     let settings = settings.clone();
     let limiter = RateLimit::new(settings.rate_limits)
         .with_registrations(settings.players_per_hour_per_address);
@@ -178,6 +211,7 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
     let workers = workers();
     let per_worker = settings.max_connections.div_ceil(workers).max(1);
     let header_timeout = settings.header_timeout;
+    let shutdown_timeout = settings.shutdown_timeout.as_secs();
     let keepalive = web::Data::new(KeepAlive(settings.sse_keepalive));
     // The access log renders every request before it knows whether the line will be
     // written: leave it out when its level is off (`RUST_LOG=warn`).
@@ -189,15 +223,20 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
             .wrap(middleware::from_fn(move |req, next| {
                 body_timeout(body_limit, req, next)
             }))
+            .wrap(middleware::from_fn(lifecycle::close_when_draining))
             .wrap(limiter.clone())
             .wrap(middleware::Condition::new(
                 access_log,
-                middleware::Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"),
+                middleware::Logger::new("%a \"%r\" %s %b %Dms")
+                    .exclude("/healthz")
+                    .exclude("/readyz")
+                    .exclude("/metrics"),
             ))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
             .app_data(worp.clone())
             .app_data(keepalive.clone())
+            .app_data(lifecycle.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(limit)
@@ -224,6 +263,9 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
     .max_connections(per_worker)
     .backlog(BACKLOG)
     .client_request_timeout(header_timeout)
+    // `run_until_stopped` handles the signals: it drains before actix-web stops.
+    .disable_signals()
+    .shutdown_timeout(shutdown_timeout)
     .listen(listener)?
     .run();
     Ok(server)

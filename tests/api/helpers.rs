@@ -144,6 +144,8 @@ pub fn test_settings(database: String) -> Settings {
         header_timeout: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),
         max_connections: 512,
+        shutdown_grace: std::time::Duration::from_secs(1),
+        shutdown_timeout: std::time::Duration::from_secs(30),
     }
 }
 
@@ -185,6 +187,22 @@ pub struct TestPlayer {
 }
 
 impl TestApp {
+    /// A server already running at `address` (e.g. a `worp serve` process) on
+    /// `database` (PostgreSQL, which the test's own service shares with it).
+    pub async fn at(address: String, database: String) -> TestApp {
+        let store = worp::store::Store::connect(&database, 2)
+            .await
+            .expect("the server's database");
+        TestApp {
+            address,
+            client: reqwest::Client::new(),
+            worp: Arc::new(Worp::new(store, 10, Arc::new(SystemClock))),
+            database,
+            tokens: Default::default(),
+            _dir: None,
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }

@@ -21,6 +21,7 @@ mod profiles;
 mod races;
 mod ratings;
 mod settings;
+mod shutdown;
 mod sixth_game;
 mod store;
 mod webhooks;
