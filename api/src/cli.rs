@@ -101,14 +101,20 @@ fn runtime(fut: impl std::future::Future<Output = Result<(), String>>) -> i32 {
     }
 }
 
+/// The log subscriber as `WORP_LOG_FORMAT` says (`worp serve` reads it with the other
+/// settings, and a bad value stops it there).
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    crate::telemetry::logs::init(
+        std::env::var("WORP_LOG_FORMAT")
+            .ok()
+            .and_then(|f| f.parse().ok())
+            .unwrap_or_default(),
+    );
 }
 
 async fn serve() -> Result<(), String> {
     let settings = Settings::from_env().map_err(|e| e.to_string())?;
+    crate::telemetry::logs::init(settings.log_format);
     let app = Application::build(settings, Arc::new(SystemClock))
         .await
         .map_err(|e| e.to_string())?;

@@ -59,6 +59,9 @@ pub struct Settings {
     pub shutdown_grace: std::time::Duration,
     /// `WORP_SHUTDOWN_TIMEOUT_SECS`: then, the longest wait for the requests in flight.
     pub shutdown_timeout: std::time::Duration,
+    /// `WORP_LOG_FORMAT`: `text` (the default) or `json` (one object per line); the level
+    /// is `RUST_LOG`'s. Applied by `worp serve` when it installs the log subscriber.
+    pub log_format: crate::telemetry::logs::LogFormat,
 }
 
 /// A setting that could not be read.
@@ -156,6 +159,7 @@ impl Settings {
                 1u64,
             )?),
             shutdown_timeout: seconds("WORP_SHUTDOWN_TIMEOUT_SECS", 30)?,
+            log_format: parsed("WORP_LOG_FORMAT", Default::default())?,
         })
     }
 

@@ -25,5 +25,6 @@ pub mod service;
 pub mod startup;
 pub mod store;
 pub mod table;
+pub mod telemetry;
 pub mod timeouts;
 pub mod webhooks;

@@ -192,12 +192,12 @@ fn too_many(wait: Duration) -> HttpResponse {
     HttpResponse::TooManyRequests()
         .content_type("application/problem+json")
         .insert_header((header::RETRY_AFTER, secs.to_string()))
-        .json(Problem {
-            kind: "/problems/rate-limited".into(),
-            title: "Too many requests".into(),
-            status: 429,
-            detail: format!("too many requests; try again in {secs} s"),
-        })
+        .json(Problem::new(
+            "rate-limited",
+            "Too many requests",
+            429,
+            format!("too many requests; try again in {secs} s"),
+        ))
 }
 
 impl<S, B> Transform<S, ServiceRequest> for RateLimit

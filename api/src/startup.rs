@@ -21,6 +21,7 @@ use crate::routes;
 use crate::routes::streams::KeepAlive;
 use crate::service::{OpenGames, Worp};
 use crate::store::{Store, StoreError};
+use crate::telemetry::request_id;
 use crate::timeouts::body_timeout;
 
 /// Why the application could not start.
@@ -182,7 +183,13 @@ fn cors(settings: &Settings) -> Cors {
     let mut cors = Cors::default()
         .allow_any_method()
         .allow_any_header()
-        .expose_headers(["etag", "location", "idempotent-replayed", "retry-after"])
+        .expose_headers([
+            "etag",
+            "location",
+            "idempotent-replayed",
+            "retry-after",
+            request_id::HEADER,
+        ])
         .max_age(3600);
     if settings.cors_origins.iter().any(|o| o == "*") {
         cors = cors.allow_any_origin();
@@ -227,13 +234,14 @@ fn serve(
             .wrap(limiter.clone())
             .wrap(middleware::Condition::new(
                 access_log,
-                middleware::Logger::new("%a \"%r\" %s %b %Dms")
+                middleware::Logger::new("%a \"%r\" %s %b %Dms %{x-request-id}i")
                     .exclude("/healthz")
                     .exclude("/readyz")
                     .exclude("/metrics"),
             ))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
+            .wrap(middleware::from_fn(request_id::request_id))
             .app_data(worp.clone())
             .app_data(keepalive.clone())
             .app_data(lifecycle.clone())

@@ -22,6 +22,8 @@ mod races;
 mod ratings;
 mod settings;
 mod shutdown;
+
 mod sixth_game;
 mod store;
+mod telemetry;
 mod webhooks;

@@ -42,7 +42,7 @@ async fn readyz_is_not_ready_when_a_migration_is_missing() {
 }
 
 /// A free port on loopback.
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     l.local_addr().expect("addr").port()
 }
@@ -53,7 +53,7 @@ fn worp_serve(database: &str, port: u16) -> Child {
 }
 
 /// The same with more environment variables.
-fn worp_serve_with(database: &str, port: u16, env: &[(&str, &str)]) -> Child {
+pub fn worp_serve_with(database: &str, port: u16, env: &[(&str, &str)]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_worp"))
         .arg("serve")
         .envs(env.iter().copied())
@@ -69,7 +69,7 @@ fn worp_serve_with(database: &str, port: u16, env: &[(&str, &str)]) -> Child {
 }
 
 /// Waits until `url` answers 200.
-async fn until_ready(url: &str) {
+pub async fn until_ready(url: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     let client = reqwest::Client::new();
     loop {
@@ -84,7 +84,7 @@ async fn until_ready(url: &str) {
 }
 
 /// Sends SIGTERM to `server`.
-fn sigterm(server: &Child) {
+pub fn sigterm(server: &Child) {
     let killed = Command::new("kill")
         .args(["-TERM", &server.id().to_string()])
         .status()
@@ -93,7 +93,7 @@ fn sigterm(server: &Child) {
 }
 
 /// Waits (25 s at most) for `server` to exit; its status and how long it took.
-async fn exit_of(server: &mut Child) -> (std::process::ExitStatus, Duration) {
+pub async fn exit_of(server: &mut Child) -> (std::process::ExitStatus, Duration) {
     let stopping = Instant::now();
     loop {
         if let Some(status) = server.try_wait().expect("wait") {
