@@ -189,6 +189,7 @@ impl RateLimit {
 fn too_many(wait: Duration) -> HttpResponse {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let secs = secs.max(1);
+    crate::telemetry::metrics::rate_limited();
     HttpResponse::TooManyRequests()
         .content_type("application/problem+json")
         .insert_header((header::RETRY_AFTER, secs.to_string()))

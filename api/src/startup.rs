@@ -210,6 +210,7 @@ fn serve(
 ) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
     let lifecycle = web::Data::from(lifecycle);
+    let recorder = web::Data::new(crate::telemetry::metrics::handle());
     let settings = settings.clone();
     let limiter = RateLimit::new(settings.rate_limits)
         .with_registrations(settings.players_per_hour_per_address);
@@ -241,10 +242,12 @@ fn serve(
             ))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
+            .wrap(middleware::from_fn(crate::telemetry::metrics::http_metrics))
             .wrap(middleware::from_fn(request_id::request_id))
             .app_data(worp.clone())
             .app_data(keepalive.clone())
             .app_data(lifecycle.clone())
+            .app_data(recorder.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(limit)

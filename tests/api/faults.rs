@@ -311,7 +311,7 @@ async fn a_server_killed_mid_load_loses_no_acknowledged_move() {
 }
 
 /// Blocks or allows new connections to `db` and ends the existing ones.
-async fn database_away(db: &str, away: bool) {
+pub async fn database_away(db: &str, away: bool) {
     let mut admin = sqlx::PgConnection::connect(&postgres_admin_url())
         .await
         .expect("admin connection");

@@ -15,6 +15,7 @@ mod invitations;
 mod layout;
 mod load;
 mod messages;
+mod metrics;
 mod openapi;
 mod play;
 mod profiles;

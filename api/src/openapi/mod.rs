@@ -29,6 +29,7 @@ use variants::schema_ref;
     paths(
         routes::health::healthz,
         routes::health::readyz,
+        routes::health::metrics,
         routes::players::create_player,
         routes::players::get_player,
         routes::lobby::lobby,

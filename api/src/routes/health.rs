@@ -1,4 +1,5 @@
 use actix_web::{get, web, HttpResponse};
+use metrics_exporter_prometheus::PrometheusHandle;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -63,4 +64,23 @@ pub async fn readyz(
     }
     worp.readiness().await?;
     Ok(HttpResponse::Ok().json(Readiness { status: "ready" }))
+}
+
+/// The server's metrics in the Prometheus text format: requests by route and status,
+/// moves, the group commit, the state cache, replays, live streams, webhooks, deadlines,
+/// bots, the database pool and refusals (README lists them). Not rate-limited.
+#[utoipa::path(
+    tag = "health",
+    operation_id = "metrics",
+    responses(
+        (status = 200, description = "The Prometheus text exposition format", content_type = "text/plain; version=0.0.4", body = String,
+         example = "# TYPE worp_moves_acknowledged_total counter\nworp_moves_acknowledged_total 42\n"),
+    )
+)]
+#[get("/metrics")]
+pub async fn metrics(worp: web::Data<Worp>, recorder: web::Data<PrometheusHandle>) -> HttpResponse {
+    worp.record_pool();
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(recorder.render())
 }

@@ -18,6 +18,7 @@ use crate::live::Change;
 use crate::problem::{ApiError, Problem};
 use crate::service::messages::{may_read_messages, withhold_messages};
 use crate::service::Worp;
+use crate::telemetry::metrics::OpenStream;
 
 fn sse_response<S>(s: S) -> HttpResponse
 where
@@ -73,6 +74,7 @@ struct GameStream {
     drain: Drain,
     /// The last message is queued: end the stream when it is sent.
     closing: bool,
+    _open: OpenStream,
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
@@ -138,6 +140,7 @@ pub async fn game_stream(
         messages,
         drain: lifecycle.watch(),
         closing: false,
+        _open: OpenStream::open(),
     };
     let s = stream::unfold(state, |mut st| async move {
         loop {
@@ -195,6 +198,7 @@ pub async fn game_stream(
 }
 
 struct PlayerStream {
+    _open: OpenStream,
     drain: Drain,
     closing: bool,
     keepalive: std::time::Duration,
@@ -242,6 +246,7 @@ fn player_messages(
     drain: Drain,
 ) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
     let state = PlayerStream {
+        _open: OpenStream::open(),
         drain,
         closing: false,
         changes,

@@ -463,6 +463,7 @@ impl Worp {
                 Err(e) => tracing::error!("game {id} could not be timed out: {e}"),
             }
         }
+        crate::telemetry::metrics::deadline_sweep(n);
         Ok(n)
     }
 }

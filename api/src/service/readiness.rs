@@ -1,4 +1,5 @@
-//! Whether this process may take traffic (`GET /readyz`).
+//! Whether this process may take traffic (`GET /readyz`), and the state of its pool
+//! (`GET /metrics`).
 
 use super::{Refusal, Worp};
 
@@ -14,5 +15,11 @@ impl Worp {
                 "the database does not answer: {e}"
             ))),
         }
+    }
+
+    /// Records the database pool's connections in the metrics.
+    pub fn record_pool(&self) {
+        let (in_use, open) = self.store.connections();
+        crate::telemetry::metrics::db_pool(in_use, open);
     }
 }

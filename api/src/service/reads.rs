@@ -19,6 +19,7 @@ impl Worp {
     /// The newest state of a game.
     pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, Refusal> {
         let cached = self.cache.newest(id);
+        crate::telemetry::metrics::state_cache(cached.is_some());
         let after = cached.as_ref().map_or(0, |t| t.version);
         let mut events = self.store.events(id, after, 1000).await?;
         if events.is_empty() {
@@ -43,6 +44,7 @@ impl Worp {
                 break;
             }
         }
+        crate::telemetry::metrics::replay(usize::try_from(table.version - after).unwrap_or(0));
         let table = Arc::new(table);
         self.cache.put(table.clone());
         Ok(table)

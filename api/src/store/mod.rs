@@ -168,6 +168,16 @@ impl Store {
         }
     }
 
+    /// The pool's connections: in use, and open.
+    pub fn connections(&self) -> (u32, u32) {
+        let (open, idle) = match self {
+            Store::Postgres(s) => (s.pool.size(), s.pool.num_idle()),
+            Store::Sqlite(s) => (s.pool.size(), s.pool.num_idle()),
+        };
+        let idle = u32::try_from(idle).unwrap_or(u32::MAX);
+        (open.saturating_sub(idle), open)
+    }
+
     /// The most connections the pool opens.
     pub fn max_connections(&self) -> u32 {
         match self {

@@ -3,4 +3,5 @@
 //! Prometheus metrics (`metrics`). The rest of the code calls these in one line each.
 
 pub mod logs;
+pub mod metrics;
 pub mod request_id;
