@@ -4,6 +4,7 @@ mod helpers;
 
 mod audit;
 mod correspondence;
+mod deploy;
 mod edge;
 mod errors;
 mod faults;

@@ -214,3 +214,31 @@ pub async fn http_metrics<B: actix_web::body::MessageBody>(
 
 /// The pattern of the move route.
 const MOVE_ROUTE: &str = "/v1/games/{id}/moves";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_rendered_once_its_cause_happened() {
+        let recorder = handle();
+        http_request("/x", "GET", 200, Duration::from_millis(1));
+        move_acknowledged();
+        group_commit(3, Duration::from_millis(2));
+        write_queue(&tokio::sync::mpsc::channel::<()>(4).0);
+        state_cache(true);
+        state_cache(false);
+        replay(2);
+        drop(OpenStream::open());
+        webhook_delivery("delivered", Duration::from_millis(3));
+        deadline_sweep(1);
+        bot_move();
+        db_pool(1, 2);
+        db_unavailable();
+        rate_limited();
+        let text = recorder.render();
+        for name in NAMES {
+            assert!(text.contains(name), "{name} is not rendered:\n{text}");
+        }
+    }
+}
