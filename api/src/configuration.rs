@@ -62,6 +62,9 @@ pub struct Settings {
     /// `WORP_LOG_FORMAT`: `text` (the default) or `json` (one object per line); the level
     /// is `RUST_LOG`'s. Applied by `worp serve` when it installs the log subscriber.
     pub log_format: crate::telemetry::logs::LogFormat,
+    /// `WORP_METRICS_BIND`: an address (`host:port`) to serve `GET /metrics` on instead
+    /// of the API's; unset: `/metrics` is served with the API.
+    pub metrics_bind: Option<std::net::SocketAddr>,
 }
 
 /// A setting that could not be read.
@@ -160,6 +163,10 @@ impl Settings {
             )?),
             shutdown_timeout: seconds("WORP_SHUTDOWN_TIMEOUT_SECS", 30)?,
             log_format: parsed("WORP_LOG_FORMAT", Default::default())?,
+            metrics_bind: match var("WORP_METRICS_BIND") {
+                None => None,
+                Some(_) => Some(parsed("WORP_METRICS_BIND", ([127, 0, 0, 1], 9100).into())?),
+            },
         })
     }
 

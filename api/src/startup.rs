@@ -43,6 +43,8 @@ pub struct Application {
     worp: Arc<Worp>,
     lifecycle: Arc<Lifecycle>,
     shutdown_grace: std::time::Duration,
+    /// `/metrics` on its own address (`WORP_METRICS_BIND`), if it has one.
+    metrics: Option<(SocketAddr, Server)>,
 }
 
 impl Application {
@@ -74,6 +76,19 @@ impl Application {
         let address = listener.local_addr().map_err(listen_error)?;
         spawn_background(worp.clone(), &settings);
         let lifecycle = Arc::new(Lifecycle::default());
+        let metrics = match settings.metrics_bind {
+            None => None,
+            Some(wanted) => {
+                let listen_error = |source| StartupError::Listen {
+                    address: wanted,
+                    source,
+                };
+                let listener = listen(wanted).map_err(listen_error)?;
+                let address = listener.local_addr().map_err(listen_error)?;
+                let server = serve_metrics(listener, worp.clone()).map_err(listen_error)?;
+                Some((address, server))
+            }
+        };
         let server =
             serve(listener, worp.clone(), lifecycle.clone(), &settings).map_err(listen_error)?;
         Ok(Application {
@@ -82,12 +97,18 @@ impl Application {
             worp,
             lifecycle,
             shutdown_grace: settings.shutdown_grace,
+            metrics,
         })
     }
 
     /// The address it listens on.
     pub fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// The address `/metrics` is served on when it has its own (`WORP_METRICS_BIND`).
+    pub fn metrics_address(&self) -> Option<SocketAddr> {
+        self.metrics.as_ref().map(|(a, _)| *a)
     }
 
     /// The service (tests reach into it).
@@ -105,6 +126,10 @@ impl Application {
     /// in flight (with the group commits they wait for) are answered before this returns.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let handle = self.server.handle();
+        let (metrics_handle, metrics) = match self.metrics {
+            Some((_, server)) => (Some(server.handle()), Some(server)),
+            None => (None, None),
+        };
         let lifecycle = self.lifecycle.clone();
         let grace = self.shutdown_grace;
         let stopper = tokio::spawn(async move {
@@ -113,7 +138,14 @@ impl Application {
             lifecycle.drain();
             tokio::time::sleep(grace).await;
             handle.stop(true).await;
+            // Scraped until the API has stopped.
+            if let Some(h) = metrics_handle {
+                h.stop(true).await;
+            }
         });
+        if let Some(metrics) = metrics {
+            tokio::spawn(metrics);
+        }
         let served = self.server.await;
         stopper.abort();
         tracing::info!("stopped");
@@ -211,6 +243,7 @@ fn serve(
     let worp = web::Data::from(worp);
     let lifecycle = web::Data::from(lifecycle);
     let recorder = web::Data::new(crate::telemetry::metrics::handle());
+    let public_metrics = settings.metrics_bind.is_none();
     let settings = settings.clone();
     let limiter = RateLimit::new(settings.rate_limits)
         .with_registrations(settings.players_per_hour_per_address);
@@ -257,6 +290,12 @@ fn serve(
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(web::PathConfig::default().error_handler(path_error))
             .configure(routes::configure)
+            // `/metrics` here unless it has an address of its own.
+            .configure(|cfg| {
+                if public_metrics {
+                    cfg.service(routes::health::metrics);
+                }
+            })
             .route("/openapi.json", web::get().to(openapi_json))
             .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new(["/openapi.json"])))
             // The documentation's address without its slash (as the README gives it).
@@ -277,6 +316,24 @@ fn serve(
     // `run_until_stopped` handles the signals: it drains before actix-web stops.
     .disable_signals()
     .shutdown_timeout(shutdown_timeout)
+    .listen(listener)?
+    .run();
+    Ok(server)
+}
+
+/// Serves only `GET /metrics` on `listener` (`WORP_METRICS_BIND`), on one worker.
+fn serve_metrics(listener: TcpListener, worp: Arc<Worp>) -> std::io::Result<Server> {
+    let worp = web::Data::from(worp);
+    let recorder = web::Data::new(crate::telemetry::metrics::handle());
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(worp.clone())
+            .app_data(recorder.clone())
+            .service(routes::health::metrics)
+            .default_service(web::to(not_found))
+    })
+    .workers(1)
+    .disable_signals()
     .listen(listener)?
     .run();
     Ok(server)

@@ -20,6 +20,8 @@ pub const BACKENDS: [Backend; 2] = [Backend::Postgres, Backend::Sqlite];
 
 pub struct TestApp {
     pub address: String,
+    /// Where `/metrics` is served when `WORP_METRICS_BIND` gives it its own address.
+    pub metrics_address: Option<String>,
     pub client: reqwest::Client,
     pub worp: Arc<Worp>,
     /// The database URL (or SQLite path) the app runs on.
@@ -147,6 +149,7 @@ pub fn test_settings(database: String) -> Settings {
         shutdown_grace: std::time::Duration::from_secs(1),
         shutdown_timeout: std::time::Duration::from_secs(30),
         log_format: Default::default(),
+        metrics_bind: None,
     }
 }
 
@@ -168,10 +171,12 @@ pub async fn spawn_app_from(
         .await
         .expect("the application builds");
     let address = format!("http://{}", app.address());
+    let metrics_address = app.metrics_address().map(|a| format!("http://{a}"));
     let worp = app.worp();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
+        metrics_address,
         client: reqwest::Client::new(),
         worp,
         database,
@@ -196,6 +201,7 @@ impl TestApp {
             .expect("the server's database");
         TestApp {
             address,
+            metrics_address: None,
             client: reqwest::Client::new(),
             worp: Arc::new(Worp::new(store, 10, Arc::new(SystemClock))),
             database,

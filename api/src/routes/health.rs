@@ -68,7 +68,8 @@ pub async fn readyz(
 
 /// The server's metrics in the Prometheus text format: requests by route and status,
 /// moves, the group commit, the state cache, replays, live streams, webhooks, deadlines,
-/// bots, the database pool and refusals (README lists them). Not rate-limited.
+/// bots, the database pool and refusals (README lists them). Not rate-limited. With
+/// `WORP_METRICS_BIND` it is served on that address only.
 #[utoipa::path(
     tag = "health",
     operation_id = "metrics",

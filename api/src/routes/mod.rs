@@ -25,7 +25,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(web_client::configure);
     cfg.service(health::healthz)
         .service(health::readyz)
-        .service(health::metrics)
         .service(players::create_player)
         .service(variants::list_variants)
         .service(games::create_game)
