@@ -65,6 +65,9 @@ pub struct Settings {
     /// `WORP_METRICS_BIND`: an address (`host:port`) to serve `GET /metrics` on instead
     /// of the API's; unset: `/metrics` is served with the API.
     pub metrics_bind: Option<std::net::SocketAddr>,
+    /// `WORP_OTLP_ENDPOINT`: an OTLP/HTTP collector (`http://host:4318`) to send traces
+    /// to; unset (the default): no traces. Applied by `worp serve` with the logs.
+    pub otlp_endpoint: Option<String>,
 }
 
 /// A setting that could not be read.
@@ -167,6 +170,7 @@ impl Settings {
                 None => None,
                 Some(_) => Some(parsed("WORP_METRICS_BIND", ([127, 0, 0, 1], 9100).into())?),
             },
+            otlp_endpoint: var("WORP_OTLP_ENDPOINT"),
         })
     }
 

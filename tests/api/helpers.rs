@@ -150,6 +150,7 @@ pub fn test_settings(database: String) -> Settings {
         shutdown_timeout: std::time::Duration::from_secs(30),
         log_format: Default::default(),
         metrics_bind: None,
+        otlp_endpoint: None,
     }
 }
 

@@ -54,18 +54,26 @@ fn worp_serve(database: &str, port: u16) -> Child {
 
 /// The same with more environment variables.
 pub fn worp_serve_with(database: &str, port: u16, env: &[(&str, &str)]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_worp"))
-        .arg("serve")
-        .envs(env.iter().copied())
-        .env("DATABASE_URL", database)
-        .env("WORP_BIND", "127.0.0.1")
-        .env("WORP_PORT", port.to_string())
-        .env("RUST_LOG", "warn")
-        .env_remove("PORT")
+    worp_command(database, port, env)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("worp serve starts")
+}
+
+/// The command of `worp serve` on `database` at `port` (`RUST_LOG=warn` unless `env`
+/// says otherwise), not started.
+pub fn worp_command(database: &str, port: u16, env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_worp"));
+    command
+        .arg("serve")
+        .env("RUST_LOG", "warn")
+        .env("DATABASE_URL", database)
+        .env("WORP_BIND", "127.0.0.1")
+        .env("WORP_PORT", port.to_string())
+        .env_remove("PORT")
+        .envs(env.iter().copied());
+    command
 }
 
 /// Waits until `url` answers 200.

@@ -4,6 +4,11 @@
 
 use std::str::FromStr;
 
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+use super::traces::Traces;
+
 /// How log lines are written (`WORP_LOG_FORMAT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LogFormat {
@@ -26,17 +31,30 @@ impl FromStr for LogFormat {
     }
 }
 
-/// Installs the process's log subscriber (once; later calls do nothing).
-pub fn init(format: LogFormat) {
+/// Installs the process's log subscriber (once; later calls do nothing), and with an
+/// `otlp` endpoint the export of traces (`traces.rs`), whose pipeline is returned.
+pub fn init(format: LogFormat, otlp: Option<&str>) -> Result<Option<Traces>, String> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    let _ = match format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder
+    let (traces_layer, traces) = match otlp {
+        Some(endpoint) => {
+            let (layer, traces) = super::traces::layer(endpoint)?;
+            (Some(layer), Some(traces))
+        }
+        None => (None, None),
+    };
+    let text = (format == LogFormat::Text).then(tracing_subscriber::fmt::layer);
+    let json = (format == LogFormat::Json).then(|| {
+        tracing_subscriber::fmt::layer()
             .json()
             .with_current_span(true)
-            .with_span_list(false)
-            .try_init(),
-    };
+            .with_span_list(true)
+    });
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(text)
+        .with(json)
+        .with(traces_layer)
+        .try_init();
+    Ok(traces)
 }
