@@ -17,9 +17,11 @@ impl Worp {
         }
     }
 
-    /// Records the database pool's connections in the metrics.
+    /// Records the database pool's connections and the group commit's queue in the
+    /// metrics (at each scrape).
     pub fn record_pool(&self) {
         let (in_use, open) = self.store.connections();
         crate::telemetry::metrics::db_pool(in_use, open);
+        crate::telemetry::metrics::sample_write_queue();
     }
 }

@@ -123,10 +123,27 @@ pub fn group_commit(changes: usize, took: Duration) {
     histogram!(GROUP_COMMIT_SECONDS).record(took.as_secs_f64());
 }
 
-/// Changes waiting in `queue` (the group commit's).
-pub fn write_queue<T>(queue: &tokio::sync::mpsc::Sender<T>) {
+/// How to read the group commit's queue at a scrape (a weak handle: it keeps nothing
+/// alive). The process's first queue; a process has one store.
+type QueueDepth = Box<dyn Fn() -> Option<usize> + Send + Sync>;
+static QUEUE: OnceLock<QueueDepth> = OnceLock::new();
+
+/// Changes waiting in `queue` (the group commit's), as a change is queued.
+pub fn write_queue<T: Send + 'static>(queue: &tokio::sync::mpsc::Sender<T>) {
     let waiting = queue.max_capacity() - queue.capacity();
     gauge!(WRITE_QUEUE_DEPTH).set(waiting as f64);
+    QUEUE.get_or_init(|| {
+        let weak = queue.downgrade();
+        Box::new(move || weak.upgrade().map(|q| q.max_capacity() - q.capacity()))
+    });
+}
+
+/// The queue's depth now, at a scrape (so that it does not stay at its last value
+/// when no change comes).
+pub fn sample_write_queue() {
+    if let Some(waiting) = QUEUE.get().and_then(|depth| depth()) {
+        gauge!(WRITE_QUEUE_DEPTH).set(waiting as f64);
+    }
 }
 
 /// A load of a game's newest state, from the cache or not.
