@@ -310,6 +310,17 @@ async fn a_server_killed_mid_load_loses_no_acknowledged_move() {
     );
 }
 
+/// The name of the PostgreSQL database `app` runs on.
+pub async fn database_of(app: &crate::helpers::TestApp) -> String {
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL app")
+    };
+    sqlx::query_scalar("SELECT current_database()")
+        .fetch_one(&pg.pool)
+        .await
+        .expect("database name")
+}
+
 /// Blocks or allows new connections to `db` and ends the existing ones.
 pub async fn database_away(db: &str, away: bool) {
     let mut admin = sqlx::PgConnection::connect(&postgres_admin_url())

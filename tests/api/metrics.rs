@@ -227,13 +227,7 @@ async fn the_pool_is_shown_and_database_refusals_are_counted() {
     let text = app.get("/metrics").await.text().await.expect("text");
     assert!(text.contains("worp_db_connections_in_use"), "{text}");
     let before = metric(&app, "worp_db_unavailable_total", &[]).await;
-    let worp::store::Store::Postgres(pg) = &app.worp.store else {
-        panic!("PostgreSQL")
-    };
-    let db: String = sqlx::query_scalar("SELECT current_database()")
-        .fetch_one(&pg.pool)
-        .await
-        .expect("name");
+    let db = crate::faults::database_of(&app).await;
     crate::faults::database_away(&db, true).await;
     let missing = format!("/v1/games/{}", uuid::Uuid::new_v4());
     let status = app.get(&missing).await.status();

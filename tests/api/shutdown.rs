@@ -41,6 +41,21 @@ async fn readyz_is_not_ready_when_a_migration_is_missing() {
     assert_eq!(app.get("/healthz").await.status(), 200);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readyz_is_not_ready_while_the_database_is_away() {
+    let app = spawn_app(Backend::Postgres).await;
+    let db = crate::faults::database_of(&app).await;
+    crate::faults::database_away(&db, true).await;
+    let away = app.get("/readyz").await.status();
+    crate::faults::database_away(&db, false).await;
+    assert_eq!(away, 503);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app.get("/readyz").await.status() != 200 {
+        assert!(Instant::now() < deadline, "never ready again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// A free port on loopback.
 pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
