@@ -11,6 +11,7 @@ use crate::configuration::Settings;
 use crate::service::Worp;
 use crate::startup::Application;
 use crate::store::Store;
+use crate::telemetry::traces::Traces;
 
 /// Worp: correspondence play of dice board games over HTTP.
 #[derive(Debug, Parser)]
@@ -81,7 +82,13 @@ pub fn main() -> i32 {
 }
 
 fn runtime(fut: impl std::future::Future<Output = Result<(), String>>) -> i32 {
-    init_tracing();
+    let traces = match init_tracing() {
+        Ok(traces) => traces,
+        Err(e) => {
+            eprintln!("worp: {e}");
+            return 1;
+        }
+    };
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -92,19 +99,36 @@ fn runtime(fut: impl std::future::Future<Output = Result<(), String>>) -> i32 {
             return 1;
         }
     };
-    match rt.block_on(fut) {
+    let code = match rt.block_on(fut) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("worp: {e}");
             1
         }
+    };
+    drop(rt);
+    // Outside the runtime: the exporter's last batch is sent on its own thread.
+    if let Some(traces) = traces {
+        traces.shutdown();
     }
+    code
 }
 
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+/// The log subscriber as `WORP_LOG_FORMAT` says, exporting traces when
+/// `WORP_OTLP_ENDPOINT` is set (`worp serve` reads both with the other settings too,
+/// and a bad value stops it there).
+fn init_tracing() -> Result<Option<Traces>, String> {
+    let var = |name| {
+        std::env::var(name)
+            .ok()
+            .filter(|v: &String| !v.trim().is_empty())
+    };
+    crate::telemetry::logs::init(
+        var("WORP_LOG_FORMAT")
+            .and_then(|f| f.parse().ok())
+            .unwrap_or_default(),
+        var("WORP_OTLP_ENDPOINT").as_deref(),
+    )
 }
 
 async fn serve() -> Result<(), String> {

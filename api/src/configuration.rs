@@ -53,6 +53,21 @@ pub struct Settings {
     /// `WORP_MAX_CONNECTIONS`: the most connections served at once; more wait to be
     /// accepted.
     pub max_connections: usize,
+    /// `WORP_SHUTDOWN_GRACE_SECS`: after SIGTERM, how long the server keeps accepting
+    /// (answering `/readyz` 503 and closing each connection after its answer) before it
+    /// stops listening; `0`: stop listening at once.
+    pub shutdown_grace: std::time::Duration,
+    /// `WORP_SHUTDOWN_TIMEOUT_SECS`: then, the longest wait for the requests in flight.
+    pub shutdown_timeout: std::time::Duration,
+    /// `WORP_LOG_FORMAT`: `text` (the default) or `json` (one object per line); the level
+    /// is `RUST_LOG`'s. Applied by `worp serve` when it installs the log subscriber.
+    pub log_format: crate::telemetry::logs::LogFormat,
+    /// `WORP_METRICS_BIND`: an address (`host:port`) to serve `GET /metrics` on instead
+    /// of the API's; unset: `/metrics` is served with the API.
+    pub metrics_bind: Option<std::net::SocketAddr>,
+    /// `WORP_OTLP_ENDPOINT`: an OTLP/HTTP collector (`http://host:4318`) to send traces
+    /// to; unset (the default): no traces. Applied by `worp serve` with the logs.
+    pub otlp_endpoint: Option<String>,
 }
 
 /// A setting that could not be read.
@@ -145,6 +160,17 @@ impl Settings {
             header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
             max_connections: parsed("WORP_MAX_CONNECTIONS", 512usize)?.max(1),
+            shutdown_grace: std::time::Duration::from_secs(parsed(
+                "WORP_SHUTDOWN_GRACE_SECS",
+                1u64,
+            )?),
+            shutdown_timeout: seconds("WORP_SHUTDOWN_TIMEOUT_SECS", 30)?,
+            log_format: parsed("WORP_LOG_FORMAT", Default::default())?,
+            metrics_bind: match var("WORP_METRICS_BIND") {
+                None => None,
+                Some(_) => Some(parsed("WORP_METRICS_BIND", ([127, 0, 0, 1], 9100).into())?),
+            },
+            otlp_endpoint: var("WORP_OTLP_ENDPOINT"),
         })
     }
 

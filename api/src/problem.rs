@@ -27,6 +27,22 @@ pub struct Problem {
     pub status: u16,
     /// What went wrong this time.
     pub detail: String,
+    /// The id of the request (as in its `X-Request-Id` answer header and log lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+impl Problem {
+    /// A problem of kind `/problems/{kind}`, naming the request being served.
+    pub fn new(kind: &str, title: &str, status: u16, detail: String) -> Problem {
+        Problem {
+            kind: format!("/problems/{kind}"),
+            title: title.to_owned(),
+            status,
+            detail,
+            request_id: crate::telemetry::request_id::current(),
+        }
+    }
 }
 
 /// Everything a request can fail with: a refusal of the service, or a fault of the
@@ -81,12 +97,7 @@ impl ApiError {
     /// The problem document of this error.
     pub fn problem(&self) -> Problem {
         let (kind, title) = self.kind_and_title();
-        Problem {
-            kind: format!("/problems/{kind}"),
-            title: title.to_owned(),
-            status: self.status_code().as_u16(),
-            detail: self.to_string(),
-        }
+        Problem::new(kind, title, self.status_code().as_u16(), self.to_string())
     }
 }
 

@@ -11,7 +11,8 @@
 //! `WORP_RATE_PER_MINUTE` (per token, default 6000) and `WORP_RATE_PER_MINUTE_PER_ADDRESS`
 //! (per client address, default 60000), read into `Settings`; `0` turns a limit off. The defaults are far
 //! above what a person or a front-end does, so normal play and the test suites never meet
-//! them. `/healthz` is not limited. Only a hash of the token is kept.
+//! them. The operators' probes ([`UNLIMITED`]: `/healthz`, `/readyz`, `/metrics`) are not
+//! limited. Only a hash of the token is kept.
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -76,6 +77,9 @@ struct Bucket {
     tokens: f64,
     at: Instant,
 }
+
+/// The paths no limit applies to: the operators' probes and scrapes.
+pub const UNLIMITED: [&str; 3] = ["/healthz", "/readyz", "/metrics"];
 
 /// The path of `POST` registering a player.
 const REGISTRATION: &str = "/v1/players";
@@ -185,15 +189,16 @@ impl RateLimit {
 fn too_many(wait: Duration) -> HttpResponse {
     let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
     let secs = secs.max(1);
+    crate::telemetry::metrics::rate_limited();
     HttpResponse::TooManyRequests()
         .content_type("application/problem+json")
         .insert_header((header::RETRY_AFTER, secs.to_string()))
-        .json(Problem {
-            kind: "/problems/rate-limited".into(),
-            title: "Too many requests".into(),
-            status: 429,
-            detail: format!("too many requests; try again in {secs} s"),
-        })
+        .json(Problem::new(
+            "rate-limited",
+            "Too many requests",
+            429,
+            format!("too many requests; try again in {secs} s"),
+        ))
 }
 
 impl<S, B> Transform<S, ServiceRequest> for RateLimit
@@ -235,7 +240,7 @@ where
     actix_web::dev::forward_ready!(service);
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
-        if req.path() != "/healthz" {
+        if !UNLIMITED.contains(&req.path()) {
             let token = crate::auth::bearer_token(req.headers());
             let address = req.peer_addr().map(|a| a.ip());
             let registration = req.method() == Method::POST && req.path() == REGISTRATION;

@@ -13,6 +13,7 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::clock::Clock;
 use crate::configuration::Settings;
+use crate::lifecycle::{self, Lifecycle};
 use crate::live::relay;
 use crate::problem::ApiError;
 use crate::ratelimit::RateLimit;
@@ -20,6 +21,7 @@ use crate::routes;
 use crate::routes::streams::KeepAlive;
 use crate::service::{OpenGames, Worp};
 use crate::store::{Store, StoreError};
+use crate::telemetry::request_id;
 use crate::timeouts::body_timeout;
 
 /// Why the application could not start.
@@ -39,6 +41,10 @@ pub struct Application {
     address: SocketAddr,
     server: Server,
     worp: Arc<Worp>,
+    lifecycle: Arc<Lifecycle>,
+    shutdown_grace: std::time::Duration,
+    /// `/metrics` on its own address (`WORP_METRICS_BIND`), if it has one.
+    metrics: Option<(SocketAddr, Server)>,
 }
 
 impl Application {
@@ -69,11 +75,29 @@ impl Application {
         let listener = listen(wanted).map_err(listen_error)?;
         let address = listener.local_addr().map_err(listen_error)?;
         spawn_background(worp.clone(), &settings);
-        let server = serve(listener, worp.clone(), &settings).map_err(listen_error)?;
+        let lifecycle = Arc::new(Lifecycle::default());
+        let metrics = match settings.metrics_bind {
+            None => None,
+            Some(wanted) => {
+                let listen_error = |source| StartupError::Listen {
+                    address: wanted,
+                    source,
+                };
+                let listener = listen(wanted).map_err(listen_error)?;
+                let address = listener.local_addr().map_err(listen_error)?;
+                let server = serve_metrics(listener, worp.clone()).map_err(listen_error)?;
+                Some((address, server))
+            }
+        };
+        let server =
+            serve(listener, worp.clone(), lifecycle.clone(), &settings).map_err(listen_error)?;
         Ok(Application {
             address,
             server,
             worp,
+            lifecycle,
+            shutdown_grace: settings.shutdown_grace,
+            metrics,
         })
     }
 
@@ -82,14 +106,50 @@ impl Application {
         self.address
     }
 
+    /// The address `/metrics` is served on when it has its own (`WORP_METRICS_BIND`).
+    pub fn metrics_address(&self) -> Option<SocketAddr> {
+        self.metrics.as_ref().map(|(a, _)| *a)
+    }
+
     /// The service (tests reach into it).
     pub fn worp(&self) -> Arc<Worp> {
         self.worp.clone()
     }
 
-    /// Serves until the server is stopped (SIGINT, SIGTERM).
+    /// Whether the server drains (tests reach into it).
+    pub fn lifecycle(&self) -> Arc<Lifecycle> {
+        self.lifecycle.clone()
+    }
+
+    /// Serves until SIGTERM or SIGINT, then drains: `/readyz` answers 503, live streams
+    /// end with `event: shutdown`, no connection is accepted any more, and the requests
+    /// in flight (with the group commits they wait for) are answered before this returns.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let handle = self.server.handle();
+        let (metrics_handle, metrics) = match self.metrics {
+            Some((_, server)) => (Some(server.handle()), Some(server)),
+            None => (None, None),
+        };
+        let lifecycle = self.lifecycle.clone();
+        let grace = self.shutdown_grace;
+        let stopper = tokio::spawn(async move {
+            lifecycle::stop_signal().await;
+            tracing::info!("stop signal: draining for {grace:?}, then exiting");
+            lifecycle.drain();
+            tokio::time::sleep(grace).await;
+            handle.stop(true).await;
+            // Scraped until the API has stopped.
+            if let Some(h) = metrics_handle {
+                h.stop(true).await;
+            }
+        });
+        if let Some(metrics) = metrics {
+            tokio::spawn(metrics);
+        }
+        let served = self.server.await;
+        stopper.abort();
+        tracing::info!("stopped");
+        served
     }
 }
 
@@ -155,7 +215,13 @@ fn cors(settings: &Settings) -> Cors {
     let mut cors = Cors::default()
         .allow_any_method()
         .allow_any_header()
-        .expose_headers(["etag", "location", "idempotent-replayed", "retry-after"])
+        .expose_headers([
+            "etag",
+            "location",
+            "idempotent-replayed",
+            "retry-after",
+            request_id::HEADER,
+        ])
         .max_age(3600);
     if settings.cors_origins.iter().any(|o| o == "*") {
         cors = cors.allow_any_origin();
@@ -168,8 +234,16 @@ fn cors(settings: &Settings) -> Cors {
 }
 
 /// Serves the API on `listener`; the returned server runs until stopped.
-fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io::Result<Server> {
+fn serve(
+    listener: TcpListener,
+    worp: Arc<Worp>,
+    lifecycle: Arc<Lifecycle>,
+    settings: &Settings,
+) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
+    let lifecycle = web::Data::from(lifecycle);
+    let recorder = web::Data::new(crate::telemetry::metrics::handle());
+    let public_metrics = settings.metrics_bind.is_none();
     let settings = settings.clone();
     let limiter = RateLimit::new(settings.rate_limits)
         .with_registrations(settings.players_per_hour_per_address);
@@ -178,6 +252,7 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
     let workers = workers();
     let per_worker = settings.max_connections.div_ceil(workers).max(1);
     let header_timeout = settings.header_timeout;
+    let shutdown_timeout = settings.shutdown_timeout.as_secs();
     let keepalive = web::Data::new(KeepAlive(settings.sse_keepalive));
     // The access log renders every request before it knows whether the line will be
     // written: leave it out when its level is off (`RUST_LOG=warn`).
@@ -189,15 +264,23 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
             .wrap(middleware::from_fn(move |req, next| {
                 body_timeout(body_limit, req, next)
             }))
+            .wrap(middleware::from_fn(lifecycle::close_when_draining))
             .wrap(limiter.clone())
             .wrap(middleware::Condition::new(
                 access_log,
-                middleware::Logger::new("%a \"%r\" %s %b %Dms").exclude("/healthz"),
+                middleware::Logger::new("%a \"%r\" %s %b %Dms %{x-request-id}i")
+                    .exclude("/healthz")
+                    .exclude("/readyz")
+                    .exclude("/metrics"),
             ))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
+            .wrap(middleware::from_fn(crate::telemetry::metrics::http_metrics))
+            .wrap(middleware::from_fn(request_id::request_id))
             .app_data(worp.clone())
             .app_data(keepalive.clone())
+            .app_data(lifecycle.clone())
+            .app_data(recorder.clone())
             .app_data(
                 web::JsonConfig::default()
                     .limit(limit)
@@ -207,6 +290,12 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
             .app_data(web::QueryConfig::default().error_handler(query_error))
             .app_data(web::PathConfig::default().error_handler(path_error))
             .configure(routes::configure)
+            // `/metrics` here unless it has an address of its own.
+            .configure(|cfg| {
+                if public_metrics {
+                    cfg.service(routes::health::metrics);
+                }
+            })
             .route("/openapi.json", web::get().to(openapi_json))
             .service(SwaggerUi::new("/docs/{_:.*}").config(Config::new(["/openapi.json"])))
             // The documentation's address without its slash (as the README gives it).
@@ -224,6 +313,27 @@ fn serve(listener: TcpListener, worp: Arc<Worp>, settings: &Settings) -> std::io
     .max_connections(per_worker)
     .backlog(BACKLOG)
     .client_request_timeout(header_timeout)
+    // `run_until_stopped` handles the signals: it drains before actix-web stops.
+    .disable_signals()
+    .shutdown_timeout(shutdown_timeout)
+    .listen(listener)?
+    .run();
+    Ok(server)
+}
+
+/// Serves only `GET /metrics` on `listener` (`WORP_METRICS_BIND`), on one worker.
+fn serve_metrics(listener: TcpListener, worp: Arc<Worp>) -> std::io::Result<Server> {
+    let worp = web::Data::from(worp);
+    let recorder = web::Data::new(crate::telemetry::metrics::handle());
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(worp.clone())
+            .app_data(recorder.clone())
+            .service(routes::health::metrics)
+            .default_service(web::to(not_found))
+    })
+    .workers(1)
+    .disable_signals()
     .listen(listener)?
     .run();
     Ok(server)

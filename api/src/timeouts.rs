@@ -66,15 +66,15 @@ impl Stream for TimedBody {
 fn request_timeout(limit: Duration) -> HttpResponse {
     HttpResponse::RequestTimeout()
         .content_type("application/problem+json")
-        .json(Problem {
-            kind: "/problems/request-timeout".into(),
-            title: "Request timeout".into(),
-            status: 408,
-            detail: format!(
+        .json(Problem::new(
+            "request-timeout",
+            "Request timeout",
+            408,
+            format!(
                 "the request body did not arrive within {} s",
                 limit.as_secs_f64()
             ),
-        })
+        ))
 }
 
 /// The middleware: `.wrap(from_fn(move |req, next| body_timeout(limit, req, next)))`.

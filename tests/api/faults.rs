@@ -320,8 +320,19 @@ async fn killed_mid_load(database: &str) {
     );
 }
 
+/// The name of the PostgreSQL database `app` runs on.
+pub async fn database_of(app: &crate::helpers::TestApp) -> String {
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL app")
+    };
+    sqlx::query_scalar("SELECT current_database()")
+        .fetch_one(&pg.pool)
+        .await
+        .expect("database name")
+}
+
 /// Blocks or allows new connections to `db` and ends the existing ones.
-async fn database_away(db: &str, away: bool) {
+pub async fn database_away(db: &str, away: bool) {
     let mut admin = sqlx::PgConnection::connect(&postgres_admin_url())
         .await
         .expect("admin connection");

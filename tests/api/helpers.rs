@@ -20,6 +20,8 @@ pub const BACKENDS: [Backend; 2] = [Backend::Postgres, Backend::Sqlite];
 
 pub struct TestApp {
     pub address: String,
+    /// Where `/metrics` is served when `WORP_METRICS_BIND` gives it its own address.
+    pub metrics_address: Option<String>,
     pub client: reqwest::Client,
     pub worp: Arc<Worp>,
     /// The database URL (or SQLite path) the app runs on.
@@ -144,6 +146,11 @@ pub fn test_settings(database: String) -> Settings {
         header_timeout: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),
         max_connections: 512,
+        shutdown_grace: std::time::Duration::from_secs(1),
+        shutdown_timeout: std::time::Duration::from_secs(30),
+        log_format: Default::default(),
+        metrics_bind: None,
+        otlp_endpoint: None,
     }
 }
 
@@ -165,10 +172,12 @@ pub async fn spawn_app_from(
         .await
         .expect("the application builds");
     let address = format!("http://{}", app.address());
+    let metrics_address = app.metrics_address().map(|a| format!("http://{a}"));
     let worp = app.worp();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
+        metrics_address,
         client: reqwest::Client::new(),
         worp,
         database,
@@ -185,6 +194,23 @@ pub struct TestPlayer {
 }
 
 impl TestApp {
+    /// A server already running at `address` (e.g. a `worp serve` process) on
+    /// `database` (PostgreSQL, which the test's own service shares with it).
+    pub async fn at(address: String, database: String) -> TestApp {
+        let store = worp::store::Store::connect(&database, 2)
+            .await
+            .expect("the server's database");
+        TestApp {
+            address,
+            metrics_address: None,
+            client: reqwest::Client::new(),
+            worp: Arc::new(Worp::new(store, 10, Arc::new(SystemClock))),
+            database,
+            tokens: Default::default(),
+            _dir: None,
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
     }

@@ -235,3 +235,30 @@ async fn a_token_over_the_configured_rate_gets_429() {
     assert_eq!(&statuses[..5], &[200; 5]);
     assert_eq!(statuses[5], 429, "{statuses:?}");
 }
+
+#[tokio::test]
+async fn the_metrics_bind_serves_metrics_on_their_own_address_only() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.metrics_bind = Some(([127, 0, 0, 1], 0).into());
+    })
+    .await;
+    let own = app.metrics_address.clone().expect("an address of its own");
+    assert_ne!(own, app.address);
+    let resp = app
+        .client
+        .get(format!("{own}/metrics"))
+        .send()
+        .await
+        .expect("scrape");
+    assert_eq!(resp.status(), 200);
+    assert!(resp.text().await.expect("text").contains("worp_"));
+    assert_eq!(
+        app.get("/metrics").await.status(),
+        404,
+        "not on the API's address"
+    );
+    // Without the setting, the API serves them.
+    let app = app_with(Backend::Sqlite, |_| {}).await;
+    assert!(app.metrics_address.is_none());
+    assert_eq!(app.get("/metrics").await.status(), 200);
+}

@@ -28,6 +28,8 @@ use variants::schema_ref;
     ),
     paths(
         routes::health::healthz,
+        routes::health::readyz,
+        routes::health::metrics,
         routes::players::create_player,
         routes::players::get_player,
         routes::lobby::lobby,
@@ -76,7 +78,7 @@ use variants::schema_ref;
         (name = "games", description = "Creating, joining, playing and auditing games"),
         (name = "live", description = "Server-Sent Events of games and of a player's turns"),
         (name = "audit", description = "Exports and audits that need no trust in the server"),
-        (name = "health", description = "Liveness"),
+        (name = "health", description = "Liveness, readiness and metrics, for operators"),
     )
 )]
 pub struct ApiDoc;

@@ -90,8 +90,8 @@ pub fn add(doc: &mut Value) {
             if op.contains_key("requestBody") {
                 add_response(op, "413", "PayloadTooLarge");
             }
-            // `/healthz` is never rate-limited; the variants are served without a database.
-            if path != "/healthz" {
+            // The probes are never rate-limited; the variants are served without a database.
+            if !crate::ratelimit::UNLIMITED.contains(&path.as_str()) {
                 add_response(op, "429", "TooManyRequests");
             }
             if path != "/v1/variants" {

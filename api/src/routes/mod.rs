@@ -24,6 +24,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(games::play_move);
     cfg.configure(web_client::configure);
     cfg.service(health::healthz)
+        .service(health::readyz)
         .service(players::create_player)
         .service(variants::list_variants)
         .service(games::create_game)

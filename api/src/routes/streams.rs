@@ -13,10 +13,12 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::events::StoredEvent;
+use crate::lifecycle::{Drain, Lifecycle, SHUTDOWN_EVENT};
 use crate::live::Change;
 use crate::problem::{ApiError, Problem};
 use crate::service::messages::{may_read_messages, withhold_messages};
 use crate::service::Worp;
+use crate::telemetry::metrics::OpenStream;
 
 fn sse_response<S>(s: S) -> HttpResponse
 where
@@ -69,11 +71,16 @@ struct GameStream {
     pending: std::collections::VecDeque<Bytes>,
     /// Whether the reader may read the players' messages (else their texts are withheld).
     messages: bool,
+    drain: Drain,
+    /// The last message is queued: end the stream when it is sent.
+    closing: bool,
+    _open: OpenStream,
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
 /// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
 /// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
+/// When the server shuts down, `event: shutdown` is the last message.
 #[utoipa::path(
     security((), ("bearer" = [])),
     operation_id = "stream_game",
@@ -94,6 +101,7 @@ struct GameStream {
 pub async fn game_stream(
     worp: web::Data<Worp>,
     keepalive: web::Data<KeepAlive>,
+    lifecycle: web::Data<Lifecycle>,
     req: HttpRequest,
     caller: MaybeCaller,
     id: web::Path<Uuid>,
@@ -131,11 +139,17 @@ pub async fn game_stream(
         changes,
         pending: std::collections::VecDeque::from([Bytes::from_static(b": worp game stream\n\n")]),
         messages,
+        drain: lifecycle.watch(),
+        closing: false,
+        _open: OpenStream::open(),
     };
     let s = stream::unfold(state, |mut st| async move {
         loop {
             if let Some(b) = st.pending.pop_front() {
                 return Some((Ok(b), st));
+            }
+            if st.closing {
+                return None;
             }
             match st.worp.events(st.id, st.after, 500).await {
                 Ok(mut events) if !events.is_empty() => {
@@ -157,7 +171,15 @@ pub async fn game_stream(
             // Wait for this game to change, or keep the connection alive.
             let deadline = tokio::time::Instant::now() + st.keepalive;
             loop {
-                match tokio::time::timeout_at(deadline, st.changes.recv()).await {
+                let changed = tokio::select! {
+                    changed = tokio::time::timeout_at(deadline, st.changes.recv()) => changed,
+                    () = st.drain.started() => {
+                        st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
+                        st.closing = true;
+                        break;
+                    }
+                };
+                match changed {
                     Ok(Ok(c)) if c.game_id == st.id => break,
                     Ok(Ok(_)) => continue,
                     // Fell behind the hub: nothing is lost, the events are read from
@@ -177,6 +199,9 @@ pub async fn game_stream(
 }
 
 struct PlayerStream {
+    _open: OpenStream,
+    drain: Drain,
+    closing: bool,
     keepalive: std::time::Duration,
     player: Uuid,
     changes: broadcast::Receiver<Change>,
@@ -187,7 +212,8 @@ struct PlayerStream {
 /// the caller's move, `game_finished` when a game of theirs ends (`data` as in webhook
 /// notices). `resync` (`data: {"missed": n}`, n changes of all games) when the stream
 /// fell behind and notices may have been lost: fetch the inbox again. While idle, a
-/// comment keeps the connection alive.
+/// comment keeps the connection alive. When the server shuts down, `event: shutdown` is
+/// the last message.
 #[utoipa::path(
     operation_id = "stream_my_notices",
     tag = "live",
@@ -202,12 +228,14 @@ struct PlayerStream {
 pub async fn player_stream(
     worp: web::Data<Worp>,
     keepalive: web::Data<KeepAlive>,
+    lifecycle: web::Data<Lifecycle>,
     caller: Caller,
 ) -> HttpResponse {
     sse_response(player_messages(
         worp.live.subscribe(),
         caller.0.id,
         keepalive.0,
+        lifecycle.watch(),
     ))
 }
 
@@ -216,8 +244,12 @@ fn player_messages(
     changes: broadcast::Receiver<Change>,
     player: Uuid,
     keepalive: std::time::Duration,
+    drain: Drain,
 ) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
     let state = PlayerStream {
+        _open: OpenStream::open(),
+        drain,
+        closing: false,
         changes,
         keepalive,
         player,
@@ -230,7 +262,18 @@ fn player_messages(
             if let Some(b) = st.pending.pop_front() {
                 return Some((Ok(b), st));
             }
-            match tokio::time::timeout(st.keepalive, st.changes.recv()).await {
+            if st.closing {
+                return None;
+            }
+            let changed = tokio::select! {
+                changed = tokio::time::timeout(st.keepalive, st.changes.recv()) => changed,
+                () = st.drain.started() => {
+                    st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
+                    st.closing = true;
+                    continue;
+                }
+            };
+            match changed {
                 Ok(Ok(c)) => {
                     for n in c.notices.iter().filter(|n| n.player_id == st.player) {
                         let data = serde_json::to_string(&n.payload).unwrap_or_default();
@@ -286,7 +329,13 @@ mod tests {
         for version in 1..=5 {
             tx.send(change(player, version)).expect("a receiver");
         }
-        let s = player_messages(rx, player, std::time::Duration::from_secs(60));
+        let lifecycle = Lifecycle::default();
+        let s = player_messages(
+            rx,
+            player,
+            std::time::Duration::from_secs(60),
+            lifecycle.watch(),
+        );
         let mut s = std::pin::pin!(s);
         let mut next = async || {
             let item = tokio::time::timeout(std::time::Duration::from_secs(5), s.next()).await;
@@ -301,5 +350,33 @@ mod tests {
             assert!(message.contains("event: your_turn"), "{message}");
             assert!(message.contains(&format!(":{version}\n")), "{message}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_player_stream_ends_with_a_shutdown_event_when_the_server_drains() {
+        let (_tx, rx) = broadcast::channel::<Change>(2);
+        let lifecycle = Lifecycle::default();
+        let s = player_messages(
+            rx,
+            Uuid::new_v4(),
+            std::time::Duration::from_secs(60),
+            lifecycle.watch(),
+        );
+        let mut s = std::pin::pin!(s);
+        let first = s.next().await.expect("a message").expect("bytes");
+        assert_eq!(&first[..], b": worp player stream\n\n");
+        lifecycle.drain();
+        let within = std::time::Duration::from_secs(5);
+        let last = tokio::time::timeout(within, s.next())
+            .await
+            .expect("in time");
+        assert_eq!(
+            &last.expect("a message").expect("bytes")[..],
+            SHUTDOWN_EVENT
+        );
+        let end = tokio::time::timeout(within, s.next())
+            .await
+            .expect("in time");
+        assert!(end.is_none(), "the stream ends after its shutdown event");
     }
 }

@@ -81,6 +81,7 @@ impl Draft {
                         .nth(i)
                         .ok_or_else(|| Refusal::Internal("a bot chose no move".into()))?;
                     self.push(Event::MovePlayed { seat: seat.0, mv })?;
+                    crate::telemetry::metrics::bot_move();
                 }
                 Awaiting::Finished { result } if self.table.result.is_none() => {
                     let seed = &self.seed;

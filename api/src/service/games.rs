@@ -177,6 +177,7 @@ impl Worp {
     }
 
     /// Creates a game.
+    #[tracing::instrument(name = "service.create_game", level = "info", skip_all)]
     pub async fn create_game(
         &self,
         creator: &Player,
@@ -312,6 +313,7 @@ impl Worp {
     }
 
     /// Plays a move for the caller's seat.
+    #[tracing::instrument(name = "service.play", level = "info", skip_all)]
     pub async fn play(
         &self,
         player: &Player,
@@ -392,6 +394,7 @@ impl Worp {
     }
 
     /// The caller gives up `seat` (or their only seat).
+    #[tracing::instrument(name = "service.resign", level = "info", skip_all)]
     pub async fn resign(
         &self,
         player: &Player,
@@ -430,6 +433,7 @@ impl Worp {
     /// Records a time-out for the seat to move of game `id` if its deadline has passed
     /// by the clock. Returns whether it did (another process may have been first: then
     /// the expected-version append fails and this is a no-op).
+    #[tracing::instrument(name = "service.time_out", level = "info", skip_all)]
     pub async fn time_out(&self, id: Uuid) -> Result<bool, Refusal> {
         let table = self.load(id).await?;
         let now = self.now();
@@ -463,6 +467,7 @@ impl Worp {
                 Err(e) => tracing::error!("game {id} could not be timed out: {e}"),
             }
         }
+        crate::telemetry::metrics::deadline_sweep(n);
         Ok(n)
     }
 }

@@ -22,6 +22,7 @@ pub mod names;
 pub mod players;
 pub mod ratings;
 pub mod read_model;
+mod readiness;
 pub mod reads;
 mod refusal;
 pub mod seats;

@@ -24,6 +24,7 @@ impl Worp {
     /// game is not cached, its newest checkpoint and the events after that.
     pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, Refusal> {
         let live = self.cache.newest(id);
+        crate::telemetry::metrics::state_cache(live.is_some());
         let history = self.cache.history();
         let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
         let after = start.as_ref().map_or(0, |t| t.version);
@@ -44,6 +45,7 @@ impl Worp {
                 }
             })
             .await?;
+        crate::telemetry::metrics::replay(usize::try_from(table.version - after).unwrap_or(0));
         let table = Arc::new(table);
         self.cache.put(table.clone());
         Ok(table)

@@ -50,10 +50,12 @@ impl From<StoreError> for Refusal {
                     .into(),
             ),
             StoreError::Overloaded => {
+                crate::telemetry::metrics::db_unavailable();
                 tracing::warn!("overloaded: the write queue is full");
                 Refusal::Unavailable("the server is overloaded; try again shortly".into())
             }
             e if e.is_unavailable() => {
+                crate::telemetry::metrics::db_unavailable();
                 tracing::warn!("database unavailable: {e}");
                 Refusal::Unavailable("the database is unavailable; try again shortly".into())
             }

@@ -116,6 +116,7 @@ impl GroupCommit {
         }
         let (reply, answer) = oneshot::channel();
         let job = Job { append: a, reply };
+        crate::telemetry::metrics::write_queue(&self.queue);
         match self.queue.try_send(job) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
@@ -163,6 +164,7 @@ async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, outbox: Arc<N
         }
         let (n, started) = (jobs.len(), std::time::Instant::now());
         write(&pool, &mut connection, std::mem::take(&mut jobs), &outbox).await;
+        crate::telemetry::metrics::group_commit(n, started.elapsed());
         tracing::debug!(
             changes = n,
             micros = started.elapsed().as_micros() as u64,

@@ -84,26 +84,30 @@ macro_rules! on_backend {
 /// the owner has migrated.
 async fn migrate_postgres(pool: &sqlx::PgPool) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations/postgres");
-    let wanted: Vec<(i64, &[u8])> = migrator
-        .iter()
-        .filter(|m| !m.migration_type.is_down_migration())
-        .map(|m| (m.version, &*m.checksum))
-        .collect();
     // A database never migrated has no such table: then migrate.
     if let Ok(applied) = sqlx::query_as::<_, (i64, Vec<u8>)>(sql::APPLIED_MIGRATIONS)
         .fetch_all(pool)
         .await
     {
-        let all_applied = applied.len() == wanted.len()
-            && wanted
-                .iter()
-                .all(|(v, c)| applied.iter().any(|(av, ac)| av == v && ac == c));
-        if all_applied {
+        if all_applied(&migrator, &applied) {
             return Ok(());
         }
     }
     migrator.run(pool).await?;
     Ok(())
+}
+
+/// Whether `applied` (version and checksum) is every migration of `migrator`, exactly.
+fn all_applied(migrator: &sqlx::migrate::Migrator, applied: &[(i64, Vec<u8>)]) -> bool {
+    let wanted: Vec<(i64, &[u8])> = migrator
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration())
+        .map(|m| (m.version, &*m.checksum))
+        .collect();
+    applied.len() == wanted.len()
+        && wanted
+            .iter()
+            .all(|(v, c)| applied.iter().any(|(av, ac)| av == v && ac == c))
 }
 
 impl Store {
@@ -178,6 +182,16 @@ impl Store {
         }
     }
 
+    /// The pool's connections: in use, and open.
+    pub fn connections(&self) -> (u32, u32) {
+        let (open, idle) = match self {
+            Store::Postgres(s) => (s.pool.size(), s.pool.num_idle()),
+            Store::Sqlite(s) => (s.pool.size(), s.pool.num_idle()),
+        };
+        let idle = u32::try_from(idle).unwrap_or(u32::MAX);
+        (open.saturating_sub(idle), open)
+    }
+
     /// The most connections the pool opens.
     pub fn max_connections(&self) -> u32 {
         match self {
@@ -216,6 +230,25 @@ impl Store {
 
     pub async fn ping(&self) -> Result<(), StoreError> {
         on_backend!(self.ping())
+    }
+
+    /// Whether the database answers and holds every migration this build carries (for
+    /// `/readyz`): a query of `_sqlx_migrations`, so it is a ping too.
+    pub async fn migrated(&self) -> Result<bool, StoreError> {
+        Ok(match self {
+            Store::Postgres(s) => all_applied(
+                &sqlx::migrate!("../migrations/postgres"),
+                &sqlx::query_as(sql::APPLIED_MIGRATIONS)
+                    .fetch_all(&s.pool)
+                    .await?,
+            ),
+            Store::Sqlite(s) => all_applied(
+                &sqlx::migrate!("../migrations/sqlite"),
+                &sqlx::query_as(sql::APPLIED_MIGRATIONS)
+                    .fetch_all(&s.pool)
+                    .await?,
+            ),
+        })
     }
     pub async fn create_player(&self, p: &Player, now: DateTime<Utc>) -> Result<(), StoreError> {
         on_backend!(self.create_player(p, now))

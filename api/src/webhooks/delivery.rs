@@ -182,6 +182,7 @@ async fn attempt(
     c: &Claimed,
 ) {
     let d = &c.delivery;
+    let started = std::time::Instant::now();
     // Addresses written into the URL are never resolved: check them here (the allowed
     // ranges may have changed since the URL was registered).
     let literal = reqwest::Url::parse(&c.url)
@@ -229,6 +230,7 @@ async fn attempt(
     } else {
         status
     };
+    crate::telemetry::metrics::webhook_delivery(status, started.elapsed());
     let backoff = settings
         .base_backoff
         .saturating_mul(1u32 << (attempts - 1).clamp(0, 20) as u32)

@@ -1,0 +1,263 @@
+//! `GET /metrics`: each metric family moves when its cause happens, on the real server.
+//! The recorder is one per process and the tests run side by side, so each test reads
+//! a family before and after its cause and asserts it rose (never an exact value).
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::helpers::{spawn_app, spawn_app_with, Backend, ManualClock, TestApp};
+use crate::play::two_seat_variant;
+use crate::settings::app_with;
+
+/// The sum of the samples of `name` whose labels contain every one of `labels`
+/// (`key="value"`), as `GET /metrics` shows them now.
+async fn metric(app: &TestApp, name: &str, labels: &[&str]) -> f64 {
+    let resp = app.get("/metrics").await;
+    assert_eq!(resp.status(), 200);
+    let text = resp.text().await.expect("text");
+    sample_sum(&text, name, labels)
+}
+
+fn sample_sum(text: &str, name: &str, labels: &[&str]) -> f64 {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let (series, value) = l.rsplit_once(' ')?;
+            let (metric, rest) = series.split_once('{').unwrap_or((series, ""));
+            (metric == name && labels.iter().all(|x| rest.contains(x)))
+                .then(|| value.parse::<f64>().ok())
+                .flatten()
+        })
+        .sum()
+}
+
+/// Plays the first legal move of `game` (as `a` or `b`); the game after it.
+async fn play(
+    app: &TestApp,
+    a: &crate::helpers::TestPlayer,
+    b: &crate::helpers::TestPlayer,
+    game: &Value,
+) -> Value {
+    let id = game["id"].as_str().expect("id");
+    let who = if game["to_move"] == 0 { a } else { b };
+    let mv = game["legal_moves"][0].clone();
+    let resp = app
+        .post(&format!("/v1/games/{id}/moves"), who, json!({"move": mv}))
+        .await;
+    assert_eq!(resp.status(), 200);
+    resp.json().await.expect("json")
+}
+
+#[tokio::test]
+async fn the_text_format_is_served_without_rate_limits() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.rate_limits = worp::ratelimit::Limits {
+            per_token: 0,
+            per_address: 2,
+        }
+    })
+    .await;
+    for _ in 0..5 {
+        let resp = app.get("/metrics").await;
+        assert_eq!(resp.status(), 200);
+        assert!(resp.headers()["content-type"]
+            .to_str()
+            .expect("text")
+            .starts_with("text/plain"));
+    }
+}
+
+#[tokio::test]
+async fn requests_are_counted_and_timed_by_route_and_status() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let ok = [
+        "route=\"/v1/games/{id}\"",
+        "status=\"404\"",
+        "method=\"GET\"",
+    ];
+    let before = metric(&app, "worp_http_requests_total", &ok).await;
+    let timed = metric(&app, "worp_http_request_duration_seconds_count", &ok).await;
+    let missing = format!("/v1/games/{}", uuid::Uuid::new_v4());
+    assert_eq!(app.get(&missing).await.status(), 404);
+    assert!(metric(&app, "worp_http_requests_total", &ok).await >= before + 1.0);
+    assert!(metric(&app, "worp_http_request_duration_seconds_count", &ok).await >= timed + 1.0);
+}
+
+#[tokio::test]
+async fn moves_group_commits_and_the_queue_are_measured() {
+    let app = spawn_app(Backend::Postgres).await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
+    let moves = metric(&app, "worp_moves_acknowledged_total", &[]).await;
+    let batches = metric(&app, "worp_group_commit_batch_size_count", &[]).await;
+    let commits = metric(&app, "worp_group_commit_seconds_count", &[]).await;
+    play(&app, &a, &b, &game).await;
+    assert!(metric(&app, "worp_moves_acknowledged_total", &[]).await >= moves + 1.0);
+    assert!(metric(&app, "worp_group_commit_batch_size_count", &[]).await >= batches + 1.0);
+    assert!(metric(&app, "worp_group_commit_seconds_count", &[]).await >= commits + 1.0);
+    let text = app.get("/metrics").await.text().await.expect("text");
+    assert!(text.contains("worp_group_commit_queue_depth"), "{text}");
+}
+
+#[tokio::test]
+async fn the_state_cache_counts_hits_and_misses_and_replays_count_their_events() {
+    let app = app_with(Backend::Sqlite, |s| s.cache_states = 1).await;
+    let (_, _, first) = app.two_player_game(two_seat_variant()).await;
+    let first = first["id"].as_str().expect("id").to_owned();
+    let hits = metric(&app, "worp_state_cache_hits_total", &[]).await;
+    let misses = metric(&app, "worp_state_cache_misses_total", &[]).await;
+    let replays = metric(&app, "worp_replays_total", &[]).await;
+    let events = metric(&app, "worp_replay_events_total", &[]).await;
+    // The cache holds one table: the second game pushes the first one out.
+    let (_, _, second) = app.two_player_game(two_seat_variant()).await;
+    let second = second["id"].as_str().expect("id").to_owned();
+    app.get_json(&format!("/v1/games/{second}")).await;
+    app.get_json(&format!("/v1/games/{first}")).await;
+    assert!(metric(&app, "worp_state_cache_hits_total", &[]).await >= hits + 1.0);
+    assert!(metric(&app, "worp_state_cache_misses_total", &[]).await >= misses + 1.0);
+    assert!(metric(&app, "worp_replays_total", &[]).await >= replays + 1.0);
+    assert!(metric(&app, "worp_replay_events_total", &[]).await >= events + 2.0);
+}
+
+#[tokio::test]
+async fn open_live_streams_are_counted() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (_, _, game) = app.two_player_game(two_seat_variant()).await;
+    let id = game["id"].as_str().expect("id");
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let mut s = app
+            .client
+            .get(app.url(&format!("/v1/games/{id}/stream")))
+            .send()
+            .await
+            .expect("stream");
+        s.chunk().await.expect("first bytes");
+        streams.push(s);
+    }
+    assert!(metric(&app, "worp_sse_streams_open", &[]).await >= 3.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_deliveries_are_counted_by_outcome() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (a, b, game) = app.two_player_game(two_seat_variant()).await;
+    // Nothing listens there: each attempt fails and is to be retried.
+    let closed = crate::shutdown::free_port();
+    let url = format!("http://127.0.0.1:{closed}/hook");
+    for who in [&a, &b] {
+        let resp = app
+            .post("/v1/players/me/webhooks", who, json!({"url": url}))
+            .await;
+        assert_eq!(resp.status(), 201);
+    }
+    let pending = ["outcome=\"pending\""];
+    let before = metric(&app, "worp_webhook_deliveries_total", &pending).await;
+    let timed = metric(&app, "worp_webhook_delivery_seconds_count", &pending).await;
+    play(&app, &a, &b, &game).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while metric(&app, "worp_webhook_deliveries_total", &pending).await < before + 1.0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no attempt was counted"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(metric(&app, "worp_webhook_delivery_seconds_count", &pending).await >= timed + 1.0);
+}
+
+#[tokio::test]
+async fn deadline_sweeps_and_time_outs_are_counted() {
+    let clock = ManualClock::new();
+    let app = spawn_app_with(Backend::Sqlite, clock.clone()).await;
+    let (a, b) = (app.player("a").await, app.player("b").await);
+    let game = app
+        .create_from(
+            &a,
+            json!({"variant": two_seat_variant(), "seats": [a.id, b.id], "days_per_move": 1}),
+        )
+        .await;
+    assert_eq!(game["status"], "active", "{game}");
+    let sweeps = metric(&app, "worp_deadline_sweeps_total", &[]).await;
+    let timeouts = metric(&app, "worp_deadline_timeouts_total", &[]).await;
+    clock.advance(chrono::Duration::days(3));
+    assert_eq!(app.worp.sweep_deadlines().await.expect("sweep"), 1);
+    assert!(metric(&app, "worp_deadline_sweeps_total", &[]).await >= sweeps + 1.0);
+    assert!(metric(&app, "worp_deadline_timeouts_total", &[]).await >= timeouts + 1.0);
+}
+
+#[tokio::test]
+async fn bots_moves_are_counted() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let me = app.player("me").await;
+    let before = metric(&app, "worp_bot_moves_total", &[]).await;
+    let mut game: Value = app
+        .post(
+            "/v1/games",
+            &me,
+            json!({"variant": two_seat_variant(), "seats": [me.id, {"bot": "random"}]}),
+        )
+        .await
+        .json()
+        .await
+        .expect("json");
+    // Play until the bot has moved (it moves as soon as it is its turn).
+    let id = game["id"].as_str().expect("id").to_owned();
+    for _ in 0..50 {
+        if metric(&app, "worp_bot_moves_total", &[]).await >= before + 1.0
+            || game["status"] != "active"
+        {
+            break;
+        }
+        let mv = game["legal_moves"][0].clone();
+        game = app
+            .post(&format!("/v1/games/{id}/moves"), &me, json!({"move": mv}))
+            .await
+            .json()
+            .await
+            .expect("json");
+    }
+    assert!(metric(&app, "worp_bot_moves_total", &[]).await >= before + 1.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pool_is_shown_and_database_refusals_are_counted() {
+    let app = spawn_app(Backend::Postgres).await;
+    assert!(metric(&app, "worp_db_connections_open", &[]).await >= 1.0);
+    let text = app.get("/metrics").await.text().await.expect("text");
+    assert!(text.contains("worp_db_connections_in_use"), "{text}");
+    let before = metric(&app, "worp_db_unavailable_total", &[]).await;
+    let db = crate::faults::database_of(&app).await;
+    crate::faults::database_away(&db, true).await;
+    let missing = format!("/v1/games/{}", uuid::Uuid::new_v4());
+    let status = app.get(&missing).await.status();
+    crate::faults::database_away(&db, false).await;
+    assert_eq!(status, 503);
+    assert!(metric(&app, "worp_db_unavailable_total", &[]).await >= before + 1.0);
+}
+
+#[tokio::test]
+async fn rate_limit_refusals_are_counted() {
+    let app = app_with(Backend::Sqlite, |s| {
+        s.rate_limits = worp::ratelimit::Limits {
+            per_token: 0,
+            per_address: 3,
+        }
+    })
+    .await;
+    let before = metric(&app, "worp_rate_limited_total", &[]).await;
+    let mut refused = false;
+    for _ in 0..6 {
+        refused |= app.get("/v1/variants").await.status() == 429;
+    }
+    assert!(refused);
+    assert!(metric(&app, "worp_rate_limited_total", &[]).await >= before + 1.0);
+}
+
+#[test]
+fn samples_are_summed_over_the_matching_series() {
+    let text = "# TYPE x counter\nx{a=\"1\",b=\"2\"} 3\nx{a=\"1\",b=\"3\"} 4\nxy 9\nx 1\n";
+    assert_eq!(sample_sum(text, "x", &["a=\"1\""]), 7.0);
+    assert_eq!(sample_sum(text, "x", &[]), 8.0);
+    assert_eq!(sample_sum(text, "x", &["b=\"3\""]), 4.0);
+}
