@@ -108,10 +108,13 @@ async fn the_state_cache_counts_hits_and_misses_and_replays_count_their_events()
     let misses = metric(&app, "worp_state_cache_misses_total", &[]).await;
     let replays = metric(&app, "worp_replays_total", &[]).await;
     let events = metric(&app, "worp_replay_events_total", &[]).await;
-    // The cache holds one table: the second game pushes the first one out.
-    let (_, _, second) = app.two_player_game(two_seat_variant()).await;
-    let second = second["id"].as_str().expect("id").to_owned();
-    app.get_json(&format!("/v1/games/{second}")).await;
+    // The cache holds one table, and its history of evicted games one more: two more
+    // games push the first one out of both, so reading it again replays its log.
+    for _ in 0..2 {
+        let (_, _, other) = app.two_player_game(two_seat_variant()).await;
+        let other = other["id"].as_str().expect("id").to_owned();
+        app.get_json(&format!("/v1/games/{other}")).await;
+    }
     app.get_json(&format!("/v1/games/{first}")).await;
     assert!(metric(&app, "worp_state_cache_hits_total", &[]).await >= hits + 1.0);
     assert!(metric(&app, "worp_state_cache_misses_total", &[]).await >= misses + 1.0);
