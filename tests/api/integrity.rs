@@ -535,6 +535,9 @@ async fn a_rebuild_racing_new_games_loses_no_seat() {
         };
         while !creating.is_finished() {
             app.worp.rebuild().await.expect("rebuild");
+            // Rebuilds back to back would hold SQLite's write lock nearly all the time
+            // and starve the writer past its busy timeout (503): leave it a moment.
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
         creating.await.expect("creations");
         let page = app
