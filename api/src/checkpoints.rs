@@ -35,14 +35,15 @@ pub fn is_checkpoint(version: i64) -> bool {
     version > 0 && version % CHECKPOINT_EVERY == 0
 }
 
-/// The first checkpoint at or after event `version`.
+/// The first checkpoint at or after event `version` (`i64::MAX` past the last one: a
+/// version from a request may be any number).
 pub fn next_checkpoint(version: i64) -> i64 {
-    version.div_euclid(CHECKPOINT_EVERY) * CHECKPOINT_EVERY
-        + if version.rem_euclid(CHECKPOINT_EVERY) == 0 {
-            0
-        } else {
-            CHECKPOINT_EVERY
-        }
+    let below = version.div_euclid(CHECKPOINT_EVERY) * CHECKPOINT_EVERY;
+    if version.rem_euclid(CHECKPOINT_EVERY) == 0 {
+        below
+    } else {
+        below.saturating_add(CHECKPOINT_EVERY)
+    }
 }
 
 /// The historical states of games, least recently used games dropped first.
@@ -180,6 +181,14 @@ impl Checkpoints {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_next_checkpoint_of_any_version_is_found_without_overflow() {
+        assert_eq!(next_checkpoint(1), CHECKPOINT_EVERY);
+        assert_eq!(next_checkpoint(CHECKPOINT_EVERY), CHECKPOINT_EVERY);
+        assert_eq!(next_checkpoint(i64::MAX - 1), i64::MAX);
+        assert_eq!(next_checkpoint(i64::MAX), i64::MAX);
+    }
+
     use super::*;
     use crate::events::{Event, StoredEvent};
 
