@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::problem::{ApiError, Problem};
 use crate::ratings::Standing;
+use crate::routes::paging::page;
 use crate::service::{GameSummary, Worp, LEADERBOARD_MAX_DEVIATION};
 
 /// Which waiting games to list.
@@ -60,13 +61,7 @@ pub async fn lobby(
     worp: web::Data<Worp>,
     q: web::Query<LobbyQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = q.limit.unwrap_or(50);
-    let offset = q.offset.unwrap_or(0);
-    if !(1..=200).contains(&limit) || offset < 0 {
-        return Err(ApiError::BadRequest(
-            "limit must be 1 to 200 and offset 0 or more".into(),
-        ));
-    }
+    let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
     let (games, more) = worp.lobby(q.variant.as_deref(), limit, offset).await?;
     let book = worp.rating_book().await?;
     let creators: Vec<Uuid> = games.iter().filter_map(|g| g.created_by).collect();

@@ -11,6 +11,7 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::GamePage;
+use crate::routes::paging::page;
 use crate::service::Worp;
 use crate::store::{Delivery, GameFilter};
 
@@ -115,13 +116,7 @@ pub async fn inbox(
     caller: Caller,
     q: web::Query<InboxQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = q.limit.unwrap_or(50);
-    let offset = q.offset.unwrap_or(0);
-    if !(1..=200).contains(&limit) || offset < 0 {
-        return Err(ApiError::BadRequest(
-            "limit must be 1 to 200 and offset 0 or more".into(),
-        ));
-    }
+    let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
     let my_turn = q.my_turn.unwrap_or(false);
     let mut games = worp
         .list(&GameFilter {
@@ -300,13 +295,7 @@ pub async fn deliveries(
     id: web::Path<Uuid>,
     q: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = q.limit.unwrap_or(100);
-    let offset = q.offset.unwrap_or(0);
-    if !(1..=500).contains(&limit) || offset < 0 {
-        return Err(ApiError::BadRequest(
-            "limit must be 1 to 500 and offset 0 or more".into(),
-        ));
-    }
+    let (limit, offset) = page(q.limit, q.offset, 100, 500)?;
     let id = id.into_inner();
     let deliveries = worp.deliveries(&caller.0, id, limit, offset).await?;
     let mut answer = HttpResponse::Ok();

@@ -7,6 +7,7 @@ pub mod history;
 pub mod lobby;
 pub mod me;
 pub mod messages;
+pub mod paging;
 pub mod players;
 pub mod streams;
 pub mod variants;
