@@ -3,7 +3,7 @@
 
 use std::process::Stdio;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::helpers::{fresh_postgres, spawn_app, Backend};
 use crate::shutdown::{exit_of, free_port, sigterm, until_ready, worp_command, worp_serve_with};
@@ -176,8 +176,53 @@ async fn with_an_otlp_endpoint_the_spans_of_requests_are_exported() {
             ("WORP_OTLP_ENDPOINT", &collector),
             ("WORP_SHUTDOWN_GRACE_SECS", "0"),
             ("RUST_LOG", "info"),
+            // No states kept: reading one replays the game.
+            ("WORP_CACHE_STATES", "0"),
         ],
     );
+    let address = format!("http://127.0.0.1:{port}");
+    until_ready(&format!("{address}/readyz")).await;
+    // A game written (a group commit) and an old state of it read (a replay).
+    let client = reqwest::Client::new();
+    let mut players = Vec::new();
+    for name in ["tracer", "other"] {
+        let player: Value = client
+            .post(format!("{address}/v1/players"))
+            .json(&json!({"name": name}))
+            .send()
+            .await
+            .expect("register")
+            .json()
+            .await
+            .expect("json");
+        players.push(player);
+    }
+    let me = &players[0];
+    let token = me["token"].as_str().expect("token");
+    let game: Value = client
+        .post(format!("{address}/v1/games"))
+        .bearer_auth(token)
+        .json(&json!({"variant": crate::play::two_seat_variant(), "seats": [me["id"], players[1]["id"]]}))
+        .send()
+        .await
+        .expect("create")
+        .json()
+        .await
+        .expect("json");
+    let id = game["id"].as_str().expect("id");
+    let taken = client
+        .post(format!("{address}/v1/games/{id}/seats/1"))
+        .bearer_auth(players[1]["token"].as_str().expect("token"))
+        .send()
+        .await
+        .expect("take the seat");
+    assert_eq!(taken.status(), 200);
+    let old = client
+        .get(format!("{address}/v1/games/{id}/state?at=1"))
+        .send()
+        .await
+        .expect("state");
+    assert_eq!(old.status(), 200);
     one_request_then_sigterm(&mut server, port, "trace-me-42").await;
     // The exporter sends its last batch as the process exits.
     let mut seen = Vec::new();
@@ -191,4 +236,11 @@ async fn with_an_otlp_endpoint_the_spans_of_requests_are_exported() {
         "no span of the request was exported"
     );
     assert!(text.contains("worp"), "no service name");
+    for span in [
+        "service.create_game",
+        "store.group_commit",
+        "service.replay",
+    ] {
+        assert!(text.contains(span), "no {span} span was exported");
+    }
 }

@@ -15,14 +15,14 @@ use crate::settings::app_with;
 
 /// How a test receiver answers every POST, after `delay`.
 #[derive(Clone)]
-enum Answer {
+pub enum Answer {
     Ok,
     Status(u16, &'static str),
     Redirect(String),
 }
 
 /// A local HTTP receiver; returns its URL and the `Worp-Delivery` ids it was sent.
-async fn receiver(answer: Answer, delay: Duration) -> (String, Arc<Mutex<Vec<String>>>) {
+pub async fn receiver(answer: Answer, delay: Duration) -> (String, Arc<Mutex<Vec<String>>>) {
     use actix_web::{http::StatusCode, web, App, HttpRequest, HttpResponse, HttpServer};
     let got: Arc<Mutex<Vec<String>>> = Arc::default();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

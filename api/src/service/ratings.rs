@@ -75,25 +75,6 @@ impl Worp {
         Ok(book.clone())
     }
 
-    /// Waiting games anyone may join, newest first, and whether there may be more.
-    pub async fn lobby(
-        &self,
-        variant: Option<&str>,
-        limit: i64,
-        offset: i64,
-    ) -> Result<(Vec<GameSummary>, bool), Refusal> {
-        let rows = self.store.lobby(variant, limit + 1, offset).await?;
-        let more = rows.len() as i64 > limit;
-        let games = rows
-            .into_iter()
-            .take(limit as usize)
-            .filter_map(|v| serde_json::from_value::<GameSummary>(v).ok())
-            // A bot's seat is empty in the seats table too: only seats anyone may take.
-            .filter(|g| !g.open_seats.is_empty())
-            .collect();
-        Ok((games, more))
-    }
-
     /// The ratings folded from the whole log, from the start (what `worp ratings` prints).
     pub async fn rating_book_from_scratch(&self) -> Result<RatingBook, Refusal> {
         Ok(RatingBook::fold(&self.finished_games_after(0).await?))

@@ -96,6 +96,7 @@ impl Worp {
 
     /// Folds `events` (the first page after `start`, or from event 1) and the pages after
     /// them, up to event `until`, onto a copy of `start`; `visit` sees each state made.
+    #[tracing::instrument(name = "service.replay", level = "info", skip_all, fields(game = %id, from = start.as_ref().map_or(0, |t| t.version)))]
     async fn fold(
         &self,
         id: Uuid,
@@ -150,6 +151,25 @@ impl Worp {
                 })
             })
             .collect()
+    }
+
+    /// Waiting games anyone may join, newest first, and whether there may be more.
+    pub async fn lobby(
+        &self,
+        variant: Option<&str>,
+        limit: i64,
+        offset: i64,
+    ) -> Result<(Vec<GameSummary>, bool), Refusal> {
+        let rows = self.store.lobby(variant, limit + 1, offset).await?;
+        let more = rows.len() as i64 > limit;
+        let games = rows
+            .into_iter()
+            .take(limit as usize)
+            .filter_map(|v| serde_json::from_value::<GameSummary>(v).ok())
+            // A bot's seat is empty in the seats table too: only seats anyone may take.
+            .filter(|g| !g.open_seats.is_empty())
+            .collect();
+        Ok((games, more))
     }
 
     /// All events of a game, in order.

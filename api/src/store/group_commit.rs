@@ -176,6 +176,7 @@ async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, outbox: Arc<N
 
 /// Appends `jobs` and answers each of them, on `connection` (taken from the pool if
 /// there is none; dropped when it failed).
+#[tracing::instrument(name = "store.group_commit", level = "info", skip_all, fields(backend = "postgres", changes = jobs.len()))]
 async fn write(
     pool: &PgPool,
     connection: &mut Option<PoolConnection<Postgres>>,

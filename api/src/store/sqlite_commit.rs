@@ -214,6 +214,7 @@ impl Writer {
     }
 
     /// Writes `jobs` in one transaction and answers each of them.
+    #[tracing::instrument(name = "store.group_commit", level = "info", skip_all, fields(backend = "sqlite", changes = jobs.len()))]
     fn write(&mut self, jobs: Vec<Job>) {
         let connection = &mut self.connection;
         let answers = match batch(connection, &jobs) {

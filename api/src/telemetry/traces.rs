@@ -1,8 +1,9 @@
 //! OpenTelemetry traces, off unless `WORP_OTLP_ENDPOINT` names an OTLP/HTTP collector
 //! (e.g. `http://127.0.0.1:4318`): the spans of `tracing` (a request's, with its
-//! `request_id`; the service operations that carry `#[tracing::instrument]`) are sent
-//! in batches as protobuf to `{endpoint}/v1/traces`. The protocol's code is generated
-//! ahead of time in `opentelemetry-proto`: building needs no `protoc` and no network.
+//! `request_id`; the service operations, group commits and replays that carry
+//! `#[tracing::instrument]`) are sent in batches as protobuf to `{endpoint}/v1/traces`.
+//! The protocol's code is generated ahead of time in `opentelemetry-proto`: building
+//! needs no `protoc` and no network.
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig};
