@@ -195,7 +195,10 @@ async function gameView(id) {
       return `Game over: ${seatLabel(g, r.winner)}${name ? ` (${name})` : ''} won${r.ending && r.ending !== 'won' ? ` (${r.ending.replace('_', ' ')})` : ''}${r.points > 1 ? `, ${r.points} points` : ''}.`;
     }
     if (myTurn(g)) return `Your move (${seatLabel(g, g.to_move)}).`;
-    if (g.to_move !== null && g.to_move !== undefined) return `Waiting for ${seatLabel(g, g.to_move)}.`;
+    if (g.to_move !== null && g.to_move !== undefined) {
+      const s = g.seats[g.to_move];
+      return `Waiting for ${s && s.name ? `${s.name}, ` : ''}${seatLabel(g, g.to_move)}.`;
+    }
     return 'Rolling…';
   }
 

@@ -138,7 +138,7 @@ export const REASONS = {
 export function reasonText(reason) {
   return reason ? (REASONS[reason] || reason.replace(/_/g, ' ')) : null;
 }
-export const ENDINGS = { won: 'won', gammon: 'won a gammon', backgammon: 'won a backgammon', draw: 'draw', opponents_retired: 'won: the others left' };
+export const ENDINGS = { won: 'won', gammon: 'won a gammon', backgammon: 'won a backgammon', draw: 'draw', opponents_retired: 'won' };
 
 /** Who plays each seat of a listed game, as links and words. */
 export function seatNames(g, me) {

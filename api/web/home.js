@@ -23,8 +23,11 @@ function finishedWords(g, me) {
   const r = g.result;
   if (!r) return 'finished';
   if (r.winner === null || r.winner === undefined) return ENDINGS[r.ending] || 'draw';
-  const who = me && g.seats[r.winner] === me.id ? 'you' : ((g.names || [])[r.winner] || `seat ${r.winner}`);
-  const why = reasonText(g.reason);
+  const nameOf = (i) => (me && g.seats[i] === me.id ? 'you' : ((g.names || [])[i] || `seat ${i}`));
+  const who = nameOf(r.winner);
+  let why = reasonText(g.reason);
+  // With two seats, the one that left is the other one.
+  if (g.seats.length === 2 && (g.reason === 'resigned' || g.reason === 'timed_out')) why = `${nameOf(1 - r.winner)} ${why}`;
   return `${who} won${why ? ` (${why})` : ''}`;
 }
 

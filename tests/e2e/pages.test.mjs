@@ -144,7 +144,7 @@ test('a finished game: result, reason, rating changes, export and audit links, n
   await alice.page.waitForSelector('#player-name');
   assert.match(await alice.page.textContent('#player-name'), /bob/);
   assert.match(await alice.page.textContent('#ratings'), /Backgammon/);
-  assert.match(await alice.page.textContent('#recent'), /you won \(resigned\)/);
+  assert.match(await alice.page.textContent('#recent'), /you won \(bob resigned\)/);
   await alice.page.click('#ratings a[href^="#/leaderboard"]');
   await alice.page.waitForSelector('#leaderboard p');
   assert.equal(await alice.page.inputValue('#leaderboard-variant'), 'backgammon');
@@ -231,4 +231,34 @@ test('the new-game form speaks plainly: labels, ranges, colour pickers, match an
   await page.click('#create-game');
   await page.waitForFunction(() => /Planks on the bridge/.test(document.querySelector('#new-game .error').textContent));
   assert.deepEqual(alice.errors, []);
+});
+
+test('a game the labels table does not know still gets a working form from its schema', async () => {
+  const page = await alice.context.newPage();
+  try {
+    await page.route('**/v1/variants', async (r) => {
+      const list = await (await fetch(`${BASE}/v1/variants`)).json();
+      list.push({
+        name: 'sixth', title: 'A sixth game', min_seats: 2, max_seats: 3, default_options: { side_length: 5, mode: 'fast' },
+        options_schema: { type: 'object', properties: {
+          side_length: { type: 'integer', minimum: 3, maximum: 9, description: 'The side of the board, 3..=9.' },
+          mode: { enum: ['fast', 'slow'], description: 'How fast.' },
+          extra_rule: { type: 'boolean', description: 'An extra rule.' },
+          layout: { type: ['array', 'null'], items: { type: 'integer' }, description: 'Where the pieces start.' },
+        } },
+        move_schema: {}, state_schema: {},
+      });
+      await r.fulfill({ json: list });
+    });
+    await page.goto(`${BASE}/#/new?variant=sixth`);
+    await page.waitForSelector('#opt-side_length');
+    assert.equal(await page.textContent('label[for="opt-side_length"]'), 'Side length');
+    assert.equal(await page.getAttribute('#opt-side_length', 'max'), '9');
+    assert.match(await page.textContent('#options'), /The side of the board, 3 to 9\./);
+    assert.equal(await page.evaluate(() => document.querySelector('#opt-mode').tagName), 'SELECT');
+    assert.equal(await page.getAttribute('#opt-extra_rule', 'type'), 'checkbox');
+    assert.equal(await page.locator('#opt-layout').count(), 1);
+  } finally {
+    await page.close();
+  }
 });
