@@ -154,3 +154,52 @@ export function seatNames(g, me) {
   });
   return h('span', { class: 'names' }, ...out);
 }
+
+/**
+ * The caller's notices across all games (`GET /v1/players/me/stream`): `onNotice(type,
+ * data)` for each. Read with fetch, since an EventSource cannot send the token. Returns
+ * the function that stops it.
+ */
+export function playerStream(onNotice) {
+  const a = account();
+  if (!a || typeof TextDecoderStream === 'undefined') return () => {};
+  const ctl = new AbortController();
+  let closed = false;
+  (async () => {
+    let delay = 1000;
+    while (!closed) {
+      try {
+        const r = await fetch('/v1/players/me/stream', { headers: { authorization: `Bearer ${a.token}`, accept: 'text/event-stream' }, signal: ctl.signal });
+        if (!r.ok || !r.body) throw new Error(String(r.status));
+        delay = 1000;
+        document.body.dataset.playerStream = 'open';
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value.replace(/\r/g, '');
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            let type = null;
+            let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith('event:')) type = line.slice(6).trim();
+              else if (line.startsWith('data:')) data += line.slice(5).trim();
+            }
+            if (!type) continue;
+            let d = null;
+            try { d = data ? JSON.parse(data) : null; } catch { d = null; }
+            onNotice(type, d);
+          }
+        }
+      } catch { if (closed) return; }
+      delete document.body.dataset.playerStream;
+      await new Promise((res) => { setTimeout(res, delay); });
+      delay = Math.min(delay * 2, 30000);
+    }
+  })();
+  return () => { closed = true; ctl.abort(); delete document.body.dataset.playerStream; };
+}

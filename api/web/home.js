@@ -1,6 +1,6 @@
 // The home page: challenges (invitations addressed to me, to accept or decline), the games
 // awaiting my move, and all my games, each with the names of its players.
-import { h, api, toast, account, setAccount, variants, titleOf, fmtTime, deadlineText, seatNames, reasonText, ENDINGS } from './core.js';
+import { h, api, toast, account, setAccount, playerStream, variants, titleOf, fmtTime, deadlineText, seatNames, reasonText, ENDINGS } from './core.js';
 import { describeOptions } from './options.js';
 
 /** A game in a list: its title as a link, its players, and how it stands. */
@@ -92,5 +92,12 @@ export async function homeView(main, { accountForm, setCleanup, route }) {
   };
   await load();
   const timer = setInterval(load, 10000);
-  setCleanup(() => clearInterval(timer));
+  // Live: a notice (your turn, a challenge, a message, an end) reloads the lists.
+  let soon = null;
+  const stop = playerStream((type, d) => {
+    if (type === 'message' && d) toast(`New message in your game of ${titleOf(d.variant)}.`);
+    if (type === 'invited') toast('You have a new challenge.');
+    if (!soon) soon = setTimeout(() => { soon = null; load(); }, 100);
+  });
+  setCleanup(() => { clearInterval(timer); clearTimeout(soon); stop(); });
 }

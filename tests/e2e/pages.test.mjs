@@ -174,6 +174,13 @@ test('messages: written on one page, read live on the other; too many in a minut
   } finally {
     await watcher.close();
   }
+  // On the home page the player's stream tells of a new message.
+  await bob.page.goto(`${BASE}/#/`);
+  await bob.page.waitForSelector('body[data-player-stream="open"]');
+  assert.equal((await apiAs(alice, 'POST', `/v1/games/${id}/messages`, { text: 'Your move?' })).status, 201);
+  await bob.page.waitForFunction(() => /New message in your game of Hoofden/.test(document.querySelector('#toast').textContent));
+  await bob.page.goto(`${BASE}/#/game/${id}`);
+  await bob.page.waitForSelector('#message-form');
   // The server takes ten a minute; the eleventh is refused in plain words.
   for (let i = 0; i < 12; i++) {
     const r = await apiAs(bob, 'POST', `/v1/games/${id}/messages`, { text: `spam ${i}` });
