@@ -169,6 +169,9 @@ async function gameView(id) {
         h('span', {}, colour ? h('span', { class: 'swatch', style: `background:${colour}`, 'aria-hidden': 'true' }) : null,
           h('strong', {}, seatLabel(g, s.seat)), ': ', who, s.retired ? ' (retired)' : '',
           g.to_move === s.seat && g.status === 'active' ? h('span', { class: 'badge turn' }, ' to move') : null));
+      if (me && s.invited === me.id && g.status === 'waiting') {
+        li.append(h('a', { class: 'button answer-challenge', href: `#/join/${g.id}/${s.seat}` }, 'Answer the challenge'));
+      }
       if (!s.player_id && !s.bot && !s.invited && g.status === 'waiting') {
         li.append(h('div', { class: 'invite', style: 'width:100%' },
           h('label', { for: `invite-${s.seat}` }, 'Invite link'),

@@ -106,6 +106,7 @@ export function chatPanel(id, game, mine) {
         return h('li', { 'data-seq': x.seq }, h('strong', {}, playerLink(x.player_id, s && s.name)), ': ', x.text,
           h('span', { class: 'muted' }, ` ${new Date(x.recorded_at).toLocaleTimeString()}`));
       }));
+      list.scrollTop = list.scrollHeight;
     } catch (e) {
       if (e.status === 403) { note.textContent = 'Only the players read the messages of this game.'; list.replaceChildren(); } else note.textContent = e.message;
     }

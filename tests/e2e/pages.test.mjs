@@ -61,7 +61,7 @@ test('a challenge from a player page: declined from the inbox, then another one 
   await alice.page.waitForSelector('#create-game');
   assert.equal(await alice.page.inputValue('#seat-1'), `invite:${bob.id}`);
   const first = await createGame(alice, 'ali_baba', { planks: 4 }, ['me', `invite:${bob.id}`]);
-  assert.match(await alice.page.textContent('#seat-list'), /bob \(invited\)/);
+  await alice.page.waitForFunction(() => /bob \(invited\)/.test(document.querySelector('#seat-list')?.textContent || ''));
   await bob.page.goto(`${BASE}/#/`);
   const row = bob.page.locator('#challenges li', { has: bob.page.locator(`a[data-game="${first}"]`) });
   await row.waitFor();
@@ -74,7 +74,10 @@ test('a challenge from a player page: declined from the inbox, then another one 
 
   const second = await createGame(alice, 'ali_baba', { planks: 2 }, ['me', `invite:${bob.id}`]);
   // The invitation link of a reserved seat offers Decline as well; accept from the inbox.
-  await bob.page.goto(`${BASE}/#/join/${second}/1`);
+  // From the game's page too: the invited seat links to the same question.
+  await bob.page.goto(`${BASE}/#/game/${second}`);
+  await bob.page.click('#seat-list a.answer-challenge');
+  await bob.page.waitForURL(new RegExp(`#/join/${second}/1$`));
   await bob.page.waitForSelector('#decline');
   assert.match(await bob.page.textContent('#join-h'), /challenge/i);
   await bob.page.goto(`${BASE}/#/`);
