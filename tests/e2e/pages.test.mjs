@@ -272,3 +272,25 @@ test('a game the labels table does not know still gets a working form from its s
     await page.close();
   }
 });
+
+test('the leaderboard lists settled players by name, best first, each a link to their page', async () => {
+  // Rated games of Ali Baba, alice winning two of three, until both ratings are settled
+  // (deviation below 150: a dozen games or so).
+  for (let i = 0; i < 40; i++) {
+    const c = await apiAs(alice, 'POST', '/v1/games', { variant: 'ali_baba', seats: [alice.id, bob.id] });
+    assert.equal(c.status, 201, JSON.stringify(c.body));
+    assert.equal((await apiAs(bob, 'POST', `/v1/games/${c.body.id}/seats/1`, {})).status, 200);
+    assert.equal((await apiAs(i % 3 === 2 ? alice : bob, 'POST', `/v1/games/${c.body.id}/resign`, {})).status, 200);
+    const board = await (await fetch(`${BASE}/v1/leaderboard?variant=ali_baba`)).json();
+    if (board.players.length === 2 && i % 3 !== 2) break;
+  }
+  const { page } = bob;
+  await page.goto(`${BASE}/#/leaderboard?variant=ali_baba`);
+  await page.waitForSelector('#leaderboard table');
+  const rows = await page.locator('#leaderboard tbody tr').allTextContents();
+  assert.match(rows[0], /^1alice/);
+  assert.match(rows[1], /^2bob \(you\)/);
+  await page.click(`#leaderboard a[href="#/player/${alice.id}"]`);
+  await page.waitForSelector('#ratings');
+  assert.match(await page.textContent('#ratings'), /Ali Baba/);
+});
