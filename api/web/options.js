@@ -20,7 +20,7 @@ export const OPTION_WORDS = {
     jacoby: { label: 'Jacoby rule', usual: 'Usual: on', help: 'With the cube in a single game, a gammon or backgammon counts as a single game while nobody has doubled.' },
   },
   mens_erger_je_niet: {
-    board: { label: 'Board', help: null, choices: [[4, 'Four colours (40 fields)'], [6, 'Six colours (48 fields)']] },
+    board: { label: 'Board', help: null, choices: [[4, 'Four colours (40 fields)', 'four colours'], [6, 'Six colours (48 fields)', 'six colours']] },
     colours: { label: 'Colours of each player', widget: 'colour-sets', colours: MEJN_COLOURS, count: (o) => Number(o.board) || 4,
       help: 'One colour per player, or two when there are fewer players than colours. Leave "Usual colours" ticked for the usual choice (opposite colours for two players).' },
     three_tries: { label: 'Three tries for a 6', help: 'A player with no pawn that can move rolls up to three times for a 6 (a house rule, not in the original game).' },
@@ -28,11 +28,11 @@ export const OPTION_WORDS = {
   ludo: {
     colours: { label: 'Colour of each player', widget: 'colour-each', colours: LUDO_COLOURS, count: () => 4,
       help: 'Every player a different colour. Leave "Usual colours" ticked for the usual choice (opposite colours for two players).' },
-    die: { label: 'Die', help: 'The special die has a globe for 3 and a star for 5; with the plain die pawns finish up a home column.', choices: [['special', 'Special die: 1, 2, globe (3), 4, star (5), 6'], ['plain', 'Plain die: 1 to 6, with a home column']] },
+    die: { label: 'Die', help: 'The special die has a globe for 3 and a star for 5; with the plain die pawns finish up a home column.', choices: [['special', 'Special die: 1, 2, globe (3), 4, star (5), 6', 'special (globe and star)'], ['plain', 'Plain die: 1 to 6, with a home column', 'plain']] },
     pawns: { label: 'Pawns per player', help: '1 to 4 (4 in the original game); fewer pawns make a shorter game.' },
   },
   hoofden: {
-    movement: { label: 'How pawns move', help: null, choices: [['basic', 'One square diagonally forward (a yellow head also backward)'], ['by_head', 'The colour of the head gives the number of steps']] },
+    movement: { label: 'How pawns move', help: null, choices: [['basic', 'One square diagonally forward (a yellow head also backward)', 'one square'], ['by_head', 'The colour of the head gives the number of steps', 'steps by the head\'s colour']] },
     forced_attack: { label: 'Attacking is compulsory', help: 'A player who can land on an opposing pawn must do so (choosing which).' },
   },
 };
@@ -201,7 +201,10 @@ export function describeOptions(variant, options) {
     if (v === null || v === undefined) continue;
     const w = table[k] || {};
     let text;
-    if (w.choices) text = (w.choices.find(([c]) => JSON.stringify(c) === JSON.stringify(v)) || [v, String(v)])[1];
+    if (w.choices) {
+      const c = w.choices.find(([x]) => JSON.stringify(x) === JSON.stringify(v));
+      text = c ? c[2] || c[1] : String(v);
+    }
     else if (w.colours && Array.isArray(v)) text = v.map((x) => [].concat(x).map((c) => w.colours.names[c] || c).join(' + ')).join(', ');
     else if (typeof v === 'boolean') text = v ? 'on' : 'off';
     else text = typeof v === 'object' ? JSON.stringify(v) : String(v);

@@ -11,6 +11,7 @@ function variantFilter(id, vs, selected, { any = false } = {}) {
 }
 
 const rating = (r) => String(Math.round(r));
+const record = (r) => `${r.won}–${r.lost}–${r.drawn}`;
 
 // ---------------------------------------------------------------- the lobby
 
@@ -73,11 +74,11 @@ export async function playerView(main, id) {
     me && !itsMe ? h('p', {}, h('a', { class: 'button', id: 'challenge', href: `#/new?invite=${p.id}` }, `Challenge ${p.name}`)) : null,
     h('section', { class: 'card', 'aria-labelledby': 'ratings-h' }, h('h2', { id: 'ratings-h' }, 'Ratings'),
       p.ratings.length ? h('table', { class: 'table', id: 'ratings' },
-        h('thead', {}, h('tr', {}, ...['Game', 'Rating', 'Games', 'Won', 'Lost', 'Drawn'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', {}, h('tr', {}, ...['Game', 'Rating', 'Games', 'Won–lost–drawn'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, ...p.ratings.map((r) => h('tr', {},
           h('th', { scope: 'row' }, h('a', { href: `#/leaderboard?variant=${r.variant}` }, titleOf(r.variant))),
           h('td', {}, `${rating(r.rating)} ± ${rating(2 * r.deviation)}`),
-          h('td', {}, r.games), h('td', {}, r.won), h('td', {}, r.lost), h('td', {}, r.drawn)))))
+          h('td', {}, r.games), h('td', {}, record(r))))))
         : h('p', { class: 'muted' }, 'No rated game finished yet.')),
     h('section', { class: 'card', 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h' }, 'Recent games'),
       h('ul', { class: 'list', id: 'recent' }, ...(p.recent_games.length ? p.recent_games.map((g) => gameRow(g, me))
@@ -100,10 +101,10 @@ export async function leaderboardView(main) {
     body.replaceChildren(
       h('p', { class: 'help' }, `Players whose rating is settled (after about ten rated games), best first.`),
       b.players.length ? h('table', { class: 'table' },
-        h('thead', {}, h('tr', {}, ...['#', 'Player', 'Rating', 'Games', 'Won', 'Lost', 'Drawn'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', {}, h('tr', {}, ...['#', 'Player', 'Rating', 'Games', 'Won–lost–drawn'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, ...b.players.map((r, i) => h('tr', {},
           h('td', {}, i + 1), h('th', { scope: 'row' }, playerLink(r.player_id, r.name, { you: me && me.id === r.player_id })),
-          h('td', {}, rating(r.rating)), h('td', {}, r.games), h('td', {}, r.won), h('td', {}, r.lost), h('td', {}, r.drawn)))))
+          h('td', {}, rating(r.rating)), h('td', {}, r.games), h('td', {}, record(r))))))
         : h('p', { class: 'muted', id: 'no-leaders' }, `Nobody has a settled rating in ${titleOf(filter.value)} yet.`));
   };
   filter.addEventListener('change', () => {
