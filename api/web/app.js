@@ -3,7 +3,7 @@
 // pages (each in its own module) and draws a game's page.
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
-import { h, toast, account, setAccount, onAccount, api, variants, variantInfo, titleOf, deadlineText, playerLink } from './core.js';
+import { h, toast, account, setAccount, onAccount, api, variants, variantInfo, titleOf, deadlineText, playerLink, ENDINGS } from './core.js';
 import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
@@ -192,10 +192,10 @@ async function gameView(id) {
     if (g.status === 'waiting') return 'Waiting for players: share an invite link below.';
     if (g.status === 'finished') {
       const r = g.result || {};
-      if (r.winner === null || r.winner === undefined) return `Game over: ${r.ending || 'draw'}.`;
+      if (r.winner === null || r.winner === undefined) return 'Game over: a draw.';
       const mine = mySeats(g).includes(r.winner);
       const name = mine ? 'you' : (g.seats[r.winner] && g.seats[r.winner].name);
-      return `Game over: ${seatLabel(g, r.winner)}${name ? ` (${name})` : ''} won${r.ending && r.ending !== 'won' ? ` (${r.ending.replace('_', ' ')})` : ''}${r.points > 1 ? `, ${r.points} points` : ''}.`;
+      return `Game over: ${name ? `${name}, ` : ''}${seatLabel(g, r.winner)}, ${ENDINGS[r.ending] || 'won'}${r.points > 1 ? ` (${r.points} points)` : ''}.`;
     }
     if (myTurn(g)) return `Your move (${seatLabel(g, g.to_move)}).`;
     if (g.to_move !== null && g.to_move !== undefined) {

@@ -123,3 +123,19 @@ test('keyboard only: the menu, joining from the lobby, a message, and a visible 
     assert.equal(fake, 0);
   }
 });
+
+test('on a phone every control of the pages is at least 44 × 44 px (links in a sentence excepted)', async () => {
+  const id = await createGame(ann, 'hoofden', {});
+  const { page } = ben;
+  const pages = ['#/', '#/lobby', '#/leaderboard?variant=ali_baba', '#/new', `#/player/${ann.id}`, `#/join/${id}/1`, `#/game/${id}`];
+  for (const hash of pages) {
+    await page.goto(`${BASE}/${hash}`);
+    await page.waitForSelector('main h1');
+    await page.waitForTimeout(300);
+    const small = await page.evaluate(() => [...document.querySelectorAll('a, button, select, input:not([type=checkbox]), summary')]
+      .filter((e) => e.offsetParent !== null && !e.closest('#board') && !e.closest('p, dd, .help'))
+      .map((e) => { const r = e.getBoundingClientRect(); return `${e.tagName}#${e.id}.${e.className} "${e.textContent.trim().slice(0, 20)}" ${Math.round(r.width)}×${Math.round(r.height)}`; })
+      .filter((s) => { const [w, h] = s.split(' ').pop().split('×').map(Number); return w < 44 || h < 44; }));
+    assert.deepEqual(small, [], hash);
+  }
+});
