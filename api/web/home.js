@@ -9,6 +9,8 @@ export function gameRow(g, me, extra) {
   let state = g.status;
   if (mine) state = g.question ? 'answer the offer' : 'your turn';
   else if (g.status === 'finished') state = finishedWords(g, me);
+  else if (g.status === 'waiting') state = 'waiting for players';
+  else if (g.status === 'active') state = (g.names || [])[g.to_move] ? `${g.names[g.to_move]} to move` : 'in play';
   return h('li', {},
     h('a', { href: `#/game/${g.id}`, class: 'game-link', 'data-game': g.id }, titleOf(g.variant)),
     seatNames(g, me),
