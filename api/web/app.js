@@ -1,88 +1,34 @@
-// Worp's reference web client. Plain ES module, no framework; it uses only the public
-// v1 API (the same calls any third-party client makes).
+// Worp's reference web client. Plain ES modules, no framework; it uses only the public
+// v1 API (the same calls any third-party client makes). This file routes between the
+// pages (each in its own module) and draws a game's page.
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
+import { h, toast, account, setAccount, onAccount, api, variants, variantInfo, titleOf, deadlineText, playerLink, ENDINGS } from './core.js';
+import { homeView } from './home.js';
+import { newGameView } from './newgame.js';
+import { joinView } from './join.js';
+import { lobbyView, playerView, leaderboardView } from './players.js';
+import { notFound, finishedPanel, chatPanel } from './gamepanels.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
-const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished'];
+const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted'];
 
 const main = document.getElementById('main');
 let cleanup = () => {};
+const setCleanup = (fn) => { cleanup = fn; };
 
-// ---------------------------------------------------------------- helpers
-
-function h(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (k === 'class') e.className = v;
-    else if (v === true) e.setAttribute(k, '');
-    else e.setAttribute(k, String(v));
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return e;
-}
-
-function toast(text, ms = 4000) {
-  const t = document.getElementById('toast');
-  t.textContent = text;
-  t.classList.add('show');
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => t.classList.remove('show'), ms);
-}
-
-function account() {
-  try { return JSON.parse(localStorage.getItem('worp.account') || 'null'); } catch { return null; }
-}
-function setAccount(a) {
-  if (a) localStorage.setItem('worp.account', JSON.stringify(a));
-  else localStorage.removeItem('worp.account');
-  showWho();
-}
 function showWho() {
   const who = document.getElementById('who');
   const a = account();
   who.replaceChildren();
   if (a) {
-    who.append('Signed in as ', h('strong', {}, a.name), ' ',
-      h('button', { class: 'secondary', type: 'button', style: 'min-height:32px;padding:.1em .6em',
+    who.append('Signed in as ', h('a', { href: `#/player/${a.id}`, id: 'who-name' }, a.name), ' ',
+      h('button', { class: 'secondary small', type: 'button', id: 'sign-out',
         onclick: () => { if (confirm('Sign out? Your token is only stored in this browser; copy it first if you want to come back.')) { setAccount(null); route(); } } }, 'Sign out'));
   }
 }
+onAccount(showWho);
 
-class ApiError extends Error {
-  constructor(status, detail) { super(detail); this.status = status; }
-}
-
-async function api(method, path, { body, headers = {}, auth = true } = {}) {
-  const hd = { accept: 'application/json', ...headers };
-  if (body !== undefined) hd['content-type'] = 'application/json';
-  const a = account();
-  if (auth && a) hd.authorization = `Bearer ${a.token}`;
-  const r = await fetch(path, { method, headers: hd, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (r.status === 304) return null;
-  const text = await r.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
-  if (!r.ok) {
-    const msg = (data && (data.detail || data.title)) || `${r.status} ${r.statusText}`;
-    throw new ApiError(r.status, msg);
-  }
-  return data;
-}
-
-let variantsCache = null;
-async function variants() {
-  if (!variantsCache) variantsCache = await api('GET', '/v1/variants', { auth: false });
-  return variantsCache;
-}
-async function variantInfo(name) {
-  return (await variants()).find((v) => v.name === name);
-}
 // A game's board module is `boards/<variant name>.js`, found by name: adding a game adds
 // that file and nothing else. A variant without one (or with one that fails to load) gets
 // the generic view: its state as JSON and its legal moves as buttons.
@@ -97,39 +43,27 @@ function boardFor(name) {
   return boardCache.get(name);
 }
 
-function shortId(id) { return id ? String(id).slice(0, 8) : ''; }
-function fmtTime(t) {
-  if (!t) return '';
-  const d = new Date(t);
-  return Number.isNaN(d.getTime()) ? String(t) : d.toLocaleString();
-}
-function deadlineText(t) {
-  if (!t) return null;
-  const d = new Date(t);
-  const ms = d.getTime() - Date.now();
-  const abs = Math.abs(ms);
-  const span = abs > 86400000 ? `${Math.round(abs / 86400000)} d` : abs > 3600000 ? `${Math.round(abs / 3600000)} h`
-    : `${Math.max(1, Math.round(abs / 60000))} min`;
-  return `${fmtTime(t)} (${ms >= 0 ? `in ${span}` : `${span} ago`})`;
-}
-function titleOf(name) {
-  const v = (variantsCache || []).find((x) => x.name === name);
-  return v ? v.title : name;
-}
-
 // ---------------------------------------------------------------- routing
 
 function route() {
   cleanup();
   cleanup = () => {};
-  const parts = (location.hash.replace(/^#\/?/, '') || '').split('/').filter(Boolean);
+  const path = location.hash.replace(/^#\/?/, '').split('?')[0];
+  const parts = path.split('/').filter(Boolean);
   const view = parts[0] || '';
   main.replaceChildren();
+  const ctx = { accountForm: () => accountForm(() => route()), setCleanup, route };
+  for (const a of document.querySelectorAll('.top nav a')) {
+    if (a.getAttribute('href') === `#/${view}`) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
   let p;
   if (view === 'game' && parts[1]) p = gameView(parts[1]);
-  else if (view === 'join' && parts[1] && parts[2] !== undefined) p = joinView(parts[1], Number(parts[2]));
-  else if (view === 'new') p = newGameView();
-  else p = homeView();
+  else if (view === 'join' && parts[1] && /^\d+$/.test(parts[2] || '')) p = joinView(main, parts[1], Number(parts[2]), ctx);
+  else if (view === 'new') p = newGameView(main, ctx);
+  else if (view === 'lobby') p = lobbyView(main, ctx);
+  else if (view === 'leaderboard') p = leaderboardView(main, ctx);
+  else if (view === 'player' && parts[1]) p = playerView(main, parts[1], ctx);
+  else p = homeView(main, ctx);
   Promise.resolve(p).catch((e) => {
     main.append(h('p', { class: 'error', role: 'alert' }, `Error: ${e.message}`));
   });
@@ -174,216 +108,17 @@ function accountForm(after) {
   return h('div', {}, form, restore);
 }
 
-// ---------------------------------------------------------------- home: inbox and games
-
-function gameRow(g, me, extra) {
-  const mine = me && g.to_move_player === me.id && g.status === 'active';
-  const li = h('li', {},
-    h('a', { href: `#/game/${g.id}`, class: 'game-link', 'data-game': g.id }, `${titleOf(g.variant)} ${shortId(g.id)}`),
-    h('span', { class: `badge${mine ? ' turn' : ''}` }, mine ? 'your turn' : g.status),
-    g.deadline ? h('span', { class: 'deadline' }, `Deadline: ${deadlineText(g.deadline)}`) : null,
-    h('span', { class: 'muted' }, `updated ${fmtTime(g.updated_at)}`),
-    extra || null);
-  return li;
-}
-
-async function homeView() {
-  await variants();
-  const me = account();
-  if (!me) {
-    main.append(accountForm(() => route()));
-    return;
-  }
-  const inbox = h('ul', { class: 'list', id: 'inbox' });
-  const mine = h('ul', { class: 'list', id: 'my-games' });
-  const open = h('ul', { class: 'list', id: 'open-games' });
-  main.append(
-    h('section', { class: 'card', 'aria-labelledby': 'inbox-h' }, h('h1', { id: 'inbox-h' }, 'Your turn'), inbox),
-    h('p', {}, h('a', { class: 'button', href: '#/new' }, 'New game')),
-    h('section', { class: 'card', 'aria-labelledby': 'mine-h' }, h('h2', { id: 'mine-h' }, 'Your games'), mine),
-    h('section', { class: 'card', 'aria-labelledby': 'open-h' }, h('h2', { id: 'open-h' }, 'Games waiting for players'), open),
-    h('details', { class: 'card' }, h('summary', {}, 'Your token (to sign in from another browser)'),
-      h('p', { class: 'help' }, 'Keep it secret: whoever has it plays as you.'),
-      h('input', { readonly: true, value: me.token, 'aria-label': 'Your token', class: 'mono', style: 'width:100%', onfocus: (e) => e.target.select() })));
-  const load = async () => {
-    try {
-      const [a, b, c] = await Promise.all([
-        api('GET', '/v1/games?my_turn=true&limit=100'),
-        api('GET', `/v1/games?player=${encodeURIComponent(me.id)}&limit=50`),
-        api('GET', '/v1/games?status=waiting&limit=20'),
-      ]);
-      inbox.replaceChildren(...(a.games.length ? a.games.map((g) => gameRow(g, me))
-        : [h('li', { class: 'muted' }, 'No game is waiting for your move.')]));
-      mine.replaceChildren(...(b.games.length ? b.games.map((g) => gameRow(g, me))
-        : [h('li', { class: 'muted' }, 'No games yet.')]));
-      const waiting = c.games.filter((g) => g.seats.some((s) => s === null));
-      open.replaceChildren(...(waiting.length ? waiting.map((g) => gameRow(g, me,
-        h('span', {}, ...g.seats.map((s, i) => (s === null
-          ? h('a', { href: `#/join/${g.id}/${i}`, class: 'join-link' }, `take seat ${i}`) : null)))))
-        : [h('li', { class: 'muted' }, 'None.')]));
-    } catch (e) {
-      if (e.status === 401) { setAccount(null); route(); return; }
-      toast(e.message);
-    }
-  };
-  await load();
-  const timer = setInterval(load, 10000);
-  cleanup = () => clearInterval(timer);
-}
-
-// ---------------------------------------------------------------- new game
-
-function resolveSchema(schema, root) {
-  let s = schema || {};
-  for (let i = 0; i < 8; i++) {
-    if (s.$ref) {
-      const name = s.$ref.replace('#/$defs/', '');
-      s = { ...(root.$defs || {})[name], ...Object.fromEntries(Object.entries(s).filter(([k]) => k !== '$ref')) };
-    } else if (s.oneOf && s.oneOf.length === 1) {
-      const { oneOf, ...rest } = s;
-      s = { ...oneOf[0], ...rest, description: rest.description || oneOf[0].description };
-    } else if (s.allOf && s.allOf.length === 1) {
-      const { allOf, ...rest } = s;
-      s = { ...allOf[0], ...rest };
-    } else break;
-  }
-  if (s.oneOf && s.oneOf.every((o) => o.enum || o.const !== undefined || o.$ref)) {
-    const values = [];
-    for (const o of s.oneOf) {
-      const r = resolveSchema(o, root);
-      if (r.enum) values.push(...r.enum); else if (r.const !== undefined) values.push(r.const);
-    }
-    if (values.length) s = { ...s, enum: values };
-  }
-  return s;
-}
-
-function optionField(key, schema, root, def) {
-  const s = resolveSchema(schema, root);
-  const id = `opt-${key}`;
-  const types = [].concat(s.type || []);
-  const desc = (s.description || '').split('\n').join(' ');
-  let input;
-  let read;
-  if (s.enum) {
-    input = h('select', { id, name: key }, ...s.enum.map((v) => h('option', { value: JSON.stringify(v), selected: JSON.stringify(v) === JSON.stringify(def) }, String(v))));
-    read = () => JSON.parse(input.value);
-  } else if (types.includes('boolean')) {
-    input = h('input', { id, name: key, type: 'checkbox', checked: !!def });
-    read = () => input.checked;
-  } else if (types.includes('integer') || types.includes('number')) {
-    input = h('input', { id, name: key, type: 'number', inputmode: 'numeric', value: def ?? '', min: s.minimum, max: s.maximum, step: types.includes('integer') ? 1 : 'any' });
-    read = () => (input.value === '' ? (types.includes('null') ? null : undefined) : Number(input.value));
-  } else if (types.includes('string') && types.length === 1) {
-    input = h('input', { id, name: key, value: def ?? '' });
-    read = () => input.value;
-  } else {
-    input = h('input', { id, name: key, value: def === null || def === undefined ? '' : JSON.stringify(def), placeholder: 'JSON; empty for the default', class: 'mono' });
-    read = () => {
-      if (input.value.trim() === '') return null;
-      try { return JSON.parse(input.value); } catch { throw new Error(`${key}: not valid JSON`); }
-    };
-  }
-  const wrap = s.enum || !types.includes('boolean')
-    ? h('div', { class: 'field' }, h('label', { for: id }, key), input, desc ? h('p', { class: 'help' }, desc) : null)
-    : h('div', { class: 'field' }, h('label', { class: 'inline', for: id }, input, key), desc ? h('p', { class: 'help' }, desc) : null);
-  return { wrap, read };
-}
-
-async function newGameView() {
-  const vs = await variants();
-  const me = account();
-  if (!me) { main.append(accountForm(() => route())); return; }
-  const pre = new URLSearchParams(location.hash.split('?')[1] || '');
-  const variantSel = h('select', { id: 'variant', name: 'variant' },
-    ...vs.map((v) => h('option', { value: v.name, selected: v.name === pre.get('variant') }, v.title)));
-  const seatCount = h('select', { id: 'seat-count', name: 'seats' });
-  const seatsBox = h('div', { id: 'seats' });
-  const optsBox = h('div', { id: 'options' });
-  const clock = h('select', { id: 'days-per-move', name: 'days_per_move' },
-    h('option', { value: '' }, 'No clock'),
-    ...[1, 2, 3, 5, 7, 10, 14].map((d) => h('option', { value: d }, `${d} day${d > 1 ? 's' : ''} per move`)));
-  const err = h('p', { class: 'error', role: 'alert' });
-  let fields = [];
-  const seatChoice = (i) => h('div', { class: 'field' }, h('label', { for: `seat-${i}` }, `Seat ${i}`),
-    h('select', { id: `seat-${i}`, name: `seat-${i}` },
-      h('option', { value: 'me', selected: i === 0 }, 'Me'),
-      h('option', { value: 'open', selected: i > 0 }, 'Open seat (invite someone)'),
-      h('option', { value: 'bot:random' }, 'Bot: random'),
-      h('option', { value: 'bot:greedy' }, 'Bot: greedy')));
-  const drawSeats = () => {
-    const n = Number(seatCount.value);
-    const old = [...seatsBox.querySelectorAll('select')].map((s) => s.value);
-    seatsBox.replaceChildren(...Array.from({ length: n }, (_, i) => seatChoice(i)));
-    old.slice(0, n).forEach((v, i) => { seatsBox.querySelectorAll('select')[i].value = v; });
-  };
-  const drawVariant = () => {
-    const v = vs.find((x) => x.name === variantSel.value);
-    seatCount.replaceChildren(...Array.from({ length: v.max_seats - v.min_seats + 1 }, (_, i) => {
-      const n = v.min_seats + i;
-      return h('option', { value: n }, String(n));
-    }));
-    drawSeats();
-    const props = v.options_schema.properties || {};
-    fields = Object.keys(props).map((k) => [k, optionField(k, props[k], v.options_schema, (v.default_options || {})[k])]);
-    optsBox.replaceChildren(...(fields.length ? fields.map(([, f]) => f.wrap) : [h('p', { class: 'muted' }, 'This game has no options.')]));
-  };
-  variantSel.addEventListener('change', drawVariant);
-  seatCount.addEventListener('change', drawSeats);
-  const form = h('form', { class: 'card', id: 'new-game', onsubmit: async (ev) => {
-    ev.preventDefault();
-    err.textContent = '';
-    try {
-      const options = {};
-      for (const [k, f] of fields) {
-        const val = f.read();
-        if (val !== undefined) options[k] = val;
-      }
-      const seats = [...seatsBox.querySelectorAll('select')].map((s) => {
-        if (s.value === 'me') return me.id;
-        if (s.value === 'open') return null;
-        return { bot: s.value.slice(4) };
-      });
-      const body = { variant: variantSel.value, options, seats };
-      if (clock.value) body.days_per_move = Number(clock.value);
-      const g = await api('POST', '/v1/games', { body });
-      location.hash = `#/game/${g.id}`;
-    } catch (e) { err.textContent = e.message; }
-  } },
-  h('h1', {}, 'New game'),
-  h('label', { for: 'variant' }, 'Game'), variantSel,
-  h('label', { for: 'seat-count' }, 'Players'), seatCount,
-  seatsBox,
-  h('label', { for: 'days-per-move' }, 'Clock'), clock,
-  h('p', { class: 'help' }, 'A seat that runs out of time retires.'),
-  h('h2', {}, 'Options'), optsBox,
-  h('p', {}, h('button', { type: 'submit', id: 'create-game' }, 'Create game')), err);
-  main.append(form);
-  drawVariant();
-}
-
-// ---------------------------------------------------------------- join link
-
-async function joinView(id, seat) {
-  if (!account()) {
-    main.append(h('p', { class: 'card' }, `You are invited to seat ${seat} of a game. Create your player first.`),
-      accountForm(() => route()));
-    return;
-  }
-  main.append(h('p', {}, `Taking seat ${seat}…`));
-  try {
-    await api('POST', `/v1/games/${id}/seats/${seat}`, { body: {} });
-    toast(`You took seat ${seat}.`);
-  } catch (e) {
-    toast(`Could not take seat ${seat}: ${e.message}`, 6000);
-  }
-  location.replace(`#/game/${id}`);
-}
-
 // ---------------------------------------------------------------- the game
 
 async function gameView(id) {
   const me = account();
+  let first;
+  try {
+    first = await api('GET', `/v1/games/${encodeURIComponent(id)}`, { auth: false });
+  } catch (e) {
+    if (e.status === 404 || e.status === 400) { notFound(main); return; }
+    throw e;
+  }
   const st = { id, game: null, info: null, board: null, hops: [], source: null, replay: null, replayGame: null,
     busy: false, es: null, timer: null, closed: false, chooser: null, lastVersion: 0 };
   const status = h('p', { class: 'status', id: 'status', 'aria-live': 'polite' });
@@ -396,16 +131,20 @@ async function gameView(id) {
   const liveBtn = h('button', { type: 'button', class: 'secondary', id: 'replay-live', onclick: () => setReplay(null) }, 'Live');
   const prevBtn = h('button', { type: 'button', class: 'secondary', 'aria-label': 'Previous event', onclick: () => setReplay(Math.max(1, Number(slider.value) - 1)) }, '◀');
   const nextBtn = h('button', { type: 'button', class: 'secondary', 'aria-label': 'Next event', onclick: () => setReplay(Number(slider.value) + 1) }, '▶');
-  const resignBtn = h('button', { type: 'button', class: 'danger', id: 'resign', onclick: resign }, 'Resign');
+  const resignBtn = h('button', { type: 'button', class: 'danger', id: 'resign', hidden: true, onclick: resign }, 'Resign');
+  const finishedBox = h('div', { id: 'finished-box' });
+  const chat = chatPanel(id, () => st.game, () => mySeats(st.game || { seats: [] }));
   const title = h('h1', { id: 'game-title' }, 'Game');
   const extra = h('div', { id: 'extra', class: 'legend' });
   main.append(title, h('div', { class: 'game' },
     h('div', {}, status, boardWrap, selInfo),
     h('aside', { 'aria-label': 'Game details' },
+      finishedBox,
       h('div', { class: 'card' }, dice, extra),
       h('div', { class: 'card' }, h('h2', {}, 'Seats'), seatsList),
       h('div', { class: 'card replay' }, h('h2', {}, 'Replay'),
         slider, h('div', { class: 'row' }, prevBtn, replayLabel, nextBtn), h('p', {}, liveBtn)),
+      chat.el,
       h('p', {}, resignBtn))));
 
   const mySeats = (g) => (me ? g.seats.filter((s) => s.player_id === me.id).map((s) => s.seat) : []);
@@ -422,14 +161,18 @@ async function gameView(id) {
       const link = `${location.origin}${location.pathname}#/join/${g.id}/${s.seat}`;
       let who;
       if (s.bot) who = `bot (${typeof s.bot === 'string' ? s.bot : JSON.stringify(s.bot)})`;
-      else if (s.player_id && me && s.player_id === me.id) who = 'you';
-      else if (s.player_id) who = `player ${shortId(s.player_id)}`;
+      else if (s.player_id && me && s.player_id === me.id) who = playerLink(s.player_id, 'you');
+      else if (s.player_id) who = playerLink(s.player_id, s.name);
+      else if (s.invited) who = h('span', {}, playerLink(s.invited, s.invited_name), ' (invited)');
       else who = 'open';
       const li = h('li', { 'data-seat': s.seat },
         h('span', {}, colour ? h('span', { class: 'swatch', style: `background:${colour}`, 'aria-hidden': 'true' }) : null,
           h('strong', {}, seatLabel(g, s.seat)), ': ', who, s.retired ? ' (retired)' : '',
           g.to_move === s.seat && g.status === 'active' ? h('span', { class: 'badge turn' }, ' to move') : null));
-      if (!s.player_id && !s.bot && g.status === 'waiting') {
+      if (me && s.invited === me.id && g.status === 'waiting') {
+        li.append(h('a', { class: 'button answer-challenge', href: `#/join/${g.id}/${s.seat}` }, 'Answer the challenge'));
+      }
+      if (!s.player_id && !s.bot && !s.invited && g.status === 'waiting') {
         li.append(h('div', { class: 'invite', style: 'width:100%' },
           h('label', { for: `invite-${s.seat}` }, 'Invite link'),
           h('input', { id: `invite-${s.seat}`, class: 'invite-link', readonly: true, value: link, onfocus: (e) => e.target.select() }),
@@ -449,12 +192,16 @@ async function gameView(id) {
     if (g.status === 'waiting') return 'Waiting for players: share an invite link below.';
     if (g.status === 'finished') {
       const r = g.result || {};
-      if (r.winner === null || r.winner === undefined) return `Game over: ${r.ending || 'draw'}.`;
+      if (r.winner === null || r.winner === undefined) return 'Game over: a draw.';
       const mine = mySeats(g).includes(r.winner);
-      return `Game over: ${seatLabel(g, r.winner)}${mine ? ' (you)' : ''} won${r.ending && r.ending !== 'won' ? ` (${r.ending.replace('_', ' ')})` : ''}${r.points > 1 ? `, ${r.points} points` : ''}.`;
+      const name = mine ? 'you' : (g.seats[r.winner] && g.seats[r.winner].name);
+      return `Game over: ${name ? `${name}, ` : ''}${seatLabel(g, r.winner)}, ${ENDINGS[r.ending] || 'won'}${r.points > 1 ? ` (${r.points} points)` : ''}.`;
     }
     if (myTurn(g)) return `Your move (${seatLabel(g, g.to_move)}).`;
-    if (g.to_move !== null && g.to_move !== undefined) return `Waiting for ${seatLabel(g, g.to_move)}.`;
+    if (g.to_move !== null && g.to_move !== undefined) {
+      const s = g.seats[g.to_move];
+      return `Waiting for ${s && s.name ? `${s.name}, ` : ''}${seatLabel(g, g.to_move)}.`;
+    }
     return 'Rolling…';
   }
 
@@ -478,7 +225,7 @@ async function gameView(id) {
     main.setAttribute('data-version', String(st.game.version));
     main.setAttribute('data-status', st.game.status);
     main.setAttribute('data-my-turn', live && myTurn(g) ? 'true' : 'false');
-    title.textContent = `${titleOf(g.variant)} ${shortId(g.id)}`;
+    title.textContent = `${titleOf(g.variant)}: ${gameNames(st.game)}`;
     status.textContent = live ? statusText(g) : `Replay: the game after event ${st.replay} of ${st.game.version}.`;
     status.className = `status${live && myTurn(g) ? ' mine' : ''}`;
     renderDice(g);
@@ -664,6 +411,15 @@ async function gameView(id) {
     st.game = g;
     if (changed) { st.hops = []; st.source = null; st.chooser = null; }
     render();
+    if (changed) {
+      finishedBox.replaceChildren(...(g.status === 'finished' ? [finishedPanel(g, (i) => seatLabel(g, i), me)] : []));
+      chat.reload();
+    }
+  }
+
+  // "Alice vs Bob": the players, by name.
+  function gameNames(g) {
+    return g.seats.map((s) => s.name || s.invited_name || (s.bot ? `bot (${s.bot})` : 'open seat')).join(' vs ');
   }
 
   async function refresh() {
@@ -713,7 +469,7 @@ async function gameView(id) {
     if (st.slow) clearInterval(st.slow);
   };
 
-  const g = await api('GET', `/v1/games/${id}`, { auth: false });
+  const g = first;
   await variants();
   st.board = await boardFor(g.variant);
   st.info = await variantInfo(g.variant);

@@ -3,7 +3,7 @@
 // docs/screenshots/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, player, createGame, playToEnd, shotPath } from './lib.mjs';
+import { BASE, player, createGame, playToEnd, shotPath, takeSeat } from './lib.mjs';
 
 let alice;
 let bob;
@@ -25,7 +25,7 @@ after(async () => {
 async function invite(gameId) {
   const link = await alice.page.inputValue('#invite-1');
   assert.match(link, new RegExp(`#/join/${gameId}/1$`));
-  await bob.page.goto(link);
+  await takeSeat(bob, link);
   await bob.page.waitForURL(new RegExp(`#/game/${gameId}`));
   await bob.page.waitForSelector('main[data-status="active"]');
   await alice.page.waitForSelector('main[data-status="active"]', { timeout: 10000 });

@@ -2,7 +2,7 @@
 // one), players in separate browser contexts, and a loop that plays a game to its end
 // by clicking pieces and targets on the board.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,12 +17,22 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 /** A Chromium with a fresh profile (its own --user-data-dir): one browser context. */
 export async function launch(viewport = { width: 1200, height: 900 }) {
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'worp-e2e-chromium-'));
-  return chromium.launchPersistentContext(userDataDir, {
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     args: ARGS,
     viewport,
   });
+  // WORP_WEB_DIR=api/web: the client's files from that folder instead of the server's
+  // built-in copy (to try a change to the page without rebuilding the server).
+  const dir = process.env.WORP_WEB_DIR;
+  if (dir) {
+    await context.route((u) => u.pathname === '/' || u.pathname.startsWith('/web/'), (r) => {
+      const file = new URL(r.request().url()).pathname.replace(/^\/(web\/)?/, '') || 'index.html';
+      return r.fulfill({ path: path.resolve(ROOT, dir, file) });
+    });
+  }
+  return context;
 }
 
 /** A fresh player in its own browser context (so its own localStorage), signed up on the page. */
@@ -46,23 +56,82 @@ export async function player(name, viewport, { noStream = false } = {}) {
   return { page, context, name, id: acct.id, errors, close: () => context.close() };
 }
 
-/** Creates a game through the form; returns its id. */
-export async function createGame(p, variant, options = {}, seats = ['me', 'open']) {
+/**
+ * Creates a game through the form; returns its id. `options` are the variant's options as
+ * the API takes them (filled in through the form's widgets), `seats` one of 'me', 'open',
+ * 'bot:random', 'bot:greedy' or 'invite:<player id>' per seat.
+ */
+export async function createGame(p, variant, options = {}, seats = ['me', 'open'], { rated, publicChat } = {}) {
   const { page } = p;
-  await page.goto(`${BASE}/#/new`);
+  await page.goto(`${BASE}/#/new${seats.some((s) => s.startsWith('invite:')) ? `?invite=${seats.find((s) => s.startsWith('invite:')).slice(7)}` : ''}`);
+  await page.waitForSelector('#create-game');
   await page.selectOption('#variant', variant);
   await page.selectOption('#seat-count', String(seats.length));
   for (let i = 0; i < seats.length; i++) await page.selectOption(`#seat-${i}`, seats[i]);
-  for (const [k, v] of Object.entries(options)) {
+  // Options the others depend on (the board's size for its colours) first.
+  const entries = Object.entries(options).sort(([a], [b]) => (a === 'colours') - (b === 'colours'));
+  for (const [k, v] of entries) {
     const input = page.locator(`#opt-${k}`);
-    const tag = await input.evaluate((e) => `${e.tagName}:${e.type}`);
+    const tag = await input.evaluate((e) => `${e.tagName}:${e.type || ''}`);
     if (tag === 'SELECT:select-one') await input.selectOption(JSON.stringify(v));
     else if (tag.endsWith(':checkbox')) await input.setChecked(!!v);
+    else if (tag.startsWith('FIELDSET')) await fillColours(page, `opt-${k}`, v);
     else await input.fill(typeof v === 'string' || typeof v === 'number' ? String(v) : JSON.stringify(v));
   }
+  if (rated === false) await page.selectOption('#rated', 'false');
+  if (publicChat) await page.check('#public-chat');
   await page.click('#create-game');
   await page.waitForURL(/#\/game\//);
   return page.url().split('#/game/')[1];
+}
+
+/** Colours per seat in the form's colour widget: `null` the usual ones. */
+async function fillColours(page, id, value) {
+  await page.setChecked(`#${id}-usual`, value === null);
+  if (value === null) return;
+  for (let seat = 0; seat < value.length; seat++) {
+    const want = [].concat(value[seat]);
+    const select = page.locator(`select#${id}-${seat}`);
+    if (await select.count()) { await select.selectOption(String(want[0])); continue; }
+    const boxes = page.locator(`input[id^="${id}-${seat}-"]`);
+    for (let i = 0; i < await boxes.count(); i++) {
+      const b = boxes.nth(i);
+      await b.setChecked(want.includes(Number(await b.getAttribute('value'))));
+    }
+  }
+}
+
+/** Opens an invitation or join link and confirms taking the seat. */
+export async function takeSeat(p, link) {
+  await p.page.goto(link);
+  await p.page.click('#confirm-take');
+  await p.page.waitForURL(/#\/game\//);
+}
+
+/** The serious and critical violations axe-core finds on the page as it is now. */
+let axeSource = null;
+export async function axeViolations(page) {
+  if (!axeSource) axeSource = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: axeSource });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+/** The bearer token of a player made with `player()`. */
+export async function tokenOf(p) {
+  return p.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+}
+
+/** A call to the API as player `p`. */
+export async function apiAs(p, method, url, body) {
+  const r = await fetch(`${BASE}${url}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await tokenOf(p)}` },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : null };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -12,8 +12,8 @@ if [ ! -x /usr/bin/chromium ]; then
   echo "installing Debian's chromium" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
-if [ ! -d node_modules/playwright-core ]; then
-  # playwright-core only: it never downloads a browser.
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+  # playwright-core (it never downloads a browser) and axe-core (the accessibility checks).
   npm ci --no-audit --no-fund --ignore-scripts
 fi
 

@@ -3,7 +3,7 @@
 // and the generic view of a game without one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, player, createGame, playToEnd } from './lib.mjs';
+import { BASE, launch, player, createGame, playToEnd, takeSeat } from './lib.mjs';
 
 let carol;
 let dave;
@@ -47,7 +47,7 @@ test('the inbox lists games awaiting my move, with their deadline', async () => 
   await page.click('#create-game');
   await page.waitForURL(/#\/game\//);
   const id = page.url().split('#/game/')[1];
-  await dave.page.goto(await page.inputValue('#invite-1'));
+  await takeSeat(dave, await page.inputValue('#invite-1'));
   await dave.page.waitForSelector('main[data-status="active"]');
   // Blue (seat 0, carol) moves first.
   await page.goto(`${BASE}/#/`);
@@ -88,7 +88,7 @@ test('a game against a bot, played with the keyboard only, then the replay slide
 
 test('a move shows up live on the other player\'s page, and pieces work from the keyboard', async () => {
   const id = await createGame(carol, 'hoofden', {});
-  await dave.page.goto(await carol.page.inputValue('#invite-1'));
+  await takeSeat(dave, await carol.page.inputValue('#invite-1'));
   await dave.page.waitForSelector('main[data-status="active"]');
   await carol.page.waitForSelector('main[data-my-turn="true"]');
   const before = Number(await dave.page.getAttribute('main', 'data-version'));
@@ -190,6 +190,10 @@ test('a newcomer opening an invite link names a player first, then sits down', a
     await page.goto(link);
     await page.fill('#acct-name', 'erin');
     await page.click('#create-account');
+    // Signed up, the page asks before taking the seat.
+    await page.waitForSelector('#confirm-take');
+    assert.match(await page.textContent('#join-invited-by'), /carol invites you to seat 1/);
+    await page.click('#confirm-take');
     await page.waitForURL(new RegExp(`#/game/${id}$`));
     await page.waitForSelector('main[data-status="active"]');
     assert.match(await page.textContent('#seat-list'), /Seat 1 \(Blue\): you/);

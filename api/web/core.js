@@ -1,0 +1,205 @@
+// What every page of the client shares: building elements, the account kept in this
+// browser, calls to the API with errors in plain words, the variants, and how names,
+// times and endings read.
+
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'class') e.className = v;
+    else if (v === true) e.setAttribute(k, '');
+    else e.setAttribute(k, String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+export function toast(text, ms = 4000) {
+  const t = document.getElementById('toast');
+  t.textContent = text;
+  t.classList.add('show');
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => t.classList.remove('show'), ms);
+}
+
+// ---------------------------------------------------------------- the account
+
+const listeners = [];
+/** `fn` runs whenever the account changes (sign in, sign out). */
+export function onAccount(fn) { listeners.push(fn); }
+
+export function account() {
+  try { return JSON.parse(localStorage.getItem('worp.account') || 'null'); } catch { return null; }
+}
+export function setAccount(a) {
+  if (a) localStorage.setItem('worp.account', JSON.stringify(a));
+  else localStorage.removeItem('worp.account');
+  for (const fn of listeners) fn(a);
+}
+
+// ---------------------------------------------------------------- the API
+
+export class ApiError extends Error {
+  constructor(status, detail, retryAfter = null) { super(detail); this.status = status; this.retryAfter = retryAfter; }
+}
+
+/** What went wrong, in words a player can act on. */
+function problemText(status, data, retryAfter) {
+  const detail = data && typeof data === 'object' ? (data.detail || data.title) : null;
+  switch (status) {
+    case 401: return 'Your token is not known here: sign in again.';
+    case 403: return detail ? `Not allowed: ${detail}` : 'You are not allowed to do that.';
+    case 404: return detail ? `Not found: ${detail}` : 'Not found.';
+    case 409: case 412: return detail || 'The game moved on meanwhile: look again.';
+    case 413: return 'That is too long.';
+    case 429: return `Too many requests: wait ${retryAfter ? `${retryAfter} s` : 'a moment'} and try again.`;
+    case 408: case 502: case 503: case 504: return 'The server is busy or restarting: try again in a moment.';
+    default: return detail || `The server answered ${status}.`;
+  }
+}
+
+export async function api(method, path, { body, headers = {}, auth = true } = {}) {
+  const hd = { accept: 'application/json', ...headers };
+  if (body !== undefined) hd['content-type'] = 'application/json';
+  const a = account();
+  if (auth && a) hd.authorization = `Bearer ${a.token}`;
+  let r;
+  try {
+    r = await fetch(path, { method, headers: hd, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, 'The server cannot be reached: check your connection.');
+  }
+  if (r.status === 304) return null;
+  const text = await r.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+  if (!r.ok) {
+    const retry = Number(r.headers.get('retry-after')) || null;
+    throw new ApiError(r.status, problemText(r.status, data, retry), retry);
+  }
+  return data;
+}
+
+let variantsCache = null;
+export async function variants() {
+  if (!variantsCache) variantsCache = await api('GET', '/v1/variants', { auth: false });
+  return variantsCache;
+}
+export async function variantInfo(name) {
+  return (await variants()).find((v) => v.name === name);
+}
+/** A variant's title (after `variants()` has loaded them). */
+export function titleOf(name) {
+  const v = (variantsCache || []).find((x) => x.name === name);
+  return v ? v.title : name;
+}
+
+// ---------------------------------------------------------------- words
+
+export function shortId(id) { return id ? String(id).slice(0, 8) : ''; }
+export function fmtTime(t) {
+  if (!t) return '';
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? String(t) : d.toLocaleString();
+}
+export function deadlineText(t) {
+  if (!t) return null;
+  const d = new Date(t);
+  const ms = d.getTime() - Date.now();
+  const abs = Math.abs(ms);
+  const span = abs > 86400000 ? `${Math.round(abs / 86400000)} d` : abs > 3600000 ? `${Math.round(abs / 3600000)} h`
+    : `${Math.max(1, Math.round(abs / 60000))} min`;
+  return `${fmtTime(t)} (${ms >= 0 ? `in ${span}` : `${span} ago`})`;
+}
+
+/** A link to a player's page, by their name. */
+export function playerLink(id, name, { you = false } = {}) {
+  if (!id) return h('span', {}, name || 'someone');
+  const label = `${name || `player ${shortId(id)}`}${you ? ' (you)' : ''}`;
+  return h('a', { href: `#/player/${id}`, class: 'player-link', 'data-player': id }, label);
+}
+
+/** Why a game ended (`reason`), as a player says it. */
+export const REASONS = {
+  goal: 'reached the goal',
+  no_pawns_left: 'had no pawns left',
+  cannot_move: 'could not move',
+  quiet_moves: 'too many moves without a capture',
+  all_pawns_removed: 'all pawns removed',
+  resigned: 'resigned',
+  timed_out: 'ran out of time',
+  double_passed: 'a double was passed',
+  resignation_accepted: 'a resignation offer was accepted',
+};
+export function reasonText(reason) {
+  return reason ? (REASONS[reason] || reason.replace(/_/g, ' ')) : null;
+}
+export const ENDINGS = { won: 'won', gammon: 'won a gammon', backgammon: 'won a backgammon', draw: 'draw', opponents_retired: 'won' };
+
+/** Who plays each seat of a listed game, as links and words. */
+export function seatNames(g, me) {
+  const out = [];
+  (g.seats || []).forEach((pid, i) => {
+    if (i) out.push(', ');
+    const name = (g.names || [])[i];
+    const invited = (g.invited || [])[i];
+    if (pid) out.push(playerLink(pid, name, { you: me && pid === me.id }));
+    else if (invited) out.push(playerLink(invited, name, { you: me && invited === me.id }), ' (invited)');
+    else if ((g.open_seats || []).includes(i) || (!g.open_seats && g.status === 'waiting')) out.push(h('span', { class: 'muted' }, 'open seat'));
+    else out.push(h('span', { class: 'muted' }, 'bot'));
+  });
+  return h('span', { class: 'names' }, ...out);
+}
+
+/**
+ * The caller's notices across all games (`GET /v1/players/me/stream`): `onNotice(type,
+ * data)` for each. Read with fetch, since an EventSource cannot send the token. Returns
+ * the function that stops it.
+ */
+export function playerStream(onNotice) {
+  const a = account();
+  if (!a || typeof TextDecoderStream === 'undefined') return () => {};
+  const ctl = new AbortController();
+  let closed = false;
+  (async () => {
+    let delay = 1000;
+    while (!closed) {
+      try {
+        const r = await fetch('/v1/players/me/stream', { headers: { authorization: `Bearer ${a.token}`, accept: 'text/event-stream' }, signal: ctl.signal });
+        if (!r.ok || !r.body) throw new Error(String(r.status));
+        delay = 1000;
+        document.body.dataset.playerStream = 'open';
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value.replace(/\r/g, '');
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            let type = null;
+            let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith('event:')) type = line.slice(6).trim();
+              else if (line.startsWith('data:')) data += line.slice(5).trim();
+            }
+            if (!type) continue;
+            let d = null;
+            try { d = data ? JSON.parse(data) : null; } catch { d = null; }
+            onNotice(type, d);
+          }
+        }
+      } catch { if (closed) return; }
+      delete document.body.dataset.playerStream;
+      await new Promise((res) => { setTimeout(res, delay); });
+      delay = Math.min(delay * 2, 30000);
+    }
+  })();
+  return () => { closed = true; ctl.abort(); delete document.body.dataset.playerStream; };
+}
