@@ -1,5 +1,5 @@
 // Ali Baba: the bridge of planks over the river, near bank left, far bank right.
-import { el, root, overlays, label, ink } from './common.js';
+import { el, root, overlays, label, ink, touchTargets, markLast } from './common.js';
 
 const SEAT = ['#c62828', '#1565c0', '#2e7d32', '#f9a825'];
 const SEAT_NAME = ['Red', 'Blue', 'Green', 'Yellow'];
@@ -46,7 +46,7 @@ export default {
     p.textContent = 'Triangle = robber, circle = lady, square = officer. Officer beats robber, robber beats lady, lady beats officer.';
     return p;
   },
-  draw(g) {
+  draw(g, ctx) {
     const s = g.state;
     const planks = s.far_bank - 1;
     const seats = s.figures.length;
@@ -98,6 +98,12 @@ export default {
         });
       }
     });
-    return svg;
+    // the other players' moves since mine: each figure's step along its row
+    markLast(svg, ctx, (entry) => {
+      const m = entry.move;
+      const cy = 56 + entry.seat * 40;
+      return [[[colX(m.from), cy], [colX(m.to), cy], `pos${m.from}`, `pos${m.to}`]];
+    }, F + 3);
+    return touchTargets(svg);
   },
 };

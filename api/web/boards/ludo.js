@@ -1,6 +1,6 @@
 // Ludo: the 15x15 cross with the four yards, the 52-field track with its globes and
 // stars, each colour's home column and the home triangles in the centre.
-import { el, root, overlays, label, star, globe, ink } from './common.js';
+import { el, root, overlays, label, star, globe, ink, touchTargets, markLast } from './common.js';
 
 const COLOURS = ['#d32f2f', '#2e7d32', '#f9a825', '#1565c0'];
 const NAMES = ['Red', 'Green', 'Yellow', 'Blue'];
@@ -34,7 +34,7 @@ function seatOf(g) {
   return t.seat ?? g.to_move;
 }
 
-export default {
+const ludo = {
   seatName: (g, i) => { const s = (g.state.seats || [])[i]; return s ? NAMES[s.colour] : null; },
   seatColour: (g, i) => { const s = (g.state.seats || [])[i]; return s ? COLOURS[s.colour] : null; },
   hops(g, m) {
@@ -80,7 +80,7 @@ export default {
       : 'Special die: a globe enters a pawn or jumps to the next globe (and rolls again); a star jumps to the next star.';
     return p;
   },
-  draw(g) {
+  draw(g, ctx) {
     const s = g.state;
     const svg = root(0, 0, 15 * U, 15 * U, 'Ludo board');
     const P = ([x, y]) => [x * U, y * U];
@@ -125,17 +125,19 @@ export default {
       overlays(gg, { x: x - U / 2 + 2, y: y - U / 2 + 2, w: U - 4, h: U - 4 });
       svg.append(gg);
     }
+    const spot = (c, k, place) => {
+      if (place.at === 'yard') return yardPos(c, k);
+      if (place.at === 'track') return trackPos(place.track_field);
+      if (place.at === 'home_column') return columnPos(c, place.field);
+      return homePos(c);
+    };
     (s.seats || []).forEach((player, seat) => {
       const c = player.colour;
       const groups = {};
       player.pawns.forEach((place, k) => { (groups[placeKey(place)] ||= []).push([k, place]); });
       for (const [pk, list] of Object.entries(groups)) {
         list.forEach(([k, place], i) => {
-          let pos;
-          if (place.at === 'yard') pos = yardPos(c, k);
-          else if (place.at === 'track') pos = trackPos(place.track_field);
-          else if (place.at === 'home_column') pos = columnPos(c, place.field);
-          else pos = homePos(c);
+          const pos = spot(c, k, place);
           let [x, y] = P(pos);
           if (place.at !== 'yard' && list.length > 1) { x += (i - (list.length - 1) / 2) * 8; y -= (i - (list.length - 1) / 2) * 4; }
           const pg = el('g', { 'data-piece': `s${seat}:${pk}`, 'data-target': targetKey(c, place), class: 'pawn' });
@@ -148,6 +150,23 @@ export default {
         });
       }
     });
-    return svg;
+    // the other players' moves since mine: where each pawn was, and where it went
+    markLast(svg, ctx, (entry) => {
+      const m = entry.move;
+      const player = ((entry.before.state || {}).seats || [])[entry.seat];
+      const was = player && player.pawns[m.pawn];
+      if (!was) return [];
+      const c = player.colour;
+      const [hop] = ludo.hops(entry.before, m);
+      const to = hop.to;
+      let b;
+      if (to.startsWith('T')) b = trackPos(Number(to.slice(1)));
+      else if (to.startsWith('C')) b = columnPos(c, Number(to.split('-')[1]));
+      else b = homePos(c);
+      return [[P(spot(c, m.pawn, was)), P(b), `${placeKey(was)}`, to]];
+    }, U * 0.42);
+    return touchTargets(svg);
   },
 };
+
+export default ludo;
