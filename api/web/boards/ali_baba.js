@@ -6,9 +6,9 @@ const SEAT_NAME = ['Red', 'Blue', 'Green', 'Yellow'];
 const FIG = ['robber', 'lady', 'officer'];
 const W = 100;
 const BANK = 130;
-const F = 15;
+const FIGURE = 15;
 
-function shape(kind, cx, cy, fill) {
+function shape(kind, cx, cy, fill, F = FIGURE) {
   const stroke = '#111';
   if (kind === 'robber') {
     return el('polygon', { points: `${cx},${cy - F} ${cx + F},${cy + F * 0.8} ${cx - F},${cy + F * 0.8}`, fill, stroke, 'stroke-width': 2 });
@@ -50,9 +50,16 @@ export default {
     const s = g.state;
     const planks = s.far_bank - 1;
     const seats = s.figures.length;
-    const rows = Math.max(2, seats);
-    const h = 70 + rows * 40 + 40;
     const w = 2 * BANK + planks * W;
+    // On a phone each figure gets a row of its own, at least 44 px high, so that each is
+    // a touch target of its own; on a wider screen a seat's figures stand side by side.
+    const narrow = ctx && ctx.portrait !== undefined ? ctx.portrait
+      : typeof window !== 'undefined' && !!window.matchMedia && window.matchMedia('(max-width: 600px)').matches;
+    const RH = narrow ? Math.max(40, (44 * w) / 340) : 40;
+    const k = narrow ? Math.min(1.6, RH / 40) : 1;
+    const F = FIGURE * k;
+    const h = narrow ? 40 + seats * 3 * RH + 20 : 70 + Math.max(2, seats) * 40 + 40;
+    const figY = (seat, f) => (narrow ? 40 + (seat * 3 + FIG.indexOf(f)) * RH + RH / 2 : 56 + seat * 40);
     const svg = root(0, 0, w, h, `Ali Baba bridge with ${planks} plank${planks === 1 ? '' : 's'}`);
     svg.append(el('rect', { x: 0, y: 0, width: w, height: h, fill: '#2b7bb9' }));
     for (let i = 0; i < 6; i++) {
@@ -87,12 +94,12 @@ export default {
       for (const [pos, list] of Object.entries(byPos)) {
         list.forEach((f, i) => {
           const n = list.length;
-          const cx = colX(Number(pos)) + (i - (n - 1) / 2) * (F * 2.15);
-          const cy = 56 + seat * 40;
+          const cx = colX(Number(pos)) + (narrow ? 0 : (i - (n - 1) / 2) * (F * 2.15));
+          const cy = figY(seat, f);
           const fg = el('g', { 'data-piece': `s${seat}-${f}`, 'data-target': `pos${pos}`, class: 'figure' });
           fg.append(el('title', {}, `${SEAT_NAME[seat]} ${f}`));
-          fg.append(shape(f, cx, cy, SEAT[seat]));
-          fg.append(label(cx, cy + 2, f[0].toUpperCase(), { 'font-size': 11, 'font-weight': 700, fill: ink(SEAT[seat]) }));
+          fg.append(shape(f, cx, cy, SEAT[seat], F));
+          fg.append(label(cx, cy + 2, f[0].toUpperCase(), { 'font-size': 11 * k, 'font-weight': 700, fill: ink(SEAT[seat]) }));
           overlays(fg, { cx, cy, r: F + 1 });
           svg.append(fg);
         });
@@ -101,7 +108,7 @@ export default {
     // the other players' moves since mine: each figure's step along its row
     markLast(svg, ctx, (entry) => {
       const m = entry.move;
-      const cy = 56 + entry.seat * 40;
+      const cy = figY(entry.seat, m.figure);
       return [[[colX(m.from), cy], [colX(m.to), cy], `pos${m.from}`, `pos${m.to}`]];
     }, F + 3);
     return touchTargets(svg);

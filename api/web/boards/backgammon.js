@@ -221,7 +221,8 @@ export default {
     const flip = view === 'black';
     const turned = !!(ctx && ctx.portrait !== undefined ? ctx.portrait
       : typeof window !== 'undefined' && window.matchMedia && window.matchMedia('(max-width: 600px)').matches);
-    const G = geometry(turned ? 62 : 40);
+    const G = geometry(turned ? 66 : 40);
+    const fs = turned ? 1.35 : 1; // text grows with the turned board's smaller scale
     const D = G.pitch;
     // Drawn along the board (x) and across it (y); turned: across becomes x, from the right.
     const P = (x, y) => (turned ? [HEIGHT - y, x] : [x, y]);
@@ -269,7 +270,7 @@ export default {
       gg.append(rect(x, top ? TOP : mid + 8, D, mid - 8 - TOP, { fill: 'transparent' }));
       for (let k = 0; k < count; k++) gg.append(checker(st.x, st.y(k), side));
       if (count > 5) gg.append(text(st.x, st.y(count - 1), String(count), { 'font-size': 16, 'font-weight': 700, fill: EDGE[side] }));
-      gg.append(text(x + D / 2, top ? mid - 16 : mid + 16, String(own), { 'font-size': 13, 'font-weight': 700, fill: '#ffffff', class: 'point-number' }));
+      gg.append(text(x + D / 2, top ? mid - 16 : mid + 16, String(own), { 'font-size': 13 * fs, 'font-weight': 700, fill: '#ffffff', class: 'point-number' }));
       overlays(gg, box(x + 1, top ? TOP : mid + 10, D - 2, mid - 10 - TOP));
       svg.append(gg);
     }
@@ -301,10 +302,10 @@ export default {
       }
       const sgn = up ? -1 : 1;
       const [offAt, pipAt] = turned
-        ? [[G.trayX + TRAY / 2 - 11, mid + sgn * 70], [G.trayX + TRAY / 2 + 11, mid + sgn * 70]]
+        ? [[G.trayX + TRAY / 2 - 13, mid + sgn * 80], [G.trayX + TRAY / 2 + 13, mid + sgn * 80]]
         : [[G.trayX + TRAY / 2, mid + sgn * 14], [G.trayX + TRAY / 2, mid + sgn * 32]];
-      gg.append(text(...offAt, `off ${n}`, { 'font-size': 12, fill: '#f0d9b5' }));
-      gg.append(text(...pipAt, `pips ${p2[side]}`, { 'font-size': 12, fill: '#f0d9b5', class: `pips pips-${side}`, 'data-pips': p2[side] }));
+      gg.append(text(...offAt, `off ${n}`, { 'font-size': 12 * fs, fill: '#f0d9b5' }));
+      gg.append(text(...pipAt, `pips ${p2[side]}`, { 'font-size': 12 * fs, fill: '#f0d9b5', class: `pips pips-${side}`, 'data-pips': p2[side] }));
       overlays(gg, box(G.trayX + 3, up ? TOP + 3 : mid + 3, TRAY - 6, mid - TOP - 6));
       svg.append(gg);
     }
