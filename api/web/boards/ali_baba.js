@@ -56,10 +56,12 @@ export default {
     const narrow = ctx && ctx.portrait !== undefined ? ctx.portrait
       : typeof window !== 'undefined' && !!window.matchMedia && window.matchMedia('(max-width: 600px)').matches;
     const RH = narrow ? Math.max(40, (44 * w) / 340) : 40;
-    const k = narrow ? Math.min(1.6, RH / 40) : 1;
+    const k = narrow ? Math.min(2.4, (0.9 * RH) / 40) : 1;
     const F = FIGURE * k;
-    const h = narrow ? 40 + seats * 3 * RH + 20 : 70 + Math.max(2, seats) * 40 + 40;
-    const figY = (seat, f) => (narrow ? 40 + (seat * 3 + FIG.indexOf(f)) * RH + RH / 2 : 56 + seat * 40);
+    const fontL = narrow ? 13 * Math.min(2.2, RH / 40) : 13;
+    const top = narrow ? fontL + 14 : 24;
+    const h = narrow ? top + 16 + seats * 3 * RH + 20 : 70 + Math.max(2, seats) * 40 + 40;
+    const figY = (seat, f) => (narrow ? top + 16 + (seat * 3 + FIG.indexOf(f)) * RH + RH / 2 : 56 + seat * 40);
     const svg = root(0, 0, w, h, `Ali Baba bridge with ${planks} plank${planks === 1 ? '' : 's'}`);
     svg.append(el('rect', { x: 0, y: 0, width: w, height: h, fill: '#2b7bb9' }));
     for (let i = 0; i < 6; i++) {
@@ -68,9 +70,9 @@ export default {
     const colX = (pos) => (pos === 0 ? BANK / 2 : pos === s.far_bank ? w - BANK / 2 : BANK + (pos - 1) * W + W / 2);
     const spot = (pos, x, width, fill, name) => {
       const gg = el('g', { 'data-target': `pos${pos}` });
-      gg.append(el('rect', { x, y: 24, width, height: h - 34, fill, stroke: '#3b2a14', 'stroke-width': 2, rx: 4 }));
-      gg.append(label(x + width / 2, 14, name, { 'font-size': 13, 'font-weight': 700, fill: '#fff' }));
-      overlays(gg, { x: x + 4, y: 28, w: width - 8, h: h - 42 });
+      gg.append(el('rect', { x, y: top, width, height: h - top - 10, fill, stroke: '#3b2a14', 'stroke-width': 2, rx: 4 }));
+      gg.append(label(x + width / 2, top / 2 + 2, name, { 'font-size': fontL, 'font-weight': 700, fill: '#fff' }));
+      overlays(gg, { x: x + 4, y: top + 4, w: width - 8, h: h - top - 18 });
       svg.append(gg);
     };
     spot(0, 2, BANK - 6, '#6d8b3a', 'Start');
@@ -80,10 +82,10 @@ export default {
     for (let p = 1; p <= planks; p++) {
       for (const f of [0.3, 0.55, 0.8]) {
         const x = BANK + (p - 1) * W + 3 + f * (W - 6);
-        svg.append(el('line', { x1: x, y1: 30, x2: x, y2: h - 16, stroke: '#7a5428', 'stroke-width': 1.5, 'pointer-events': 'none' }));
+        svg.append(el('line', { x1: x, y1: top + 6, x2: x, y2: h - 16, stroke: '#7a5428', 'stroke-width': 1.5, 'pointer-events': 'none' }));
       }
     }
-    for (const y of [22, h - 8]) {
+    for (const y of [top - 2, h - 8]) {
       svg.append(el('line', { x1: BANK - 8, y1: y, x2: w - BANK + 8, y2: y, stroke: '#e8d7a8', 'stroke-width': 3, 'pointer-events': 'none' }));
       for (const x of [BANK - 8, w - BANK + 8]) svg.append(el('circle', { cx: x, cy: y, r: 5, fill: '#5b3a1e', 'pointer-events': 'none' }));
     }
