@@ -51,10 +51,16 @@ async function compute(g, me, get) {
   return out;
 }
 
+/** Nothing yet: the moves are being fetched. */
+function pending() {
+  return Object.assign([], { pending: true });
+}
+
 /**
  * The moves to mark on `g` for the viewer with seats `me`, as [{seat, move, seq,
- * before}], or [] while they are being fetched: `onReady` is called once they are here.
- * `get(path)` reads the API. Results are kept per game version.
+ * before}], or an empty list marked `pending` while they are being fetched: `onReady`
+ * is called once they are here. `get(path)` reads the API. Results are kept per game
+ * version.
  */
 export function lastMoves(g, me, { get, onReady }) {
   if (!g || !g.id || !g.version) return [];
@@ -62,14 +68,14 @@ export function lastMoves(g, me, { get, onReady }) {
   const hit = cache.get(key);
   if (hit && hit.done) return hit.value;
   if (!hit) {
-    const entry = { done: false, value: [] };
+    const entry = { done: false, value: pending() };
     cache.set(key, entry);
     if (cache.size > 50) cache.delete(cache.keys().next().value);
     compute(g, me, get).then((v) => {
       entry.value = v;
       entry.done = true;
-      if (v.length && onReady) onReady();
-    }, () => { entry.done = true; });
+      if (onReady) onReady();
+    }, () => { entry.value = []; entry.done = true; if (onReady) onReady(); });
   }
-  return [];
+  return pending();
 }

@@ -54,6 +54,11 @@ async function open(p, id) {
   await p.page.waitForSelector('#board svg');
 }
 
+/** Waits until the board shows the last moves (it is drawn again once they are read). */
+async function settled(page) {
+  await page.waitForSelector('#board svg[data-last="ready"]');
+}
+
 async function game(id) {
   return (await fetch(`${BASE}/v1/games/${id}`)).json();
 }
@@ -231,6 +236,7 @@ test('on a phone every movable piece and every target takes taps over at least 4
     await open(pia, id);
     await page.waitForSelector('main[data-my-turn="true"]', { timeout: 60000 });
     await page.waitForSelector('#board svg .movable[tabindex]');
+    await settled(page);
     if (variant === 'backgammon') {
       // The board turns a quarter: every point is at least 44 px wide.
       assert.equal(await page.getAttribute('#board svg', 'data-turned'), 'true');
@@ -242,6 +248,7 @@ test('on a phone every movable piece and every target takes taps over at least 4
     const pieces = await checkTouch(page, variant, 'movable', t);
     await page.locator(`#board svg > [data-piece="${pieces[0]}"][tabindex]`).click();
     await page.waitForSelector('#board svg .target[tabindex]');
+    await settled(page);
     await checkTouch(page, variant, 'target', t);
   }
   // The desktop board is not turned.

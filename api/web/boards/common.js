@@ -109,7 +109,11 @@ export function touchTargets(svg) {
   if (typeof ResizeObserver === 'undefined') return svg;
   const layer = el('g', { class: 'hits', 'aria-hidden': 'true' });
   svg.insertBefore(layer, svg.firstChild);
+  let ro;
+  let mo;
   const fit = () => {
+    // A board replaced by the next drawing lets go of its observers.
+    if (!svg.isConnected) { ro.disconnect(); mo.disconnect(); return; }
     const box = svg.viewBox && svg.viewBox.baseVal;
     const px = svg.getBoundingClientRect().width;
     if (!box || !px) return;
@@ -128,10 +132,10 @@ export function touchTargets(svg) {
       layer.append(el('rect', attrs));
     }
   };
-  const ro = new ResizeObserver(fit);
+  ro = new ResizeObserver(fit);
   ro.observe(svg);
   // The page adds its classes (movable, target) after drawing; copy them when they change.
-  const mo = new MutationObserver(() => {
+  mo = new MutationObserver(() => {
     for (const r of layer.children) {
       const k = r.getAttribute('data-piece') ?? r.getAttribute('data-target');
       const attr = r.hasAttribute('data-piece') ? 'data-piece' : 'data-target';
@@ -181,6 +185,8 @@ export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16, who =
  */
 export function markLast(svg, ctx, places, r) {
   const last = (ctx && ctx.last) || [];
+  // Whether the marks are drawn or still being read (for tests and screen readers).
+  if (ctx && ctx.last) svg.setAttribute('data-last', last.pending ? 'loading' : 'ready');
   if (!last.length) return svg;
   const layer = el('g', { class: 'last-moves' });
   for (const entry of last) {
