@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launch, player, playTurn } from './lib.mjs';
+import { notation } from '../../api/web/boards/backgammon.js';
 
 const PHONE = { width: 390, height: 844 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -139,6 +140,10 @@ test('the opponent\'s last move is marked on the board, for the players and a sp
     await other.page.waitForSelector('#board .last-move');
     const marks = await other.page.locator('#board .last-move').evaluateAll((es) => es.map((e) => [e.getAttribute('data-last-from'), e.getAttribute('data-last-to')]));
     assert.deepEqual(marks.sort(), want, 'every checker step of the opponent is marked');
+    // And said in words, in the count of the one who reads it.
+    const reader = other === ann ? 'white' : 'black';
+    const name = side === 'white' ? 'White' : 'Black';
+    assert.equal(await other.page.textContent('#board svg desc.last-said'), `Last move: ${name} played ${notation(reader, ev.payload.move)}.`);
     // The mover sees no mark of his own move.
     await sleep(300);
     assert.equal(await mover.page.locator('#board .last-move').count(), 0);

@@ -19,6 +19,11 @@ function shape(kind, cx, cy, fill, F = FIGURE) {
   return el('circle', { cx, cy, r: F * 0.9, fill, stroke, 'stroke-width': 2 });
 }
 
+/** A position's name: a bank or a plank. */
+function describePos(s, n) {
+  return n === 0 ? 'the near bank' : n === s.far_bank ? 'the far bank' : `plank ${n}`;
+}
+
 export default {
   seatName: (g, i) => SEAT_NAME[i],
   seatColour: (g, i) => SEAT[i],
@@ -112,7 +117,7 @@ export default {
       const m = entry.move;
       const cy = figY(entry.seat, m.figure);
       return [[[colX(m.from), cy], [colX(m.to), cy], `pos${m.from}`, `pos${m.to}`]];
-    }, F + 3);
+    }, F + 3, (e) => `${SEAT_NAME[e.seat]} ${e.move.figure} from ${describePos(s, e.move.from)} to ${describePos(s, e.move.to)}`);
     return touchTargets(svg);
   },
 };

@@ -335,7 +335,7 @@ export default {
       };
       return entry.move.steps.map((stp) => [at(stp.from, false), at(stp.to, true),
         keyFrom(mover, stp.from), keyTo(mover, stp.to)]);
-    }, CK / 2);
+    }, CK / 2, (e) => `${NAME[SIDE[e.seat]] || ''} played ${notation(view, e.move)}`);
     return touchTargets(svg);
   },
 };

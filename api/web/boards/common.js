@@ -181,19 +181,24 @@ export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16, who =
 /**
  * The marks of `ctx.last` (the moves of the other seats since the viewer's own last one,
  * from last_move.js): `places(entry)` gives [[from, to, fromKey, toKey], …] in the
- * board's units for one of them. Appended last, so they are drawn on top.
+ * board's units for one of them, and `say(entry)` the move in words (the board's
+ * description). Appended last, so they are drawn on top.
  */
-export function markLast(svg, ctx, places, r) {
+export function markLast(svg, ctx, places, r, say) {
   const last = (ctx && ctx.last) || [];
   // Whether the marks are drawn or still being read (for tests and screen readers).
   if (ctx && ctx.last) svg.setAttribute('data-last', last.pending ? 'loading' : 'ready');
   if (!last.length) return svg;
   const layer = el('g', { class: 'last-moves' });
+  const said = [];
   for (const entry of last) {
     let segs = [];
     try { segs = places(entry) || []; } catch { segs = []; }
     for (const [from, to, fromKey, toKey] of segs) layer.append(lastMoveMark(from, to, { fromKey, toKey, r }));
+    try { if (say) said.push(say(entry)); } catch { /* the marks say it too */ }
   }
   svg.append(layer);
+  // Said in words too: the board's description, read with its name.
+  if (said.length) svg.append(el('desc', { class: 'last-said' }, `Last move${said.length > 1 ? 's' : ''}: ${said.join('; ')}.`));
   return svg;
 }

@@ -121,7 +121,7 @@ export default {
     markLast(svg, ctx, (entry) => {
       const [a, b] = [xy(entry.move.from, flip), xy(entry.move.to, flip)];
       return [[[a[0] + C / 2, a[1] + C / 2], [b[0] + C / 2, b[1] + C / 2], entry.move.from, entry.move.to]];
-    }, 22);
+    }, 22, (e) => `${OWNER_NAME[e.seat]} moved ${e.move.from} to ${e.move.to}`);
     return touchTargets(svg);
   },
 };

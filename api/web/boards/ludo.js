@@ -164,7 +164,7 @@ const ludo = {
       else if (to.startsWith('C')) b = columnPos(c, Number(to.split('-')[1]));
       else b = homePos(c);
       return [[P(spot(c, m.pawn, was)), P(b), `${placeKey(was)}`, to]];
-    }, U * 0.42);
+    }, U * 0.42, (e) => { const c = e.before.state.seats[e.seat].colour; return `${NAMES[c]} ${ludo.describe(e.before, e.move)}`; });
     return touchTargets(svg);
   },
 };

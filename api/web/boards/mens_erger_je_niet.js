@@ -50,6 +50,8 @@ function placeKey(colour, pawn, place) {
   return `b${colour}-${pawn}`;
 }
 
+const describe = (g, m) => `${NAMES[m.colour]} pawn ${m.pawn + 1} to ${m.to.at === 'home' ? `home ${m.to.circle}` : `field ${m.to.field}`}`;
+
 export default {
   seatName(g, i) {
     const seat = (g.state.seats || [])[i];
@@ -69,7 +71,7 @@ export default {
     if (m) return `${NAMES[m[1]]} home circle ${m[2]}`;
     return k;
   },
-  describe: (g, m) => `${NAMES[m.colour]} pawn ${m.pawn + 1} to ${m.to.at === 'home' ? `home ${m.to.circle}` : `field ${m.to.field}`}`,
+  describe,
   draw(g, ctx) {
     const s = g.state;
     const six = s.side === 'six_colours';
@@ -135,7 +137,7 @@ export default {
       const a = was && spot(m.colour, m.pawn, was);
       const b = spot(m.colour, m.pawn, m.to);
       return a && b ? [[P(a), P(b), placeKey(m.colour, m.pawn, was), placeKey(m.colour, m.pawn, m.to)]] : [];
-    }, R);
+    }, R, (e) => describe(e.before, e.move));
     return touchTargets(svg);
   },
 };
