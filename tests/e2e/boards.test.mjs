@@ -10,6 +10,8 @@ import { BASE, launch, player, playTurn } from './lib.mjs';
 import { notation } from '../../api/web/boards/backgammon.js';
 
 const PHONE = { width: 390, height: 844 };
+/** The turns played on the phone per game, each checked. */
+const TURNS = 4;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let ann;
@@ -189,8 +191,9 @@ test('the last move is marked on the other boards too', async () => {
 
 /** Checks that every active piece or place on pia's board takes taps over at least 44 × 44 px. */
 async function checkTouch(page, variant, kind, t) {
-  const keys = await page.locator(`#board svg .${kind}[tabindex]`).evaluateAll((es, k) => es.map((e) => e.getAttribute(k)),
-    kind === 'movable' ? 'data-piece' : 'data-target');
+  // The page gives each active key one focusable element, named by data-key.
+  const role = kind === 'movable' ? 'piece' : 'target';
+  const keys = await page.locator(`#board svg [data-key^="${role}:"]`).evaluateAll((es) => es.map((e) => e.getAttribute('data-key').replace(/^\w+:/, '')));
   assert.ok(keys.length, `${variant}: something is ${kind}`);
   const attr = kind === 'movable' ? 'data-piece' : 'data-target';
   await page.waitForFunction(() => document.querySelector('#board svg .hits rect'));
@@ -200,7 +203,7 @@ async function checkTouch(page, variant, kind, t) {
   for (const k of keys) {
     const sel = `#board svg .hits > [${attr}="${k}"]`;
     const hit = await box(page, sel);
-    const shown = await box(page, `#board svg > [${attr}="${k}"][tabindex]`);
+    const shown = await box(page, `#board svg [data-key="${kind === 'movable' ? 'piece' : 'target'}:${k}"]`);
     const w = Math.max(hit ? hit.width : 0, shown.width);
     const h = Math.max(hit ? hit.height : 0, shown.height);
     assert.ok(w >= 44 - 0.5 && h >= 44 - 0.5, `${variant}: ${k} takes ${w.toFixed(1)} × ${h.toFixed(1)} px`);
@@ -210,7 +213,7 @@ async function checkTouch(page, variant, kind, t) {
   // A tap 20 px from the centre of each (inside its 44 px area) reaches it, unless another
   // active piece or place is nearer to where the finger is.
   for (const k of keys) {
-    const shown = page.locator(`#board svg > [${attr}="${k}"][tabindex]`);
+    const shown = page.locator(`#board svg [data-key="${kind === 'movable' ? 'piece' : 'target'}:${k}"]`);
     await shown.scrollIntoViewIfNeeded();
     const wrong = await shown.evaluate((e, a) => {
       const at = (g) => { const r = g.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; };
@@ -250,11 +253,36 @@ test('on a phone every movable piece and every target takes taps over at least 4
         assert.ok(b.width >= 44 && b.height >= 44, `point ${p}: ${b.width.toFixed(1)} × ${b.height.toFixed(1)} px`);
       }
     }
-    const pieces = await checkTouch(page, variant, 'movable', t);
-    await page.locator(`#board svg > [data-piece="${pieces[0]}"][tabindex]`).click();
-    await page.waitForSelector('#board svg .target[tabindex]');
-    await settled(page);
-    await checkTouch(page, variant, 'target', t);
+    // Several turns, so that pieces come to stand side by side.
+    for (let turn = 0; turn < TURNS; turn++) {
+      if (turn) {
+        const on = await page.waitForSelector('main[data-my-turn="true"], main[data-status="finished"]', { timeout: 60000 });
+        if ((await on.getAttribute('data-status')) === 'finished') break;
+        await page.waitForSelector('#board svg .movable[tabindex]');
+        await settled(page);
+      }
+      const version = await page.getAttribute('main', 'data-version');
+      const pieces = await checkTouch(page, variant, 'movable', t);
+      await page.locator(`#board svg [data-key="piece:${pieces[0]}"]`).click();
+      try {
+        await page.waitForSelector('#board svg .target[tabindex]', { timeout: 5000 });
+      } catch {
+        // The game moved on under the click (a roll arriving late): look again.
+        assert.notEqual(await page.getAttribute('main', 'data-version'), version, `${variant}: a tap on ${pieces[0]} selects it`);
+        turn -= 1;
+        continue;
+      }
+      await settled(page);
+      const targets = await checkTouch(page, variant, 'target', t);
+      // Tapping the target 18 px off its centre plays it: the hit area, not the drawing.
+      const tb = await box(page, `#board svg [data-key="target:${targets[0]}"]`);
+      await page.mouse.click(tb.x + tb.width / 2 + 18, tb.y + tb.height / 2);
+      // The move is played, or (backgammon) the next checker is to be moved, or a chooser shows.
+      await page.waitForFunction((v) => document.querySelector('main').getAttribute('data-version') !== v
+        || document.querySelector('#cancel-move, #chooser'), version);
+      if ((await page.getAttribute('main', 'data-version')) === version) await playTurn(page);
+      await page.waitForFunction((v) => document.querySelector('main').getAttribute('data-version') !== v, version);
+    }
   }
   // The desktop board is not turned.
   const id = await newGame(ann, 'backgammon', 'random');

@@ -13,7 +13,7 @@ const EDGE = { white: '#3a3a3a', black: '#d9d9d9' };
 const LEVEL = { single: 1, gammon: 2, backgammon: 3 };
 const CK = 40; // a checker's diameter
 const LEFT = 10;
-const BAR = 54;
+const BAR_WIDTH = 54;
 const TRAY = 64;
 const HEIGHT = 500;
 const TOP = 10;
@@ -21,12 +21,12 @@ const BOTTOM = HEIGHT - 10;
 const MID = HEIGHT / 2;
 const CUBE = 40;
 
-/** The geometry along the board: a point's width (wider when turned, for touch). */
-function geometry(pitch) {
-  const colX = (i) => LEFT + (i < 6 ? i * pitch : 6 * pitch + BAR + (i - 6) * pitch);
+/** The geometry along the board: a point's and the bar's width (wider when turned, for touch). */
+function geometry(pitch, bar) {
+  const colX = (i) => LEFT + (i < 6 ? i * pitch : 6 * pitch + bar + (i - 6) * pitch);
   const barX = LEFT + 6 * pitch;
-  const trayX = LEFT + 12 * pitch + BAR + 10;
-  return { pitch, colX, barX, trayX, width: trayX + TRAY + 10 };
+  const trayX = LEFT + 12 * pitch + bar + 10;
+  return { pitch, bar, colX, barX, trayX, width: trayX + TRAY + 10 };
 }
 
 function column(p) {
@@ -221,7 +221,8 @@ export default {
     const flip = view === 'black';
     const turned = !!(ctx && ctx.portrait !== undefined ? ctx.portrait
       : typeof window !== 'undefined' && window.matchMedia && window.matchMedia('(max-width: 600px)').matches);
-    const G = geometry(turned ? 66 : 40);
+    const G = geometry(turned ? 66 : 40, turned ? 66 : BAR_WIDTH);
+    const BAR = G.bar;
     const fs = turned ? 1.35 : 1; // text grows with the turned board's smaller scale
     const D = G.pitch;
     // Drawn along the board (x) and across it (y); turned: across becomes x, from the right.

@@ -7,6 +7,7 @@ const NAMES = ['Red', 'Green', 'Yellow', 'Blue'];
 const GLOBES = new Set([0, 8, 13, 21, 26, 34, 39, 47]);
 const STARS = new Set([4, 11, 17, 24, 30, 37, 43, 50]);
 const U = 36;
+const FRAME = 0.45; // in fields
 const T0 = [[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 5], [6, 4], [6, 3], [6, 2], [6, 1], [6, 0], [7, 0], [8, 0]];
 
 // Positions in board units (cell corners at integers), rotated a quarter turn per colour.
@@ -82,8 +83,11 @@ const ludo = {
   },
   draw(g, ctx) {
     const s = g.state;
-    const svg = root(0, 0, 15 * U, 15 * U, 'Ludo board');
+    // A frame around the cross, so that a field on the edge has room for a 44 px touch area.
+    const m = FRAME * U;
+    const svg = root(-m, -m, 15 * U + 2 * m, 15 * U + 2 * m, 'Ludo board');
     const P = ([x, y]) => [x * U, y * U];
+    svg.append(el('rect', { x: -m, y: -m, width: 15 * U + 2 * m, height: 15 * U + 2 * m, fill: '#5b3a1e', rx: 10 }));
     svg.append(el('rect', { x: 0, y: 0, width: 15 * U, height: 15 * U, fill: '#ffffff' }));
     const used = new Set((s.seats || []).map((p) => p.colour));
     for (let c = 0; c < 4; c++) {
