@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, launch, player, playTurn } from './lib.mjs';
-import { notation } from '../../api/web/boards/backgammon.js';
+import { notation, pointFor } from '../../api/web/boards/backgammon.js';
 
 const PHONE = { width: 390, height: 844 };
 /** The turns played on the phone per game, each checked. */
@@ -122,8 +122,12 @@ test('backgammon: each player counts from his own home board, both pip counts sh
   }
   // The keyboard labels speak the mover's own count.
   const [mover] = await whoMoves([ann, bob]);
-  const labels = await mover.page.locator('#board .movable[tabindex]').evaluateAll((es) => es.map((e) => e.getAttribute('aria-label')));
-  assert.ok(labels.some((l) => /^point 6 \(5 (white|black)\)/.test(l)), labels.join('; '));
+  const side = mover === ann ? 'white' : 'black';
+  const labels = await mover.page.locator('#board [data-key^="piece:p"]').evaluateAll((es) => es.map((e) => [e.getAttribute('data-piece'), e.getAttribute('aria-label')]));
+  assert.ok(labels.length);
+  for (const [key, l] of labels) {
+    assert.match(l, new RegExp(`^point ${pointFor(side, Number(key.slice(1)))} \\(\\d+ ${side}\\)`), `${side}: ${key}`);
+  }
 });
 
 test('the opponent\'s last move is marked on the board, for the players and a spectator', async () => {
@@ -263,6 +267,8 @@ test('on a phone every movable piece and every target takes taps over at least 4
       }
       const version = await page.getAttribute('main', 'data-version');
       const pieces = await checkTouch(page, variant, 'movable', t);
+      // playTurn may have left a stray click on the board as the game moved on: start afresh.
+      if (await page.locator('#cancel-move').count()) await page.click('#cancel-move');
       await page.locator(`#board svg [data-key="piece:${pieces[0]}"]`).click();
       try {
         await page.waitForSelector('#board svg .target[tabindex]', { timeout: 5000 });
@@ -336,6 +342,9 @@ test('backgammon match: the cube on the board with its owner, the score, double,
   const score = takerSide === 'white' ? /White 2, Black 0\. Game 2\./ : /White 0, Black 2\. Game 2\./;
   for (const { page } of [ann, bob]) {
     await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#match-score')?.textContent || ''), score.source);
+    // The score is on the board too, beside each side's tray.
+    assert.equal(await page.getAttribute(`#board .score-${takerSide}`, 'data-score'), '2');
+    assert.equal(await page.getAttribute(`#board .score-${takerSide === 'white' ? 'black' : 'white'}`, 'data-score'), '0');
     assert.match(await page.textContent('#crawford'), /Crawford game/);
     await page.waitForSelector('#board .cube[data-cube="1"][data-owner="centre"]');
     assert.equal(await page.locator('#board .cube text').textContent(), 'CR');

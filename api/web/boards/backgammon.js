@@ -302,11 +302,13 @@ export default {
         gg.append(rect(G.trayX + 8, y, TRAY - 16, 11, { rx: 3, fill: FILL[side], stroke: EDGE[side], 'stroke-width': 1.5 }));
       }
       const sgn = up ? -1 : 1;
-      const [offAt, pipAt] = turned
-        ? [[G.trayX + TRAY / 2 - 13, mid + sgn * 80], [G.trayX + TRAY / 2 + 13, mid + sgn * 80]]
-        : [[G.trayX + TRAY / 2, mid + sgn * 14], [G.trayX + TRAY / 2, mid + sgn * 32]];
-      gg.append(text(...offAt, `off ${n}`, { 'font-size': 12 * fs, fill: '#f0d9b5' }));
-      gg.append(text(...pipAt, `pips ${p2[side]}`, { 'font-size': 12 * fs, fill: '#f0d9b5', class: `pips pips-${side}`, 'data-pips': p2[side] }));
+      // Lines of text beside the tray's middle: borne off, pips and, in a match, the score.
+      const line = (i) => (turned ? [G.trayX + TRAY / 2 + (i - 1) * 20, mid + sgn * 80] : [G.trayX + TRAY / 2, mid + sgn * (14 + 18 * i)]);
+      gg.append(text(...line(0), `off ${n}`, { 'font-size': 12 * fs, fill: '#f0d9b5' }));
+      gg.append(text(...line(1), `pips ${p2[side]}`, { 'font-size': 12 * fs, fill: '#f0d9b5', class: `pips pips-${side}`, 'data-pips': p2[side] }));
+      if (s.match && s.match.length) {
+        gg.append(text(...line(2), `${s.match.score[side]}/${s.match.length} pts`, { 'font-size': 12 * fs, 'font-weight': 700, fill: '#fde68a', class: `score score-${side}`, 'data-score': s.match.score[side] }));
+      }
       overlays(gg, box(G.trayX + 3, up ? TOP + 3 : mid + 3, TRAY - 6, mid - TOP - 6));
       svg.append(gg);
     }

@@ -115,9 +115,11 @@ export function touchTargets(svg) {
     // A board replaced by the next drawing lets go of its observers.
     if (!svg.isConnected) { ro.disconnect(); mo.disconnect(); return; }
     const box = svg.viewBox && svg.viewBox.baseVal;
-    const px = svg.getBoundingClientRect().width;
-    if (!box || !px) return;
-    const min = (TOUCH_PX * box.width) / px;
+    const r = svg.getBoundingClientRect();
+    if (!box || !r.width || !r.height) return;
+    // CSS pixels per board unit (the drawing keeps its proportions inside the box).
+    const scale = Math.min(r.width / box.width, r.height / box.height);
+    const min = TOUCH_PX / scale;
     layer.replaceChildren();
     for (const g of svg.querySelectorAll('[data-piece], [data-target]')) {
       if (layer.contains(g)) continue;
