@@ -243,8 +243,8 @@ async function checkTouch(page, variant, kind, t) {
 
 test('on a phone every movable piece and every target takes taps over at least 44 × 44 px', async (t) => {
   const { page } = pia;
-  for (const variant of ['backgammon', 'hoofden', 'ali_baba', 'ludo', 'mens_erger_je_niet']) {
-    const id = await newGame(pia, variant, 'random');
+  for (const [variant, options] of [['backgammon'], ['hoofden'], ['ali_baba'], ['ludo'], ['mens_erger_je_niet'], ['mens_erger_je_niet', { board: 6 }]]) {
+    const id = await newGame(pia, variant, 'random', options);
     await open(pia, id);
     await page.waitForSelector('main[data-my-turn="true"]', { timeout: 60000 });
     await page.waitForSelector('#board svg .movable[tabindex]');
