@@ -154,10 +154,10 @@ export function touchTargets(svg) {
 
 /**
  * Marks a move on the board: a ring where the piece was, a ring where it went and an
- * arrow between them. `from` and `to` are [x, y] in the board's units; `keys` names the
- * places for tests and screen readers.
+ * arrow between them. `from` and `to` are [x, y] in the board's units; `fromKey` and
+ * `toKey` name the places (for tests).
  */
-export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16, who = '' } = {}) {
+export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16 } = {}) {
   const g = el('g', { class: 'last-move', 'data-last-from': fromKey, 'data-last-to': toKey, 'aria-hidden': 'true' });
   if (from) g.append(el('circle', { class: 'last-from', cx: from[0], cy: from[1], r, fill: 'none' }));
   if (from && to) {
@@ -176,7 +176,6 @@ export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16, who =
     }
   }
   if (to) g.append(el('circle', { class: 'last-to', cx: to[0], cy: to[1], r: r + 2, fill: 'none' }));
-  if (who) g.append(el('title', {}, who));
   return g;
 }
 
