@@ -84,7 +84,15 @@ async function lastMovePlayed(id) {
   return r.events.filter((e) => e.type === 'move_played').pop();
 }
 
-const box = (page, sel) => page.locator(sel).first().boundingBox();
+/** The box of the first match of `sel`; the board is drawn again now and then, so retry. */
+async function box(page, sel) {
+  for (let i = 0; i < 40; i++) {
+    const b = await page.locator(sel).first().boundingBox({ timeout: 2000 }).catch(() => null);
+    if (b) return b;
+    await sleep(50);
+  }
+  throw new Error(`no box for ${sel}`);
+}
 
 test('backgammon: each player counts from his own home board, both pip counts show, the opening roll is credited', async () => {
   const id = await newGame(ann, 'backgammon', bob);
@@ -206,7 +214,7 @@ async function checkTouch(page, variant, kind, t) {
   let least = Infinity;
   for (const k of keys) {
     const sel = `#board svg .hits > [${attr}="${k}"]`;
-    const hit = await box(page, sel);
+    const hit = await page.locator(sel).first().boundingBox({ timeout: 2000 }).catch(() => null);
     const shown = await box(page, `#board svg [data-key="${kind === 'movable' ? 'piece' : 'target'}:${k}"]`);
     const w = Math.max(hit ? hit.width : 0, shown.width);
     const h = Math.max(hit ? hit.height : 0, shown.height);

@@ -120,7 +120,7 @@ export function touchTargets(svg) {
     // CSS pixels per board unit (the drawing keeps its proportions inside the box).
     const scale = Math.min(r.width / box.width, r.height / box.height);
     const min = TOUCH_PX / scale;
-    layer.replaceChildren();
+    const rects = [];
     for (const g of svg.querySelectorAll('[data-piece], [data-target]')) {
       if (layer.contains(g)) continue;
       let b;
@@ -131,8 +131,12 @@ export function touchTargets(svg) {
       const attrs = { x: b.x + b.width / 2 - w / 2, y: b.y + b.height / 2 - h / 2, width: w, height: h,
         fill: 'transparent', class: [...g.classList].filter((c) => c === 'movable' || c === 'target').join(' ') || null };
       for (const a of ['data-piece', 'data-target']) if (g.hasAttribute(a)) attrs[a] = g.getAttribute(a);
-      layer.append(el('rect', attrs));
+      rects.push(el('rect', attrs));
     }
+    // Where two areas overlap, a place to move to wins over a piece to pick (the one
+    // already picked is still tapped on its drawing): targets last, drawn on top.
+    const rank = (r) => (r.classList.contains('target') ? 2 : r.classList.contains('movable') ? 1 : 0);
+    layer.replaceChildren(...rects.sort((a, b) => rank(a) - rank(b)));
   };
   ro = new ResizeObserver(fit);
   ro.observe(svg);
