@@ -9,6 +9,7 @@ import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
 import { lobbyView, playerView, leaderboardView } from './players.js';
 import { notFound, finishedPanel, chatPanel } from './gamepanels.js';
+import { lastMoves } from './last_move.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
 const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted'];
@@ -210,7 +211,8 @@ async function gameView(id) {
     const d = g.last_dice;
     if (!d) { dice.append(h('span', { class: 'muted' }, 'No dice rolled yet.')); return; }
     const faces = st.board && st.board.diceFaces ? st.board.diceFaces(g) : null;
-    dice.append(h('span', {}, `${seatLabel(g, d.seat)} rolled:`));
+    const caption = st.board && st.board.diceCaption ? st.board.diceCaption(g) : null;
+    dice.append(h('span', { id: 'dice-caption' }, caption || `${seatLabel(g, d.seat)} rolled:`));
     for (const f of faces || d.values.map((v) => ({ value: v }))) dice.append(dieFace(f.value, f));
   }
 
@@ -244,7 +246,9 @@ async function gameView(id) {
     const display = interactive && st.hops.length && st.board.tentative ? st.board.tentative(g, st.hops) : g;
     const focusedKey = document.activeElement && document.activeElement.closest && document.activeElement.closest('svg [data-key]');
     const fk = focusedKey ? focusedKey.getAttribute('data-key') : null;
-    const svg = st.board.draw(display, { me: mySeats(g) });
+    // The other seats' moves since mine, marked on the board (fetched once per version).
+    const last = lastMoves(g, mySeats(g), { get: (p) => api('GET', p), onReady: () => { if (!st.busy && !st.closed) render(); } });
+    const svg = st.board.draw(display, { me: mySeats(g), last });
     boardWrap.replaceChildren(svg);
     selInfo.replaceChildren();
     if (!interactive || !svg.querySelectorAll) return;

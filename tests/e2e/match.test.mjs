@@ -8,6 +8,8 @@ import hoofden from '../../api/web/boards/hoofden.js';
 import ludo from '../../api/web/boards/ludo.js';
 import mejn from '../../api/web/boards/mens_erger_je_niet.js';
 import aliBaba from '../../api/web/boards/ali_baba.js';
+import { pointFor, viewerSide, pips, notation, diceCaption } from '../../api/web/boards/backgammon.js';
+import { movesToMark, placesPieces } from '../../api/web/last_move.js';
 
 const start = [2, 0, 0, 0, 0, -5, 0, -3, 0, 0, 0, 5, -5, 0, 0, 0, 3, 0, 5, 0, 0, 0, 0, -2];
 const bg = (board, to_move, legal) => ({
@@ -84,8 +86,69 @@ test('backgammon: decisions of the cube and resignations have no clicks and are 
   const moves = ['roll', 'double', { resign: 'gammon' }, { steps: [{ from: 1, to: 4 }] }];
   assert.deepEqual(moves.map((m) => backgammon.hops(g, m).length), [0, 0, 0, 1]);
   assert.deepEqual(moves.slice(0, 3).map((m) => backgammon.describe(g, m)),
-    ['Roll', 'Double', 'Offer to resign (gammon)']);
+    ['Roll the dice', 'Double: offer the cube at 2', 'Offer to resign a gammon (2 points)']);
   // A click never plays a decision.
   const cands = matchMoves(moves.map((m) => ({ move: m, hops: backgammon.hops(g, m) })), [{ from: 'p1', to: 'p4' }]);
   assert.deepEqual(decide(cands), { kind: 'play', move: moves[3] });
+});
+
+test('backgammon: each player counts the points from his own home board; spectators get White\'s count', () => {
+  // The engine's point 24 is White's 1-point (his home board is 19-24), Black's 24-point.
+  assert.deepEqual([24, 19, 13, 12, 1].map((p) => pointFor('white', p)), [1, 6, 12, 13, 24]);
+  assert.deepEqual([24, 19, 13, 12, 1].map((p) => pointFor('black', p)), [24, 19, 13, 12, 1]);
+  const g = { to_move: 1, state: { to_move: 'black' } };
+  assert.equal(viewerSide(g, [0]), 'white');
+  assert.equal(viewerSide(g, [1]), 'black');
+  assert.equal(viewerSide(g, []), 'white');
+  assert.equal(viewerSide(g, [0, 1]), 'black', 'a player holding both seats sees the mover\'s count');
+  // Moves in the mover's own count, as GNU Backgammon writes them: White's 24/18 13/11
+  // is the engine's 1 -> 7 and 12 -> 14.
+  const white = steps([1, 7], [12, 14]);
+  assert.equal(notation('white', white), '24/18 13/11');
+  assert.equal(notation('black', steps([24, 18], [13, 11])), '24/18 13/11');
+  assert.equal(notation('white', steps(['bar', 3], [22, 'off'])), 'bar/22 3/off');
+  assert.equal(backgammon.describe({ to_move: 0, state: { to_move: 'white' } }, white), '24/18 13/11');
+  // Keyboard labels: the engine's point 8 (3 black) is Black's 8 and White's 17.
+  const bgs = { state: { board: start, to_move: 'black' }, to_move: 1 };
+  assert.equal(backgammon.describeKey(bgs, 'p8'), 'point 8 (3 black)');
+  assert.equal(backgammon.describeKey({ ...bgs, to_move: 0, state: { board: start, to_move: 'white' } }, 'p8'), 'point 17 (3 black)');
+});
+
+test('backgammon: the pip count of both sides', () => {
+  const s = { board: start, bar: { white: 0, black: 0 }, off: { white: 0, black: 0 } };
+  assert.deepEqual(pips(s), { white: 167, black: 167 });
+  const b = start.slice();
+  b[0] = 1; // one white checker on the bar: 24 pips less on the board, 25 more on the bar
+  assert.deepEqual(pips({ ...s, board: b, bar: { white: 1, black: 0 } }), { white: 168, black: 167 });
+});
+
+test('backgammon: the opening roll names who rolled which die', () => {
+  const g = (state, last) => ({ state: { opening_roll: {}, dice: [], ...state }, last_dice: last });
+  assert.match(diceCaption(g({ phase: 'opening_roll' }, null)), /White rolls one die, then Black/);
+  assert.match(diceCaption(g({ phase: 'opening_roll', opening_roll: { white: 6 } }, { seat: 0, values: [6] })),
+    /White rolled 6; Black rolls next/);
+  // Black's die was the last rolled, but White rolled the 6 and starts.
+  const done = g({ phase: 'move', to_move: 'white', opening_roll: { white: 6, black: 3 }, dice: [6, 3] }, { seat: 1, values: [3] });
+  assert.match(diceCaption(done), /White rolled 6, Black rolled 3: White starts with 6-3/);
+  const faces = backgammon.diceFaces(done);
+  assert.deepEqual(faces.map((f) => [f.value, f.label]), [[6, "White's die showing 6"], [3, "Black's die showing 3"]]);
+  const tie = g({ phase: 'opening_roll', opening_roll: {}, dice: [4, 4] }, { seat: 1, values: [4] });
+  assert.match(diceCaption(tie), /White 4, Black 4, a tie: both roll again/);
+  // Later rolls: the roller's two dice, no caption of the board's own.
+  const later = g({ phase: 'move', to_move: 'black', opening_roll: { white: 6, black: 3 }, dice: [5, 2] }, { seat: 1, values: [5, 2] });
+  assert.equal(diceCaption(later), null);
+  assert.deepEqual(backgammon.diceFaces(later).map((f) => f.label), ["Black's die showing 5", "Black's die showing 2"]);
+});
+
+test('the last move: the other seats\' moves since mine, a spectator the newest', () => {
+  const ev = (seq, seat, move) => ({ seq, type: 'move_played', payload: { seat, move } });
+  const roll = (seq, seat) => ({ seq, type: 'dice_rolled', payload: { seat, values: [3] } });
+  const log = [ev(3, 0, { steps: [] }), roll(4, 1), ev(5, 1, { a: 1 }), ev(6, 2, { a: 2 }), ev(7, 0, 'roll'), ev(8, 3, { a: 3 })];
+  assert.deepEqual(movesToMark(log, [0]).map((e) => e.seq), [5, 6, 8], 'decisions neither count nor show');
+  assert.deepEqual(movesToMark(log, [2]).map((e) => e.seq), [8]);
+  assert.deepEqual(movesToMark(log, [3]).map((e) => e.seq), []);
+  assert.deepEqual(movesToMark(log, []).map((e) => e.seq), [8]);
+  assert.equal(placesPieces('double'), false);
+  assert.equal(placesPieces({ resign: 'single' }), false);
+  assert.equal(placesPieces({ from: 'c3', to: 'd4' }), true);
 });

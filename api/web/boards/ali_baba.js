@@ -1,14 +1,14 @@
 // Ali Baba: the bridge of planks over the river, near bank left, far bank right.
-import { el, root, overlays, label, ink } from './common.js';
+import { el, root, overlays, label, ink, touchTargets, markLast } from './common.js';
 
 const SEAT = ['#c62828', '#1565c0', '#2e7d32', '#f9a825'];
 const SEAT_NAME = ['Red', 'Blue', 'Green', 'Yellow'];
 const FIG = ['robber', 'lady', 'officer'];
 const W = 100;
 const BANK = 130;
-const F = 15;
+const FIGURE = 15;
 
-function shape(kind, cx, cy, fill) {
+function shape(kind, cx, cy, fill, F = FIGURE) {
   const stroke = '#111';
   if (kind === 'robber') {
     return el('polygon', { points: `${cx},${cy - F} ${cx + F},${cy + F * 0.8} ${cx - F},${cy + F * 0.8}`, fill, stroke, 'stroke-width': 2 });
@@ -17,6 +17,11 @@ function shape(kind, cx, cy, fill) {
     return el('rect', { x: cx - F * 0.85, y: cy - F * 0.85, width: F * 1.7, height: F * 1.7, fill, stroke, 'stroke-width': 2 });
   }
   return el('circle', { cx, cy, r: F * 0.9, fill, stroke, 'stroke-width': 2 });
+}
+
+/** A position's name: a bank or a plank. */
+function describePos(s, n) {
+  return n === 0 ? 'the near bank' : n === s.far_bank ? 'the far bank' : `plank ${n}`;
 }
 
 export default {
@@ -46,13 +51,22 @@ export default {
     p.textContent = 'Triangle = robber, circle = lady, square = officer. Officer beats robber, robber beats lady, lady beats officer.';
     return p;
   },
-  draw(g) {
+  draw(g, ctx) {
     const s = g.state;
     const planks = s.far_bank - 1;
     const seats = s.figures.length;
-    const rows = Math.max(2, seats);
-    const h = 70 + rows * 40 + 40;
     const w = 2 * BANK + planks * W;
+    // On a phone each figure gets a row of its own, at least 44 px high, so that each is
+    // a touch target of its own; on a wider screen a seat's figures stand side by side.
+    const narrow = ctx && ctx.portrait !== undefined ? ctx.portrait
+      : typeof window !== 'undefined' && !!window.matchMedia && window.matchMedia('(max-width: 600px)').matches;
+    const RH = narrow ? Math.max(40, (44 * w) / 340) : 40;
+    const k = narrow ? Math.min(2.4, (0.9 * RH) / 40) : 1;
+    const F = FIGURE * k;
+    const fontL = narrow ? 13 * Math.min(2.2, RH / 40) : 13;
+    const top = narrow ? fontL + 14 : 24;
+    const h = narrow ? top + 16 + seats * 3 * RH + 20 : 70 + Math.max(2, seats) * 40 + 40;
+    const figY = (seat, f) => (narrow ? top + 16 + (seat * 3 + FIG.indexOf(f)) * RH + RH / 2 : 56 + seat * 40);
     const svg = root(0, 0, w, h, `Ali Baba bridge with ${planks} plank${planks === 1 ? '' : 's'}`);
     svg.append(el('rect', { x: 0, y: 0, width: w, height: h, fill: '#2b7bb9' }));
     for (let i = 0; i < 6; i++) {
@@ -61,9 +75,9 @@ export default {
     const colX = (pos) => (pos === 0 ? BANK / 2 : pos === s.far_bank ? w - BANK / 2 : BANK + (pos - 1) * W + W / 2);
     const spot = (pos, x, width, fill, name) => {
       const gg = el('g', { 'data-target': `pos${pos}` });
-      gg.append(el('rect', { x, y: 24, width, height: h - 34, fill, stroke: '#3b2a14', 'stroke-width': 2, rx: 4 }));
-      gg.append(label(x + width / 2, 14, name, { 'font-size': 13, 'font-weight': 700, fill: '#fff' }));
-      overlays(gg, { x: x + 4, y: 28, w: width - 8, h: h - 42 });
+      gg.append(el('rect', { x, y: top, width, height: h - top - 10, fill, stroke: '#3b2a14', 'stroke-width': 2, rx: 4 }));
+      gg.append(label(x + width / 2, top / 2 + 2, name, { 'font-size': fontL, 'font-weight': 700, fill: '#fff' }));
+      overlays(gg, { x: x + 4, y: top + 4, w: width - 8, h: h - top - 18 });
       svg.append(gg);
     };
     spot(0, 2, BANK - 6, '#6d8b3a', 'Start');
@@ -73,10 +87,10 @@ export default {
     for (let p = 1; p <= planks; p++) {
       for (const f of [0.3, 0.55, 0.8]) {
         const x = BANK + (p - 1) * W + 3 + f * (W - 6);
-        svg.append(el('line', { x1: x, y1: 30, x2: x, y2: h - 16, stroke: '#7a5428', 'stroke-width': 1.5, 'pointer-events': 'none' }));
+        svg.append(el('line', { x1: x, y1: top + 6, x2: x, y2: h - 16, stroke: '#7a5428', 'stroke-width': 1.5, 'pointer-events': 'none' }));
       }
     }
-    for (const y of [22, h - 8]) {
+    for (const y of [top - 2, h - 8]) {
       svg.append(el('line', { x1: BANK - 8, y1: y, x2: w - BANK + 8, y2: y, stroke: '#e8d7a8', 'stroke-width': 3, 'pointer-events': 'none' }));
       for (const x of [BANK - 8, w - BANK + 8]) svg.append(el('circle', { cx: x, cy: y, r: 5, fill: '#5b3a1e', 'pointer-events': 'none' }));
     }
@@ -87,17 +101,23 @@ export default {
       for (const [pos, list] of Object.entries(byPos)) {
         list.forEach((f, i) => {
           const n = list.length;
-          const cx = colX(Number(pos)) + (i - (n - 1) / 2) * (F * 2.15);
-          const cy = 56 + seat * 40;
+          const cx = colX(Number(pos)) + (narrow ? 0 : (i - (n - 1) / 2) * (F * 2.15));
+          const cy = figY(seat, f);
           const fg = el('g', { 'data-piece': `s${seat}-${f}`, 'data-target': `pos${pos}`, class: 'figure' });
           fg.append(el('title', {}, `${SEAT_NAME[seat]} ${f}`));
-          fg.append(shape(f, cx, cy, SEAT[seat]));
-          fg.append(label(cx, cy + 2, f[0].toUpperCase(), { 'font-size': 11, 'font-weight': 700, fill: ink(SEAT[seat]) }));
+          fg.append(shape(f, cx, cy, SEAT[seat], F));
+          fg.append(label(cx, cy + 2, f[0].toUpperCase(), { 'font-size': 11 * k, 'font-weight': 700, fill: ink(SEAT[seat]) }));
           overlays(fg, { cx, cy, r: F + 1 });
           svg.append(fg);
         });
       }
     });
-    return svg;
+    // the other players' moves since mine: each figure's step along its row
+    markLast(svg, ctx, (entry) => {
+      const m = entry.move;
+      const cy = figY(entry.seat, m.figure);
+      return [[[colX(m.from), cy], [colX(m.to), cy], `pos${m.from}`, `pos${m.to}`]];
+    }, F + 3, (e) => `${SEAT_NAME[e.seat]} ${e.move.figure} from ${describePos(s, e.move.from)} to ${describePos(s, e.move.to)}`);
+    return touchTargets(svg);
   },
 };

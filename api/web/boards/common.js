@@ -91,3 +91,119 @@ export function globe(cx, cy, r, stroke, attrs = {}) {
     el('ellipse', { cx, cy, rx: r * 0.45, ry: r }),
     el('line', { x1: cx - r, y1: cy, x2: cx + r, y2: cy }));
 }
+
+// ---------------------------------------------------------------- touch targets
+
+/** The smallest touch target, in CSS pixels (WCAG 2.5.5). */
+export const TOUCH_PX = 44;
+
+/**
+ * Invisible hit areas of at least TOUCH_PX × TOUCH_PX CSS pixels under every piece and
+ * place of `svg` (a `<g class="hits">` drawn first), sized once the board is laid out
+ * and again whenever its size changes. Each copies its group's `data-piece` and
+ * `data-target` and its `movable`/`target` classes, so a tap on it is a tap on the
+ * group; style.css lets only the active ones take taps, and makes everything that is not
+ * active let taps through to them while the board awaits a click.
+ */
+export function touchTargets(svg) {
+  if (typeof ResizeObserver === 'undefined') return svg;
+  const layer = el('g', { class: 'hits', 'aria-hidden': 'true' });
+  svg.insertBefore(layer, svg.firstChild);
+  let ro;
+  let mo;
+  const fit = () => {
+    // A board replaced by the next drawing lets go of its observers.
+    if (!svg.isConnected) { ro.disconnect(); mo.disconnect(); return; }
+    const box = svg.viewBox && svg.viewBox.baseVal;
+    const r = svg.getBoundingClientRect();
+    if (!box || !r.width || !r.height) return;
+    // CSS pixels per board unit (the drawing keeps its proportions inside the box).
+    const scale = Math.min(r.width / box.width, r.height / box.height);
+    const min = TOUCH_PX / scale;
+    const rects = [];
+    for (const g of svg.querySelectorAll('[data-piece], [data-target]')) {
+      if (layer.contains(g)) continue;
+      let b;
+      try { b = g.getBBox(); } catch { continue; }
+      if (!b.width && !b.height) continue;
+      const w = Math.max(b.width, min);
+      const h = Math.max(b.height, min);
+      const attrs = { x: b.x + b.width / 2 - w / 2, y: b.y + b.height / 2 - h / 2, width: w, height: h,
+        fill: 'transparent', class: [...g.classList].filter((c) => c === 'movable' || c === 'target').join(' ') || null };
+      for (const a of ['data-piece', 'data-target']) if (g.hasAttribute(a)) attrs[a] = g.getAttribute(a);
+      rects.push(el('rect', attrs));
+    }
+    // Where two areas overlap, a place to move to wins over a piece to pick (the one
+    // already picked is still tapped on its drawing): targets last, drawn on top.
+    const rank = (r) => (r.classList.contains('target') ? 2 : r.classList.contains('movable') ? 1 : 0);
+    layer.replaceChildren(...rects.sort((a, b) => rank(a) - rank(b)));
+  };
+  ro = new ResizeObserver(fit);
+  ro.observe(svg);
+  // The page adds its classes (movable, target) after drawing; copy them when they change.
+  mo = new MutationObserver(() => {
+    for (const r of layer.children) {
+      const k = r.getAttribute('data-piece') ?? r.getAttribute('data-target');
+      const attr = r.hasAttribute('data-piece') ? 'data-piece' : 'data-target';
+      const g = [...svg.querySelectorAll(`[${attr}]`)].find((e) => !layer.contains(e) && e.getAttribute(attr) === k);
+      if (!g) continue;
+      for (const c of ['movable', 'target']) r.classList.toggle(c, g.classList.contains(c));
+    }
+  });
+  mo.observe(svg, { subtree: true, attributes: true, attributeFilter: ['class'] });
+  return svg;
+}
+
+// ---------------------------------------------------------------- the last move
+
+/**
+ * Marks a move on the board: a ring where the piece was, a ring where it went and an
+ * arrow between them. `from` and `to` are [x, y] in the board's units; `fromKey` and
+ * `toKey` name the places (for tests).
+ */
+export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16 } = {}) {
+  const g = el('g', { class: 'last-move', 'data-last-from': fromKey, 'data-last-to': toKey, 'aria-hidden': 'true' });
+  if (from) g.append(el('circle', { class: 'last-from', cx: from[0], cy: from[1], r, fill: 'none' }));
+  if (from && to) {
+    const [x1, y1] = from;
+    const [x2, y2] = to;
+    const len = Math.hypot(x2 - x1, y2 - y1);
+    if (len > 2 * r) {
+      const ux = (x2 - x1) / len;
+      const uy = (y2 - y1) / len;
+      const [ax, ay] = [x1 + ux * r, y1 + uy * r];
+      const [bx, by] = [x2 - ux * (r + 2), y2 - uy * (r + 2)];
+      const head = Math.min(14, len / 3);
+      g.append(el('line', { class: 'last-arrow', x1: ax, y1: ay, x2: bx - ux * head * 0.6, y2: by - uy * head * 0.6 }));
+      g.append(el('polygon', { class: 'last-head', points: [[bx, by], [bx - ux * head - uy * head * 0.5, by - uy * head + ux * head * 0.5],
+        [bx - ux * head + uy * head * 0.5, by - uy * head - ux * head * 0.5]].map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ') }));
+    }
+  }
+  if (to) g.append(el('circle', { class: 'last-to', cx: to[0], cy: to[1], r: r + 2, fill: 'none' }));
+  return g;
+}
+
+/**
+ * The marks of `ctx.last` (the moves of the other seats since the viewer's own last one,
+ * from last_move.js): `places(entry)` gives [[from, to, fromKey, toKey], …] in the
+ * board's units for one of them, and `say(entry)` the move in words (the board's
+ * description). Appended last, so they are drawn on top.
+ */
+export function markLast(svg, ctx, places, r, say) {
+  const last = (ctx && ctx.last) || [];
+  // Whether the marks are drawn or still being read (for tests and screen readers).
+  if (ctx && ctx.last) svg.setAttribute('data-last', last.pending ? 'loading' : 'ready');
+  if (!last.length) return svg;
+  const layer = el('g', { class: 'last-moves' });
+  const said = [];
+  for (const entry of last) {
+    let segs = [];
+    try { segs = places(entry) || []; } catch { segs = []; }
+    for (const [from, to, fromKey, toKey] of segs) layer.append(lastMoveMark(from, to, { fromKey, toKey, r }));
+    try { if (say) said.push(say(entry)); } catch { /* the marks say it too */ }
+  }
+  svg.append(layer);
+  // Said in words too: the board's description, read with its name.
+  if (said.length) svg.append(el('desc', { class: 'last-said' }, `Last move${said.length > 1 ? 's' : ''}: ${said.join('; ')}.`));
+  return svg;
+}

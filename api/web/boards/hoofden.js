@@ -1,5 +1,5 @@
 // Hoofden: the 10x10 draughts board, Blue (seat 0) at the bottom, heads in colour.
-import { el, root, overlays, label } from './common.js';
+import { el, root, overlays, label, touchTargets, markLast } from './common.js';
 
 const FILES = 'abcdefghij';
 const OWNER = ['#1d4ed8', '#b91c1c'];
@@ -16,6 +16,37 @@ function xy(sq, flip) {
   let row = 10 - r;
   if (flip) { col = 9 - f; row = r - 1; }
   return [M + col * C, M + row * C];
+}
+
+const HEADS = [['blue', '1-6'], ['green', '2-7'], ['red', '3-8'], ['yellow', '4-9']];
+
+/** The legend of the head letters: colour, fight die and what a head may do. */
+function legend(g) {
+  const byHead = g.state && g.state.options && g.state.options.movement === 'by_head';
+  const steps = { blue: 1, green: 2, red: 3, yellow: 4 };
+  const box = document.createElement('div');
+  box.id = 'head-legend';
+  box.className = 'head-legend';
+  const h = document.createElement('p');
+  h.className = 'legend-title';
+  h.textContent = 'Heads, weakest first (the letter on each pawn):';
+  const ul = document.createElement('ul');
+  for (const [head, faces] of HEADS) {
+    const li = document.createElement('li');
+    li.setAttribute('data-head', head);
+    const sw = el('svg', { viewBox: '0 0 24 24', width: 24, height: 24, 'aria-hidden': 'true', class: 'head-swatch' },
+      el('circle', { cx: 12, cy: 12, r: 10, fill: HEAD[head], stroke: '#111', 'stroke-width': 1.5 }),
+      label(12, 12.5, head[0], { 'font-size': 12, 'font-weight': 700, fill: '#111' }));
+    const move = byHead ? `moves exactly ${steps[head]} diagonal step${steps[head] > 1 ? 's' : ''}, any direction`
+      : head === 'yellow' ? 'moves forward or backward' : 'moves forward';
+    li.append(sw, ` ${head[0]} = ${head}: fights with a ${faces} die; ${move}.`);
+    ul.append(li);
+  }
+  const more = document.createElement('p');
+  more.className = 'help';
+  more.textContent = 'Winning a fight raises the head one colour, a tie lowers both; a pawn reaching the far row gets a yellow head.';
+  box.append(h, ul, more);
+  return box;
 }
 
 export default {
@@ -35,7 +66,7 @@ export default {
   },
   extra(g) {
     const s = g.state;
-    const out = [];
+    const out = [legend(g)];
     const f = s.fight || s.last_fight;
     if (f) {
       const p = document.createElement('p');
@@ -86,6 +117,11 @@ export default {
       overlays(pg, { cx, cy, r: 21 });
       svg.append(pg);
     }
-    return svg;
+    // the opponent's last move
+    markLast(svg, ctx, (entry) => {
+      const [a, b] = [xy(entry.move.from, flip), xy(entry.move.to, flip)];
+      return [[[a[0] + C / 2, a[1] + C / 2], [b[0] + C / 2, b[1] + C / 2], entry.move.from, entry.move.to]];
+    }, 22, (e) => `${OWNER_NAME[e.seat]} moved ${e.move.from} to ${e.move.to}`);
+    return touchTargets(svg);
   },
 };

@@ -1,12 +1,13 @@
 // Ludo: the 15x15 cross with the four yards, the 52-field track with its globes and
 // stars, each colour's home column and the home triangles in the centre.
-import { el, root, overlays, label, star, globe, ink } from './common.js';
+import { el, root, overlays, label, star, globe, ink, touchTargets, markLast } from './common.js';
 
 const COLOURS = ['#d32f2f', '#2e7d32', '#f9a825', '#1565c0'];
 const NAMES = ['Red', 'Green', 'Yellow', 'Blue'];
 const GLOBES = new Set([0, 8, 13, 21, 26, 34, 39, 47]);
 const STARS = new Set([4, 11, 17, 24, 30, 37, 43, 50]);
 const U = 36;
+const FRAME = 0.45; // in fields
 const T0 = [[1, 6], [2, 6], [3, 6], [4, 6], [5, 6], [6, 5], [6, 4], [6, 3], [6, 2], [6, 1], [6, 0], [7, 0], [8, 0]];
 
 // Positions in board units (cell corners at integers), rotated a quarter turn per colour.
@@ -34,7 +35,7 @@ function seatOf(g) {
   return t.seat ?? g.to_move;
 }
 
-export default {
+const ludo = {
   seatName: (g, i) => { const s = (g.state.seats || [])[i]; return s ? NAMES[s.colour] : null; },
   seatColour: (g, i) => { const s = (g.state.seats || [])[i]; return s ? COLOURS[s.colour] : null; },
   hops(g, m) {
@@ -80,10 +81,13 @@ export default {
       : 'Special die: a globe enters a pawn or jumps to the next globe (and rolls again); a star jumps to the next star.';
     return p;
   },
-  draw(g) {
+  draw(g, ctx) {
     const s = g.state;
-    const svg = root(0, 0, 15 * U, 15 * U, 'Ludo board');
+    // A frame around the cross, so that a field on the edge has room for a 44 px touch area.
+    const m = FRAME * U;
+    const svg = root(-m, -m, 15 * U + 2 * m, 15 * U + 2 * m, 'Ludo board');
     const P = ([x, y]) => [x * U, y * U];
+    svg.append(el('rect', { x: -m, y: -m, width: 15 * U + 2 * m, height: 15 * U + 2 * m, fill: '#5b3a1e', rx: 10 }));
     svg.append(el('rect', { x: 0, y: 0, width: 15 * U, height: 15 * U, fill: '#ffffff' }));
     const used = new Set((s.seats || []).map((p) => p.colour));
     for (let c = 0; c < 4; c++) {
@@ -125,17 +129,19 @@ export default {
       overlays(gg, { x: x - U / 2 + 2, y: y - U / 2 + 2, w: U - 4, h: U - 4 });
       svg.append(gg);
     }
+    const spot = (c, k, place) => {
+      if (place.at === 'yard') return yardPos(c, k);
+      if (place.at === 'track') return trackPos(place.track_field);
+      if (place.at === 'home_column') return columnPos(c, place.field);
+      return homePos(c);
+    };
     (s.seats || []).forEach((player, seat) => {
       const c = player.colour;
       const groups = {};
       player.pawns.forEach((place, k) => { (groups[placeKey(place)] ||= []).push([k, place]); });
       for (const [pk, list] of Object.entries(groups)) {
         list.forEach(([k, place], i) => {
-          let pos;
-          if (place.at === 'yard') pos = yardPos(c, k);
-          else if (place.at === 'track') pos = trackPos(place.track_field);
-          else if (place.at === 'home_column') pos = columnPos(c, place.field);
-          else pos = homePos(c);
+          const pos = spot(c, k, place);
           let [x, y] = P(pos);
           if (place.at !== 'yard' && list.length > 1) { x += (i - (list.length - 1) / 2) * 8; y -= (i - (list.length - 1) / 2) * 4; }
           const pg = el('g', { 'data-piece': `s${seat}:${pk}`, 'data-target': targetKey(c, place), class: 'pawn' });
@@ -148,6 +154,23 @@ export default {
         });
       }
     });
-    return svg;
+    // the other players' moves since mine: where each pawn was, and where it went
+    markLast(svg, ctx, (entry) => {
+      const m = entry.move;
+      const player = ((entry.before.state || {}).seats || [])[entry.seat];
+      const was = player && player.pawns[m.pawn];
+      if (!was) return [];
+      const c = player.colour;
+      const [hop] = ludo.hops(entry.before, m);
+      const to = hop.to;
+      let b;
+      if (to.startsWith('T')) b = trackPos(Number(to.slice(1)));
+      else if (to.startsWith('C')) b = columnPos(c, Number(to.split('-')[1]));
+      else b = homePos(c);
+      return [[P(spot(c, m.pawn, was)), P(b), `${placeKey(was)}`, to]];
+    }, U * 0.42, (e) => { const c = e.before.state.seats[e.seat].colour; return `${NAMES[c]} ${ludo.describe(e.before, e.move)}`; });
+    return touchTargets(svg);
   },
 };
+
+export default ludo;

@@ -1,6 +1,6 @@
 // Mens-erger-je-niet: the cross-shaped 4-colour board (40 fields) and the six-armed
 // 6-colour board (48 fields), with each colour's waiting area B and home circles a-d.
-import { el, root, overlays, label, ink } from './common.js';
+import { el, root, overlays, label, ink, touchTargets, markLast } from './common.js';
 
 const COLOURS = ['#d32f2f', '#1565c0', '#f9a825', '#2e7d32', '#7b1fa2', '#ef6c00'];
 const NAMES = ['Red', 'Blue', 'Yellow', 'Green', 'Purple', 'Orange'];
@@ -50,6 +50,8 @@ function placeKey(colour, pawn, place) {
   return `b${colour}-${pawn}`;
 }
 
+const describe = (g, m) => `${NAMES[m.colour]} pawn ${m.pawn + 1} to ${m.to.at === 'home' ? `home ${m.to.circle}` : `field ${m.to.field}`}`;
+
 export default {
   seatName(g, i) {
     const seat = (g.state.seats || [])[i];
@@ -69,8 +71,8 @@ export default {
     if (m) return `${NAMES[m[1]]} home circle ${m[2]}`;
     return k;
   },
-  describe: (g, m) => `${NAMES[m.colour]} pawn ${m.pawn + 1} to ${m.to.at === 'home' ? `home ${m.to.circle}` : `field ${m.to.field}`}`,
-  draw(g) {
+  describe,
+  draw(g, ctx) {
     const s = g.state;
     const six = s.side === 'six_colours';
     const n = six ? 6 : 4;
@@ -107,13 +109,15 @@ export default {
         svg.append(el('circle', { cx: x, cy: y, r: R * 0.95, fill: COLOURS[c], 'fill-opacity': 0.3, stroke: COLOURS[c], 'stroke-width': 3 }));
       });
     }
+    const spot = (colour, pawn, place) => {
+      if (place.at === 'track') return L.track[place.field];
+      if (place.at === 'home') return L.home[colour][CIRCLES.indexOf(place.circle)];
+      return L.wait[colour][pawn];
+    };
     for (const col of s.colours || []) {
       if (col.status === 'absent') continue;
       col.pawns.forEach((place, pawn) => {
-        let p;
-        if (place.at === 'track') p = L.track[place.field];
-        else if (place.at === 'home') p = L.home[col.colour][CIRCLES.indexOf(place.circle)];
-        else p = L.wait[col.colour][pawn];
+        const p = spot(col.colour, pawn, place);
         if (!p) return;
         const [x, y] = P(p);
         const pg = el('g', { 'data-piece': `c${col.colour}p${pawn}`, 'data-target': placeKey(col.colour, pawn, place), class: 'pawn' });
@@ -125,6 +129,15 @@ export default {
         svg.append(pg);
       });
     }
-    return svg;
+    // the other players' moves since mine: where each pawn was, and where it went
+    markLast(svg, ctx, (entry) => {
+      const m = entry.move;
+      const col = ((entry.before.state || {}).colours || []).find((c) => c.colour === m.colour);
+      const was = col && col.pawns[m.pawn];
+      const a = was && spot(m.colour, m.pawn, was);
+      const b = spot(m.colour, m.pawn, m.to);
+      return a && b ? [[P(a), P(b), placeKey(m.colour, m.pawn, was), placeKey(m.colour, m.pawn, m.to)]] : [];
+    }, R, (e) => describe(e.before, e.move));
+    return touchTargets(svg);
   },
 };
