@@ -12,6 +12,7 @@
 #   deploy/ha/cluster.sh clean          stop, then delete the state dir
 #   deploy/ha/cluster.sh backup [full|diff|incr]   a pgBackRest backup (default full)
 #   deploy/ha/cluster.sh env            the ports and URLs, as shell assignments
+#   deploy/ha/cluster.sh worp-bin       the worp binary the cluster runs
 #   deploy/ha/cluster.sh leader         the name of the primary's node
 #   deploy/ha/cluster.sh kill-postgres NODE | stop-patroni NODE | start-patroni NODE
 #   deploy/ha/cluster.sh wait-healthy [SECONDS]   a primary, two streaming standbys, one sync
@@ -111,10 +112,18 @@ spawn() {
     wait_for 5 "$name to start" test -s "$pidfile"
 }
 
+# Whether process PID is alive (a zombie, exited but not yet reaped, is not).
+alive() {
+    local stat
+    stat=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$stat" ] && [ "${stat:0:1}" != Z ]
+}
+
 running() {
     local pidfile="$STATE/pids/$1"
-    [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+    [ -s "$pidfile" ] && alive "$(cat "$pidfile")"
 }
+
+not_alive() { ! alive "$1"; }
 
 # halt NAME SECONDS: SIGTERM, then SIGKILL after SECONDS.
 halt() {
@@ -125,10 +134,10 @@ halt() {
     }
     pid=$(cat "$STATE/pids/$name")
     kill -TERM "$pid" 2>/dev/null || true
-    if ! wait_for "$seconds" "$name to stop" sh -c "! kill -0 $pid"; then
+    if ! wait_for "$seconds" "$name to stop" not_alive "$pid"; then
         say "$name did not stop on SIGTERM: SIGKILL"
         kill -KILL "$pid" 2>/dev/null || true
-        wait_for 5 "$name to die" sh -c "! kill -0 $pid" || true
+        wait_for 5 "$name to die" not_alive "$pid" || true
     fi
     rm -f "$STATE/pids/$name"
 }
@@ -251,6 +260,7 @@ OWNER_URL=postgres://postgres@127.0.0.1:${ports[8]}/worp
 WORP_URLS="http://127.0.0.1:${ports[10]} http://127.0.0.1:${ports[11]}"
 PG_BIN=$PG_BIN
 WORP_HA_DIR=$STATE
+WORP_BIN=$worp
 EOF
     chmod 600 "$STATE/env"
     load_env
@@ -282,8 +292,18 @@ EOF
     wait_for 30 "HAProxy to reach the primary" \
         "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$HAPROXY_PORT" -t 2
 
+    wait_for 90 "both standbys streaming, one synchronous" healthy || {
+        status >&2 || true
+        exit 1
+    }
+    # pgBackRest's stanza, from every node (WAL the primary could not archive before
+    # is retried by PostgreSQL).
+    pgbackrest_all stanza-create >/dev/null
+
     # The database, migrated by its owner, and the server's login role (README).
-    if [ "$(psql_primary -At -d postgres -c "SELECT count(*) FROM pg_database WHERE datname = 'worp'")" = 0 ]; then
+    local exists
+    exists=$(psql_primary -At -d postgres -c "SELECT count(*) FROM pg_database WHERE datname = 'worp'")
+    if [ "$exists" = 0 ]; then
         psql_primary -d postgres -c "CREATE DATABASE worp"
     fi
     DATABASE_URL="$OWNER_URL" timeout 120 "$worp" rebuild >"$STATE/logs/migrate.log" 2>&1 || {
@@ -295,13 +315,6 @@ EOF
             CREATE ROLE worp LOGIN IN ROLE worp_server;
         END IF; END \$\$"
 
-    wait_for 90 "both standbys streaming, one synchronous" healthy || {
-        status >&2 || true
-        exit 1
-    }
-    # pgBackRest's stanza, from every node (WAL the primary could not archive before
-    # is retried by PostgreSQL).
-    pgbackrest_all stanza-create >/dev/null
     local i
     for i in 1 2; do
         local port_var="WORP_PORT_$i"
@@ -389,6 +402,10 @@ clean)
     ;;
 status) status ;;
 env) cat "$STATE/env" ;;
+worp-bin)
+    load_env
+    echo "$WORP_BIN"
+    ;;
 leader)
     load_env
     leader
