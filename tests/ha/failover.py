@@ -411,7 +411,7 @@ def main():
         f"median {sorted(backs)[len(backs) // 2] if backs else float('nan'):.2f} s",
         f"games audited after resigning: {audited}; failures: {len(audit_failures)}",
         "after the failovers, a move through one server reached a live stream on the other "
-        + ("in " + f"{relay:.2f} s" if relay is not None else "NEVER (the relay did not listen again)"),
+        + ("in " + f"{relay:.3f} s" if relay is not None else "NEVER (the relay did not listen again)"),
     ]
     print("\n".join(lines + [""] + summary))
     for item in lost[:10]:
