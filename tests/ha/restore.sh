@@ -51,12 +51,13 @@ sleep 1.1
 
 # 2. One more game after it, which the copy must not hold.
 W=${WORP_URLS%% *}
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 player() { curl -fsS -XPOST "$W/v1/players" -H 'content-type: application/json' -d "{\"name\":\"$1\"}"; }
 A=$(player late-a)
 B=$(player late-b)
-late=$(curl -fsS -XPOST "$W/v1/games" -H "authorization: Bearer $(echo "$A" | jq -r .token)" \
+late=$(curl -fsS -XPOST "$W/v1/games" -H "authorization: Bearer $(echo "$A" | field token)" \
     -H 'content-type: application/json' \
-    -d "{\"variant\":\"backgammon\",\"seats\":[\"$(echo "$A" | jq -r .id)\",\"$(echo "$B" | jq -r .id)\"]}" | jq -r .id)
+    -d "{\"variant\":\"backgammon\",\"seats\":[\"$(echo "$A" | field id)\",\"$(echo "$B" | field id)\"]}" | field id)
 say "$games games up to $target; game $late made after it"
 
 # 3. Every WAL segment up to now archived (check switches WAL and waits for it).

@@ -26,8 +26,9 @@
 //! A change that was not written, and every change of a statement the database refused,
 //! is appended again on its own transaction (`append_alone`), so each gets its own
 //! answer: the loser of a race its [`StoreError::Conflict`], the others their events.
-//! Errors that leave the outcome unknown (the connection broke) are reported to every
-//! change of the batch, as a single append would report them.
+//! Errors that leave the outcome unknown (the connection broke, or the server ended it
+//! on its way down or turned standby: a failover) are reported to every change of the
+//! batch, as a single append would report them.
 //!
 //! The announcements to other server processes (`NOTIFY`) are not part of the
 //! statement: PostgreSQL serialises the commits of transactions that notify (a global
