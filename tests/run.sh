@@ -159,7 +159,8 @@ variant_schemas() {
 # stage says so and passes.
 ha_tests() {
     if ! command -v patroni >/dev/null || ! command -v etcd >/dev/null ||
-        ! command -v haproxy >/dev/null || ! command -v pgbackrest >/dev/null; then
+        ! command -v haproxy >/dev/null || ! command -v pgbackrest >/dev/null ||
+        ! /usr/bin/python3 -c 'import etcd' 2>/dev/null; then
         echo "Patroni, etcd, HAProxy or pgBackRest is not installed: installing them from Debian's packages"
         apt_install patroni etcd-server etcd-client haproxy pgbackrest python3-etcd ||
             echo "could not install them: the HA tests will be skipped"

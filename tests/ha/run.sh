@@ -11,7 +11,7 @@
 #   bash tests/ha/run.sh            (tests/run.sh runs it as its "ha failover" stage)
 #
 # Needs patroni, etcd, haproxy and pgbackrest (Debian: patroni etcd-server haproxy
-# pgbackrest) and a built worp (WORP_BIN, else target/debug/worp); without the
+# pgbackrest python3-etcd) and a built worp (WORP_BIN, else target/debug/worp); without the
 # packages it says so and exits 0. Everything lives in a temporary directory, deleted
 # at the end; the processes are stopped also on failure or Ctrl-C.
 set -euo pipefail
@@ -22,8 +22,12 @@ missing=()
 for tool in patroni etcd haproxy pgbackrest; do
     command -v "$tool" >/dev/null || missing+=("$tool")
 done
+# Patroni's etcd client (Debian's patroni only recommends it).
+if command -v patroni >/dev/null && ! "$(head -n 1 "$(command -v patroni)" | sed 's/^#!//')" -c 'import etcd' 2>/dev/null; then
+    missing+=(python3-etcd)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
-    echo "SKIPPED: the HA tests need ${missing[*]} (apt-get install patroni etcd-server haproxy pgbackrest)"
+    echo "SKIPPED: the HA tests need ${missing[*]} (apt-get install patroni etcd-server haproxy pgbackrest python3-etcd)"
     exit 0
 fi
 
