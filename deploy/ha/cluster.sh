@@ -96,16 +96,16 @@ load_env() {
     source "$STATE/env"
 }
 
-# spawn NAME OWNER COMMAND...: starts COMMAND in the background, its output in
-# logs/NAME.log, its pid in pids/NAME (written by the process itself, then exec'd).
+# spawn NAME OWNER COMMAND...: starts COMMAND in the background (as OWNER when we are
+# root), its output in logs/NAME.log, its pid in pids/NAME (written by the process
+# itself, which then execs COMMAND).
 spawn() {
     local name=$1 owner=$2
     shift 2
     local pidfile="$STATE/pids/$name" log="$STATE/logs/$name.log"
-    if [ "$owner" = postgres ]; then
+    if [ "$owner" = postgres ] && [ "$(id -u)" = 0 ]; then
         nohup sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" \
             setpriv --reuid=postgres --regid=postgres --init-groups -- "$@" >>"$log" 2>&1 &
-        [ "$(id -u)" = 0 ] || true
     else
         nohup sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" >>"$log" 2>&1 &
     fi
