@@ -154,7 +154,7 @@ variant_schemas() {
 }
 
 # The highly available PostgreSQL cluster (deploy/ha/: Patroni, etcd, HAProxy,
-# pgBackRest): the failover test and the restore drill (tests/ha/run.sh, about 4
+# pgBackRest): the failover test and the restore drill (tests/ha/run.sh, about 3
 # minutes). Installs the packages when missing; where they cannot be installed, the
 # stage says so and passes.
 ha_tests() {
