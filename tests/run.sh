@@ -19,8 +19,10 @@
 # 3. Runs, in this order, with one cargo profile (dev) so nothing is built twice:
 #    cargo fmt --check, cargo clippy -D warnings, cargo test --workspace, the variant
 #    schema check, the web client end to end (tests/e2e/run.sh), clients generated from
-#    the OpenAPI document playing every game (tests/clients/run.sh) and schemathesis
-#    (tests/schemathesis/run.sh), printing how long each stage took.
+#    the OpenAPI document playing every game (tests/clients/run.sh), schemathesis
+#    (tests/schemathesis/run.sh) and failovers of a Patroni cluster with a restore drill
+#    (tests/ha/run.sh; installs patroni, etcd-server, haproxy and pgbackrest, and is
+#    skipped where they cannot be installed), printing how long each stage took.
 #
 # Sourced, it only defines its functions: e.g. one test on a private cluster,
 #   bash -c 'source tests/run.sh && with_private_cluster cargo test -p worp --test api load'
@@ -151,6 +153,21 @@ variant_schemas() {
     "$venv/bin/python" tests/contract/variant_schemas.py "${CARGO_TARGET_DIR:-target}/debug/worp"
 }
 
+# The highly available PostgreSQL cluster (deploy/ha/: Patroni, etcd, HAProxy,
+# pgBackRest): the failover test and the restore drill (tests/ha/run.sh, about 3
+# minutes). Installs the packages when missing; where they cannot be installed, the
+# stage says so and passes.
+ha_tests() {
+    if ! command -v patroni >/dev/null || ! command -v etcd >/dev/null ||
+        ! command -v haproxy >/dev/null || ! command -v pgbackrest >/dev/null ||
+        ! /usr/bin/python3 -c 'import etcd' 2>/dev/null; then
+        echo "Patroni, etcd, HAProxy or pgBackRest is not installed: installing them from Debian's packages"
+        apt_install patroni etcd-server etcd-client haproxy pgbackrest python3-etcd ||
+            echo "could not install them: the HA tests will be skipped"
+    fi
+    WORP_BIN="${CARGO_TARGET_DIR:-target}/debug/worp" bash tests/ha/run.sh
+}
+
 if [ "${BASH_SOURCE[0]}" != "$0" ]; then
     return 0
 fi
@@ -212,3 +229,5 @@ stage "e2e (web client)" bash tests/e2e/run.sh
 stage "generated clients" bash tests/clients/run.sh
 # Schemathesis against a running server: no 5xx, every response conforms to the spec.
 stage "schemathesis" bash tests/schemathesis/run.sh
+# Failovers of the PostgreSQL cluster under move load, and a point-in-time restore.
+stage "ha failover" ha_tests

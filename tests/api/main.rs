@@ -9,6 +9,7 @@ mod cube_match;
 mod deploy;
 mod edge;
 mod errors;
+mod failover;
 mod faults;
 mod group_commit;
 mod hostile;

@@ -15,6 +15,11 @@ pub enum StoreError {
     /// Too many changes are waiting to be written: refused at once (try again shortly).
     #[error("the write queue is full")]
     Overloaded,
+    /// The database did not answer within [`super::DATABASE_DEADLINE`] (e.g. a commit
+    /// waiting for a synchronous standby that is not there): whether a write was
+    /// recorded is unknown, as when a connection breaks.
+    #[error("the database did not answer in time")]
+    TimedOut,
     /// Migrations failed.
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -26,7 +31,7 @@ impl StoreError {
     pub fn is_unavailable(&self) -> bool {
         match self {
             StoreError::Database(e) => unavailable(e),
-            StoreError::Overloaded => true,
+            StoreError::Overloaded | StoreError::TimedOut => true,
             // Locked by another connection for longer than the busy timeout, or the
             // file cannot be opened.
             StoreError::Sqlite(e) => matches!(
@@ -42,7 +47,10 @@ impl StoreError {
     }
 }
 
-fn unavailable(e: &sqlx::Error) -> bool {
+/// Whether `e` says the database is not there now (a connection that broke, a server
+/// shutting down or in recovery): then also whether a statement was committed is
+/// unknown.
+pub(crate) fn unavailable(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::PoolTimedOut
         | sqlx::Error::PoolClosed
@@ -52,9 +60,14 @@ fn unavailable(e: &sqlx::Error) -> bool {
         sqlx::Error::Database(db) => db.code().is_some_and(|code| {
             // Class 08: connection exception; 57P01-57P03: the server shuts down, was
             // shut down or cannot take connections yet; 53300: too many connections;
-            // 55000: the database does not accept connections now.
+            // 55000: the database does not accept connections now; 25006: a read-only
+            // transaction, i.e. this server is a standby now (a demoted primary, still
+            // routed to until the load balancer's check notices).
             code.starts_with("08")
-                || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300" | "55000")
+                || matches!(
+                    &*code,
+                    "57P01" | "57P02" | "57P03" | "53300" | "55000" | "25006"
+                )
         }),
         // A connection the server closed mid-conversation.
         sqlx::Error::Protocol(msg) => msg.contains("EOF") || msg.contains("closed"),

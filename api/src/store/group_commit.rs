@@ -26,8 +26,9 @@
 //! A change that was not written, and every change of a statement the database refused,
 //! is appended again on its own transaction (`append_alone`), so each gets its own
 //! answer: the loser of a race its [`StoreError::Conflict`], the others their events.
-//! Errors that leave the outcome unknown (the connection broke) are reported to every
-//! change of the batch, as a single append would report them.
+//! Errors that leave the outcome unknown (the connection broke, or the server ended it
+//! on its way down or turned standby: a failover) are reported to every change of the
+//! batch, as a single append would report them.
 //!
 //! The announcements to other server processes (`NOTIFY`) are not part of the
 //! statement: PostgreSQL serialises the commits of transactions that notify (a global
@@ -190,7 +191,7 @@ async fn write(
             Err(e) => Err(e),
         },
     };
-    if matches!(&together, Err(e) if !matches!(e, sqlx::Error::Database(_))) {
+    if matches!(&together, Err(e) if !refused(e)) {
         // The connection may be broken: the pool tests it when it comes back.
         *connection = None;
     }
@@ -202,7 +203,7 @@ async fn write(
             written
         }
         // The database refused the statement: nothing of it was committed.
-        Err(sqlx::Error::Database(_)) => jobs.iter().map(|_| None).collect(),
+        Err(e) if refused(&e) => jobs.iter().map(|_| None).collect(),
         Err(e) => {
             tracing::warn!("group commit of {} changes failed: {e}", jobs.len());
             for job in jobs {
@@ -232,6 +233,14 @@ async fn write(
     }
 }
 
+/// Whether the database refused the statement, so that nothing of it was committed. Not
+/// when the server is going away or is a standby now (`error::unavailable`): a commit
+/// cut off while it waited for a synchronous standby ("terminating connection due to
+/// administrator command") may have been recorded, so its outcome is unknown.
+fn refused(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(_)) && !super::error::unavailable(e)
+}
+
 /// A copy of a connection-level error, for every change of a failed batch.
 fn same_error(e: &sqlx::Error) -> sqlx::Error {
     match e {
@@ -239,6 +248,11 @@ fn same_error(e: &sqlx::Error) -> sqlx::Error {
         sqlx::Error::PoolTimedOut => sqlx::Error::PoolTimedOut,
         sqlx::Error::PoolClosed => sqlx::Error::PoolClosed,
         sqlx::Error::WorkerCrashed => sqlx::Error::WorkerCrashed,
+        // The server went away or is a standby now: still unavailable (503), not a fault.
+        sqlx::Error::Database(_) => sqlx::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::ConnectionAborted,
+            e.to_string(),
+        )),
         other => sqlx::Error::Protocol(other.to_string()),
     }
 }

@@ -68,13 +68,33 @@ pub enum Store {
     Sqlite(SqliteStore),
 }
 
-/// Runs statement `$f` of the configured backend on its pool.
+/// The longest any request waits for the database, per statement (an append: from
+/// queueing to its commit). Beyond, [`StoreError::TimedOut`]: 503, the outcome unknown
+/// as when a connection breaks. A connection to a dead server fails at once; this
+/// bounds what does not fail, such as a commit waiting for a synchronous standby
+/// that is not there (Patroni's strict synchronous mode while no standby follows).
+pub const DATABASE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// `work`, or [`StoreError::TimedOut`] if it takes longer than [`DATABASE_DEADLINE`].
+async fn bounded<T>(
+    work: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    tokio::time::timeout(DATABASE_DEADLINE, work)
+        .await
+        .unwrap_or(Err(StoreError::TimedOut))
+}
+
+/// Runs statement `$f` of the configured backend on its pool, within
+/// [`DATABASE_DEADLINE`].
 macro_rules! on_backend {
     ($self:ident . $f:ident ( $($arg:expr),* )) => {
-        match $self {
-            Store::Postgres(s) => postgres::$f(&s.pool, $($arg),*).await,
-            Store::Sqlite(s) => sqlite::$f(&s.pool, $($arg),*).await,
-        }
+        bounded(async {
+            match $self {
+                Store::Postgres(s) => postgres::$f(&s.pool, $($arg),*).await,
+                Store::Sqlite(s) => sqlite::$f(&s.pool, $($arg),*).await,
+            }
+        })
+        .await
     };
 }
 
@@ -204,10 +224,13 @@ impl Store {
     /// arrive together share one commit (one statement on PostgreSQL, one transaction
     /// on SQLite).
     pub async fn append(&self, a: Append) -> Result<Vec<StoredEvent>, StoreError> {
-        match self {
-            Store::Postgres(s) => s.group.append(a).await,
-            Store::Sqlite(s) => s.commit.append(a).await,
-        }
+        bounded(async {
+            match self {
+                Store::Postgres(s) => s.group.append(a).await,
+                Store::Sqlite(s) => s.commit.append(a).await,
+            }
+        })
+        .await
     }
 
     /// Signalled whenever an append wrote webhook deliveries to the outbox (the delivery
@@ -223,7 +246,7 @@ impl Store {
     /// SQLite there is only one process: nothing to do.
     pub async fn announce(&self, payloads: &[String]) -> Result<(), StoreError> {
         match self {
-            Store::Postgres(s) => postgres::announce(&s.pool, payloads).await,
+            Store::Postgres(s) => bounded(postgres::announce(&s.pool, payloads)).await,
             Store::Sqlite(_) => Ok(()),
         }
     }
@@ -235,6 +258,10 @@ impl Store {
     /// Whether the database answers and holds every migration this build carries (for
     /// `/readyz`): a query of `_sqlx_migrations`, so it is a ping too.
     pub async fn migrated(&self) -> Result<bool, StoreError> {
+        bounded(self.migrations_all_applied()).await
+    }
+
+    async fn migrations_all_applied(&self) -> Result<bool, StoreError> {
         Ok(match self {
             Store::Postgres(s) => all_applied(
                 &sqlx::migrate!("../migrations/postgres"),
@@ -323,12 +350,16 @@ impl Store {
         on_backend!(self.game_ids())
     }
     /// Rebuilds the read models from the log, making appends wait until it is done;
-    /// `row_of` makes a game's row from its events.
+    /// `row_of` makes a game's row from its events. Not bounded by
+    /// [`DATABASE_DEADLINE`]: it reads the whole log.
     pub async fn rebuild_read_models<E: From<StoreError>>(
         &self,
         row_of: impl Fn(&[StoredEvent]) -> Result<GameRow, E>,
     ) -> Result<usize, E> {
-        on_backend!(self.rebuild_read_models(row_of))
+        match self {
+            Store::Postgres(s) => postgres::rebuild_read_models(&s.pool, row_of).await,
+            Store::Sqlite(s) => sqlite::rebuild_read_models(&s.pool, row_of).await,
+        }
     }
     pub async fn replace_read_models(&self, rows: &[GameRow]) -> Result<(), StoreError> {
         on_backend!(self.replace_read_models(rows))
