@@ -342,9 +342,15 @@ pub async fn play_move(
     };
     let id = id.into_inner();
     let mv = body.into_inner().mv;
-    // A key answers only the request it was first sent with: this path, this body.
-    let request = format!("POST /v1/games/{id}/moves");
-    let body_hash = hex::encode(Sha256::digest(mv.to_string()));
+    // A key answers only the request it was first sent with: this path, this body (both
+    // written out only when a key is sent: a move without one is not serialised again).
+    let (request, body_hash) = match &key {
+        Some(_) => (
+            format!("POST /v1/games/{id}/moves"),
+            hex::encode(Sha256::digest(mv.to_string())),
+        ),
+        None => (String::new(), String::new()),
+    };
     if let Some(k) = &key {
         if let Some(saved) = worp.saved_response(&caller.0, k).await? {
             return replay(saved, &request, &body_hash);

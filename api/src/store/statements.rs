@@ -292,8 +292,14 @@ macro_rules! statements {
         }
 
         pub async fn list_games(pool: &Pool, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
-            let rows = sqlx::query(sql::LIST_GAMES)
-                .bind(f.player)
+            // The player to move holds a seat: their turns are among their games.
+            let seated = f.player.or(f.to_move_player);
+            let statement = match seated {
+                Some(_) => sql::LIST_GAMES_OF,
+                None => sql::LIST_GAMES,
+            };
+            let rows = sqlx::query(statement)
+                .bind(seated)
                 .bind(f.status.as_deref())
                 .bind(f.to_move_player)
                 .bind(f.limit)

@@ -22,6 +22,7 @@ pub mod match_play;
 mod movegen;
 mod moves;
 mod options;
+mod outcomes;
 mod point;
 mod position;
 pub mod position_id;

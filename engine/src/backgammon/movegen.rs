@@ -3,19 +3,68 @@
 //! It works on the board as the side to move sees it: slot `d` (1..=24) is the point `d`
 //! pips from bearing off, slot 0 holds the checkers borne off and slot 25 the bar. The
 //! search copies a small fixed-size board per step (no allocation) and keys each result
-//! by a `u128`: four bits of own checkers per slot (26 slots, 104 bits) and one bit per
-//! point where an opposing blot was hit (24 bits). Own checkers and hit blots determine
-//! the whole resulting position, so equal keys mean equal positions.
+//! by a `u128` ([`KeyUnits`]): own checkers and hit blots per point, the bar and the
+//! checkers off. They determine the whole resulting position, so equal keys mean equal
+//! positions; and the keys of one position's results order as the positions do, so
+//! [`Position::outcomes`] sorts keys, not positions.
 
 use super::moves::{FILLER, STEP_TABLE};
 use super::{Move, Position, Side, Steps};
 
 /// Slot of the checkers borne off.
-const OFF: usize = 0;
+pub(super) const OFF: usize = 0;
 /// Slot of the bar.
-const BAR: usize = 25;
-/// The first bit of the hit mask in a key (slot `t` hit sets bit `HIT_BASE + t`).
-const HIT_BASE: usize = 103;
+pub(super) const BAR: usize = 25;
+
+/// What a checker changes in a key, per slot, for one side.
+///
+/// Layout, most significant first: one 5-bit digit per board index 0..=23 (point 1
+/// first, as [`Position`]'s derived order compares), then the mover's bar (4 bits), then
+/// the mover's checkers off (4 bits). A point's digit is `2 × own checkers + hit` (`hit`
+/// is 1 once an opposing blot there was hit): for White that orders as the board values
+/// do (an unhit blot −1 < hit and left 0 < own 1, 2, …; elsewhere the opponent's value
+/// never changes). Black's own checkers are negative, so its digit is 31 minus that. The
+/// opponent's bar follows from the hits (so from the board) and its checkers off never
+/// change: among the results of one position and roll, keys order as positions do.
+pub(crate) struct KeyUnits {
+    /// The key of an empty board with nothing on the bar or off.
+    empty: u128,
+    /// What one more own checker on the slot adds (wrapping: subtracts for Black's
+    /// points).
+    add: [u128; 26],
+    /// What hitting a blot on the slot adds.
+    hit: [u128; 26],
+}
+
+/// The units of White's keys (index 0) and Black's (index 1).
+static KEY_UNITS: [KeyUnits; 2] = [key_units(true), key_units(false)];
+
+const fn key_units(white: bool) -> KeyUnits {
+    let mut units = KeyUnits {
+        empty: 0,
+        add: [0; 26],
+        hit: [0; 26],
+    };
+    units.add[OFF] = 1;
+    units.add[BAR] = 1 << 4;
+    let mut slot = 1;
+    while slot <= 24 {
+        // White's slot s is board index 24 − s, Black's index s − 1; index i's digit
+        // starts at bit 123 − 5i.
+        let shift = if white { 5 * slot + 3 } else { 128 - 5 * slot };
+        let one = 1u128 << shift;
+        if white {
+            units.add[slot] = 2 * one;
+            units.hit[slot] = one;
+        } else {
+            units.empty |= 31 * one;
+            units.add[slot] = (2 * one).wrapping_neg();
+            units.hit[slot] = one.wrapping_neg();
+        }
+        slot += 1;
+    }
+    units
+}
 
 /// The board from the side to move's view.
 #[derive(Clone, Copy)]
@@ -28,6 +77,8 @@ struct Board {
     occupied: u32,
     /// Own checkers outside the home board (slots 7..=25).
     outside: u8,
+    /// How a step changes the key.
+    units: &'static KeyUnits,
 }
 
 impl Board {
@@ -39,6 +90,7 @@ impl Board {
             blots: 0,
             occupied: 0,
             outside: 0,
+            units: &KEY_UNITS[side as usize],
         };
         let mut blocked = 0u32;
         let flip = i16::from(side.sign());
@@ -53,17 +105,13 @@ impl Board {
         }
         b.own[BAR] = pos.bar.get(side);
         b.own[OFF] = pos.off.get(side);
-        let (mut low, mut high) = (0u64, 0u64);
-        for (s, &n) in b.own.iter().take(16).enumerate() {
-            low |= u64::from(n & 15) << (4 * s);
-        }
-        for (s, &n) in b.own.iter().skip(16).enumerate() {
-            high |= u64::from(n & 15) << (4 * s);
+        let mut key = b.units.empty;
+        for (&n, &unit) in b.own.iter().zip(&b.units.add) {
+            key = key.wrapping_add(unit.wrapping_mul(u128::from(n & 15)));
         }
         for (s, &n) in b.own.iter().enumerate().skip(1) {
             b.occupied |= u32::from(n > 0) << s;
         }
-        let key = u128::from(low) | (u128::from(high) << 64);
         b.outside = b.own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
         (b, key, blocked)
     }
@@ -77,11 +125,13 @@ impl Board {
             self.occupied &= !(1 << s);
         }
         self.own[t] = self.own[t].wrapping_add(1);
-        *key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
+        *key = key
+            .wrapping_sub(self.units.add[s])
+            .wrapping_add(self.units.add[t]);
         self.occupied |= (1 << t) & !1;
         if self.blots & (1 << t) != 0 {
             self.blots &= !(1 << t);
-            *key |= 1 << (HIT_BASE + t);
+            *key = key.wrapping_add(self.units.hit[t]);
         }
         if s >= 7 && t < 7 {
             self.outside = self.outside.wrapping_sub(1);
@@ -111,9 +161,11 @@ impl Board {
     #[inline(always)]
     fn key_after(&self, s: usize, d: usize, key: u128) -> (usize, u128) {
         let t = s.saturating_sub(d);
-        let mut key = key.wrapping_sub(1 << (4 * s)).wrapping_add(1 << (4 * t));
+        let mut key = key
+            .wrapping_sub(self.units.add[s])
+            .wrapping_add(self.units.add[t]);
         if self.blots & (1 << t) != 0 {
-            key |= 1 << (HIT_BASE + t);
+            key = key.wrapping_add(self.units.hit[t]);
         }
         (t, key)
     }
@@ -152,7 +204,7 @@ fn slot_of_index(side: Side, i: usize) -> usize {
 
 /// The board index of slot `slot` (1..=24) for `side`: the inverse of [`slot_of_index`]
 /// (out of range for other slots).
-#[inline(always)]
+#[cfg(test)]
 fn index_of_slot(side: Side, slot: usize) -> usize {
     match side {
         Side::White => 24usize.wrapping_sub(slot),
@@ -177,6 +229,14 @@ impl Leaf {
         self.steps.get(..usize::from(self.len)) == Some(steps)
     }
 
+    /// The steps as (from slot, to slot): slot 0 is off, 25 the bar (see the module doc).
+    #[inline(always)]
+    pub fn steps(&self) -> &[(u8, u8)] {
+        self.steps
+            .get(..usize::from(self.len))
+            .unwrap_or(&self.steps)
+    }
+
     /// How many numbers of the roll it uses.
     pub fn dice_used(&self) -> usize {
         usize::from(self.len)
@@ -185,7 +245,8 @@ impl Leaf {
     /// The position after these steps of `side` from `pos`: a checker landing on a single
     /// opposing checker sends it to the bar. The same position the key describes, found
     /// by replaying at most four steps rather than decoding the key point by point.
-    #[inline]
+    /// (The tests' reference: `Position::outcomes` replays the steps on whole words.)
+    #[cfg(test)]
     pub fn apply(&self, mut pos: Position, side: Side) -> Position {
         let sign = side.sign();
         for &(s, t) in self.steps.iter().take(usize::from(self.len)) {
@@ -291,6 +352,15 @@ impl MoveGen {
 
     /// The ways found by the last [`MoveGen::generate`].
     pub fn leaves(&self) -> &[Leaf] {
+        &self.leaves
+    }
+
+    /// The ways found by the last [`MoveGen::generate`], sorted by key: for one position
+    /// and roll, as their resulting positions sort ([`KeyUnits`]).
+    pub fn sort_leaves(&mut self) -> &[Leaf] {
+        // The key set still points into `leaves`, but it serves only the search, and the
+        // next search starts a new set.
+        self.leaves.sort_unstable_by_key(|leaf| leaf.key);
         &self.leaves
     }
 
@@ -442,34 +512,4 @@ impl MoveGen {
 fn hash(key: u128) -> usize {
     let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
     (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
-}
-
-#[cfg(test)]
-impl Position {
-    /// The position after the move of `side` whose result has `key` (how
-    /// [`Position::outcomes`] used to build its positions; kept as a test reference).
-    pub(crate) fn after_key(&self, side: Side, key: u128) -> Position {
-        let mut pos = *self;
-        let sign = side.sign();
-        let nibble = |slot: usize| ((key >> (4 * slot)) & 15) as u8;
-        let mut hits = 0u8;
-        for (i, v) in pos.board.iter_mut().enumerate() {
-            let slot = slot_of_index(side, i);
-            let own = nibble(slot);
-            let hit = (key >> (HIT_BASE + slot)) & 1 == 1;
-            if hit {
-                hits += 1;
-            }
-            if own > 0 {
-                *v = sign * own as i8;
-            } else if hit || v.signum() == sign {
-                *v = 0;
-            }
-        }
-        *pos.bar.get_mut(side) = nibble(BAR);
-        *pos.off.get_mut(side) = nibble(OFF);
-        let opp = pos.bar.get_mut(side.opponent());
-        *opp = opp.wrapping_add(hits);
-        pos
-    }
 }

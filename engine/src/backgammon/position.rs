@@ -1,7 +1,5 @@
 //! The position: checkers on the 24 points, on the bar and borne off.
 
-use std::cell::RefCell;
-
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -123,14 +121,8 @@ impl Position {
     /// position should hold 15 checkers per colour ([`Position::check`]) and dice show
     /// 1..=6; otherwise the answer is unspecified (but nothing panics).
     pub fn outcomes(&self, to_move: Side, dice: [u8; 2]) -> Vec<Position> {
-        // The buffers are reused from call to call on this thread; fresh ones serve only
-        // if the thread's are in use or gone (never in practice).
-        OUTCOME_BUFFERS
-            .try_with(|cell| match cell.try_borrow_mut() {
-                Ok(mut buffers) => buffers.outcomes(self, to_move, dice),
-                Err(_) => OutcomeBuffers::default().outcomes(self, to_move, dice),
-            })
-            .unwrap_or_else(|_| OutcomeBuffers::default().outcomes(self, to_move, dice))
+        // The generator and the sort keys are reused from call to call on this thread.
+        super::outcomes::outcomes(self, to_move, dice)
     }
 
     /// How many outcome positions `dice` give (0 when the roll cannot be used), reusing
@@ -193,76 +185,6 @@ impl Position {
                 v.signum() == side.sign()
                     && Point::new(i as u8 + 1).is_some_and(|p| p.is_home(home_of))
             })
-    }
-}
-
-/// What [`Position::outcomes`] reuses from call to call, so that a call allocates only
-/// the list it returns: the move generator and the sort keys of the outcomes.
-#[derive(Default)]
-struct OutcomeBuffers {
-    movegen: MoveGen,
-    keys: Vec<(u128, u128)>,
-}
-
-impl OutcomeBuffers {
-    /// See [`Position::outcomes`]: each way's steps replayed on `pos`, the results sorted
-    /// by their [`order_key`] (plain integers) and rebuilt from it.
-    fn outcomes(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
-        let leaves = self.movegen.generate(pos, side, dice);
-        if leaves.is_empty() {
-            return vec![*pos];
-        }
-        self.keys.clear();
-        self.keys
-            .extend(leaves.iter().map(|leaf| order_key(&leaf.apply(*pos, side))));
-        self.keys.sort_unstable();
-        self.keys.iter().map(|&key| from_order_key(key)).collect()
-    }
-}
-
-thread_local! {
-    static OUTCOME_BUFFERS: RefCell<OutcomeBuffers> = RefCell::new(OutcomeBuffers::default());
-}
-
-/// The sort key of a position: its 28 bytes (each board value with its sign bit flipped,
-/// so that unsigned order is signed order; then bar and off, White before Black) read as
-/// one big-endian number and 4 zero bytes. Keys compare exactly as the positions' derived
-/// `Ord` does, and [`from_order_key`] gives the position back.
-pub(crate) fn order_key(pos: &Position) -> (u128, u128) {
-    let mut bytes = [0u8; 32];
-    for (b, &v) in bytes.iter_mut().zip(&pos.board) {
-        *b = v.to_ne_bytes()[0] ^ 0x80;
-    }
-    bytes[24] = pos.bar.white;
-    bytes[25] = pos.bar.black;
-    bytes[26] = pos.off.white;
-    bytes[27] = pos.off.black;
-    let mut high = [0u8; 16];
-    let mut low = [0u8; 16];
-    high.copy_from_slice(&bytes[..16]);
-    low.copy_from_slice(&bytes[16..]);
-    (u128::from_be_bytes(high), u128::from_be_bytes(low))
-}
-
-/// The position whose [`order_key`] is `key`.
-pub(crate) fn from_order_key((high, low): (u128, u128)) -> Position {
-    let mut bytes = [0u8; 32];
-    bytes[..16].copy_from_slice(&high.to_be_bytes());
-    bytes[16..].copy_from_slice(&low.to_be_bytes());
-    let mut board = [0i8; 24];
-    for (v, &b) in board.iter_mut().zip(&bytes) {
-        *v = i8::from_ne_bytes([b ^ 0x80]);
-    }
-    Position {
-        board,
-        bar: Tally {
-            white: bytes[24],
-            black: bytes[25],
-        },
-        off: Tally {
-            white: bytes[26],
-            black: bytes[27],
-        },
     }
 }
 

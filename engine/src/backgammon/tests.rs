@@ -707,20 +707,21 @@ fn json_schemas_are_published() {
     }
 }
 
-/// `Position::outcomes` as it was before it reused the thread's generator and replayed
-/// each way's steps: a fresh generator, each key decoded point by point, the positions
-/// sorted by their derived order.
+/// `Position::outcomes` as it was before it sorted the generator's keys: a fresh
+/// generator, each way's position, the positions sorted by their derived order and
+/// deduplicated.
 fn outcomes_reference(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
     let mut movegen = super::movegen::MoveGen::default();
     let mut out: Vec<Position> = movegen
         .generate(pos, side, dice)
         .iter()
-        .map(|leaf| pos.after_key(side, leaf.key))
+        .map(|leaf| leaf.apply(*pos, side))
         .collect();
     if out.is_empty() {
         out.push(*pos);
     }
     out.sort_unstable();
+    out.dedup();
     out
 }
 
@@ -755,39 +756,34 @@ fn outcomes_match_the_previous_implementation() {
     assert!(blocked > 0, "some rolls were blocked");
 }
 
+/// The corpus positions (`shared/oracle/backgammon.jsonl`, or `$WORP_ORACLE_DIR`).
+fn corpus_positions() -> Vec<Position> {
+    let dir = std::env::var_os("WORP_ORACLE_DIR").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle"),
+        std::path::PathBuf::from,
+    );
+    let text = std::fs::read_to_string(dir.join("backgammon.jsonl"))
+        .expect("the oracle corpus (set WORP_ORACLE_DIR)");
+    serde_json::Deserializer::from_str(&text)
+        .into_iter::<Position>()
+        .collect::<Result<_, _>>()
+        .expect("corpus lines")
+}
+
 #[test]
-fn order_key_orders_as_positions_do() {
-    let mut rng = crate::playout::SplitMix64(11);
-    let random = |rng: &mut crate::playout::SplitMix64| {
-        let mut p = Position::START;
-        // Few values per field, so that many pairs agree on a long prefix.
-        for v in p.board.iter_mut() {
-            *v = [i8::MIN, -15, -1, 0, 1, 15, i8::MAX][rng.below(7)];
-        }
-        for n in [
-            &mut p.bar.white,
-            &mut p.bar.black,
-            &mut p.off.white,
-            &mut p.off.black,
-        ] {
-            *n = [0, 1, 15, u8::MAX][rng.below(4)];
-        }
-        p
-    };
-    for _ in 0..20_000 {
-        let (a, mut b) = (random(&mut rng), random(&mut rng));
-        // Often equal up to one field.
-        if rng.below(2) == 0 {
-            let keep = b;
-            b = a;
-            match rng.below(3) {
-                0 => b.board[rng.below(24)] = keep.board[0],
-                1 => b.bar = keep.bar,
-                _ => b.off = keep.off,
+fn outcomes_are_the_sorted_generator_results_on_the_corpus_positions() {
+    // Every corpus position, with each of the 36 rolls for either side: the positions of
+    // the generator's ways, sorted and deduplicated by `Position`'s own order.
+    let positions = corpus_positions();
+    assert_eq!(positions.len(), 2_997);
+    for pos in &positions {
+        for s in Side::BOTH {
+            for a in 1..=6 {
+                for b in 1..=6 {
+                    let want = outcomes_reference(pos, s, [a, b]);
+                    assert_eq!(pos.outcomes(s, [a, b]), want, "{pos:?} {s:?} {a}-{b}");
+                }
             }
         }
-        let key = super::position::order_key;
-        assert_eq!(key(&a).cmp(&key(&b)), a.cmp(&b), "{a:?} {b:?}");
-        assert_eq!(super::position::from_order_key(key(&a)), a);
     }
 }

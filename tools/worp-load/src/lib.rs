@@ -50,6 +50,7 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
+mod pg_counters;
 pub mod replay;
 mod sqlite_anchor;
 
@@ -923,6 +924,8 @@ struct Measured {
     rate: Option<f64>,
     /// The p99 latency of acknowledged moves, ms; `None` without any.
     p99: Option<f64>,
+    /// Acknowledged moves.
+    moves: u64,
 }
 
 impl Measured {
@@ -1081,6 +1084,7 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
     Ok(Measured {
         rate,
         p99: percentile(&latencies, 99.0),
+        moves: shares.iter().map(|s| s.moves).sum(),
     })
 }
 
@@ -1481,6 +1485,12 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             .ok_or("--seed-finished needs --database-url")?;
         seed_finished(args, db, args.seed_finished, &out).await?;
     }
+    // PostgreSQL's own counts for the server's tables, before the load.
+    let counted = match &args.database_url {
+        Some(db) if !args.no_http => pg_counters::read(db),
+        _ => None,
+    };
+    let mut moves = 0;
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=args.rounds {
@@ -1492,6 +1502,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         } else {
             Some(http_load(args, &out).await?)
         };
+        moves += ours.as_ref().map_or(0, |m| m.moves);
         if let Some(why) = ours.as_ref().and_then(Measured::unjudged) {
             unjudged.push(format!("round {round}: {why}"));
         }
@@ -1519,6 +1530,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                 Some(Measured {
                     rate: Some(rate),
                     p99: Some(p99),
+                    ..
                 }) => {
                     out.line(format!(
                         "  this round: {:.1}% of pgbench's rate ({rate:.0} / {tps:.0}), p99 {p99:.2} ms",
@@ -1535,6 +1547,11 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                 None => {}
             }
         }
+    }
+    if let Some(db) = &args.database_url {
+        // pgbench ran after the last load for as long: the statistics have arrived.
+        let waited = args.pgbench_db.is_some();
+        pg_counters::report(db, counted, moves, waited, &out).await;
     }
     // The anchor, and the target's p99 against it (the issues' targets).
     let (anchor, p99_target) = match args.sqlite_anchor {

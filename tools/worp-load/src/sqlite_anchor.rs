@@ -160,6 +160,7 @@ pub(super) async fn round(
         Some(Measured {
             rate: Some(rate),
             p99: Some(p99),
+            ..
         }) => {
             out.line(format!(
                 "  this round: {:.1}% of SQLite's durable insert rate ({rate:.0} / {tps:.0}), p99 {p99:.2} ms",
