@@ -27,10 +27,10 @@ export async function newGameView(main, { accountForm }) {
   const publicChat = h('input', { type: 'checkbox', id: 'public-chat', name: 'public_chat', 'aria-describedby': 'chat-help' });
   const err = h('p', { class: 'error', role: 'alert' });
   let fields = [];
-  const seatChoice = (i) => h('div', { class: 'field' }, h('label', { for: `seat-${i}` }, `Seat ${i}`),
+  const seatChoice = (i) => h('div', { class: 'field' }, h('label', { for: `seat-${i}` }, `Player ${i + 1}`),
     h('select', { id: `seat-${i}`, name: `seat-${i}` },
       h('option', { value: 'me', selected: i === 0 }, 'Me'),
-      h('option', { value: 'open', selected: i > 0 && !(opponent && i === 1) }, 'Open seat (anyone with the link or from the lobby)'),
+      h('option', { value: 'open', selected: i > 0 && !(opponent && i === 1) }, 'Open seat (anyone may join)'),
       opponent ? h('option', { value: `invite:${opponent.id}`, selected: i === 1 }, `Challenge ${opponent.name}`) : null,
       h('option', { value: 'bot:random' }, 'Computer: random moves'),
       h('option', { value: 'bot:greedy' }, 'Computer: greedy')));

@@ -109,13 +109,13 @@ function colourWidget(id, key, words, kind) {
     const names = words.colours.names.slice(0, count);
     rows = Array.from({ length: seats }, (_, i) => {
       if (kind === 'each') {
-        const sel = h('select', { id: `${id}-${i}`, 'aria-label': `Colour of seat ${i}` },
+        const sel = h('select', { id: `${id}-${i}`, 'aria-label': `Colour of player ${i + 1}` },
           ...names.map((n, c) => h('option', { value: c, selected: c === (i * Math.floor(count / seats)) % count }, n)));
-        return { el: h('div', { class: 'row' }, h('label', { for: `${id}-${i}`, class: 'inline' }, `Seat ${i}`), sel), read: () => [Number(sel.value)] };
+        return { el: h('div', { class: 'row' }, h('label', { for: `${id}-${i}`, class: 'inline' }, `Player ${i + 1}`), sel), read: () => [Number(sel.value)] };
       }
       const boxes = names.map((n, c) => h('input', { type: 'checkbox', id: `${id}-${i}-${c}`, value: c, checked: c === Math.floor((i * count) / seats) }));
       return {
-        el: h('fieldset', { class: 'row colour-set' }, h('legend', {}, `Seat ${i}`),
+        el: h('fieldset', { class: 'row colour-set' }, h('legend', {}, `Player ${i + 1}`),
           ...names.map((n, c) => h('label', { class: 'inline', for: `${id}-${i}-${c}` }, boxes[c], swatch(c), n))),
         read: () => boxes.filter((b) => b.checked).map((b) => Number(b.value)),
       };
@@ -166,7 +166,7 @@ export function optionField(variant, key, schema, root, def) {
     return { wrap: field(id, label, input, help, { inline: true }), read: () => input.checked };
   }
   if (types.includes('integer') || types.includes('number')) {
-    const input = h('input', { id, name: key, type: 'number', inputmode: 'numeric', value: def ?? '', min: s.minimum, max: s.maximum,
+    const input = h('input', { id, name: key, type: 'number', inputmode: 'numeric', value: def ?? '', placeholder: words.placeholder, min: s.minimum, max: s.maximum,
       step: types.includes('integer') ? 1 : 'any', required: !types.includes('null') });
     if (!words.help && s.minimum !== undefined && s.maximum !== undefined) help = `${help} (${s.minimum} to ${s.maximum})`.trim();
     return {

@@ -40,7 +40,7 @@ export async function lobbyView(main, { setCleanup }) {
         h('span', { class: 'muted' }, [opts, g.days_per_move ? `${g.days_per_move} days per move` : 'no clock',
           g.rated ? 'rated' : 'not rated'].filter(Boolean).join(' · ')),
         h('span', { class: 'row' }, ...(g.open_seats || []).map((s) => h('a', { class: 'button join-link', href: `#/join/${g.id}/${s}` },
-          `Join (seat ${s})`))));
+          `Join as player ${s + 1}`))));
     }) : [h('li', { class: 'muted' }, 'No game is waiting for players. Open one yourself!')]));
   };
   filter.addEventListener('change', () => {

@@ -192,11 +192,11 @@ test('a newcomer opening an invite link names a player first, then sits down', a
     await page.click('#create-account');
     // Signed up, the page asks before taking the seat.
     await page.waitForSelector('#confirm-take');
-    assert.match(await page.textContent('#join-invited-by'), /carol invites you to seat 1/);
+    assert.match(await page.textContent('#join-invited-by'), /carol invites you to play as player 2/);
     await page.click('#confirm-take');
     await page.waitForURL(new RegExp(`#/game/${id}$`));
     await page.waitForSelector('main[data-status="active"]');
-    assert.match(await page.textContent('#seat-list'), /Seat 1 \(Blue\): you/);
+    assert.match(await page.textContent('#seat-list'), /Blue: you/);
     const token = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
     assert.ok(token.length > 10, 'the token is kept in localStorage');
     // The same player signs in from another browser with that token.
