@@ -1,7 +1,7 @@
 // The new-game form: the game, who sits where (me, an open seat, a bot, or a challenged
 // player), the clock, rated or not, who reads the messages, and the game's options.
 import { h, api, account, variants } from './core.js';
-import { optionField } from './options.js';
+import { optionField, OPTION_WORDS } from './options.js';
 
 export async function newGameView(main, { accountForm }) {
   const vs = await variants();
@@ -56,7 +56,10 @@ export async function newGameView(main, { accountForm }) {
       return h('option', { value: n }, `${n} players`);
     }));
     const props = v.options_schema.properties || {};
-    fields = Object.keys(props).map((k) => [k, optionField(v.name, k, props[k], v.options_schema, (v.default_options || {})[k])]);
+    // The options in the order of the words' table (backgammon's match length first), then the rest.
+    const known = Object.keys(OPTION_WORDS[v.name] || {});
+    const rank = (k) => (known.includes(k) ? known.indexOf(k) : known.length);
+    fields = Object.keys(props).sort((a, b) => rank(a) - rank(b)).map((k) => [k, optionField(v.name, k, props[k], v.options_schema, (v.default_options || {})[k])]);
     optsBox.replaceChildren(...(fields.length ? fields.map(([, f]) => f.wrap) : [h('p', { class: 'muted' }, 'This game has no options.')]));
     drawSeats();
   };

@@ -14,7 +14,7 @@ export const OPTION_WORDS = {
     planks: { label: 'Planks on the bridge', help: 'How long the bridge is: 1 to 20 planks (6 in the original game). Fewer planks make a shorter game.' },
   },
   backgammon: {
-    match_length: { label: 'Match length (points)', help: '0 plays a single game; 1 to 25 plays a match to that many points (with the doubling cube unless you turn it off).' },
+    match_length: { label: 'Match length (points)', placeholder: 'single game', help: '0 plays a single game; 1 to 25 plays a match to that many points (with the doubling cube unless you turn it off).' },
     cube: { label: 'Doubling cube', usual: 'Usual: off in a single game, on in a match', help: 'A player may offer to double the stakes before rolling; the other takes or passes (and loses).' },
     crawford: { label: 'Crawford rule', usual: 'Usual: on', help: 'In a match, nobody may double in the first game after a player gets within one point of winning.' },
     jacoby: { label: 'Jacoby rule', usual: 'Usual: on', help: 'With the cube in a single game, a gammon or backgammon counts as a single game while nobody has doubled.' },
@@ -208,8 +208,8 @@ export function describeOptions(variant, options) {
     else if (w.colours && Array.isArray(v)) text = v.map((x) => [].concat(x).map((c) => w.colours.names[c] || c).join(' + ')).join(', ');
     else if (typeof v === 'boolean') text = v ? 'on' : 'off';
     else text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    if (k === 'match_length' && variant === 'backgammon') text = v ? `${v} points` : 'single game';
-    parts.push(`${w.label || humanise(k)}: ${text}`);
+    if (k === 'match_length' && variant === 'backgammon') parts.push(v ? `match to ${v} points` : 'single game');
+    else parts.push(`${w.label || humanise(k)}: ${text}`);
   }
   return parts.join('; ');
 }
