@@ -239,7 +239,7 @@ async function gameView(id) {
     resignBtn.hidden = !(live && g.status === 'active' && mySeats(g).length);
     slider.max = String(Math.max(1, st.game.version));
     slider.value = String(live ? st.game.version : st.replay);
-    replayLabel.textContent = live ? `live (event ${st.game.version})` : `event ${st.replay} of ${st.game.version}`;
+    replayLabel.textContent = live ? `now (step ${st.game.version})` : `step ${st.replay} of ${st.game.version}`;
     liveBtn.disabled = live;
 
     if (!st.board) { renderGeneric(g, live && myTurn(g) && !st.busy); return; }
@@ -405,7 +405,7 @@ async function gameView(id) {
       render();
       try {
         const ev = await api('GET', `/v1/games/${id}/events?after=${n - 1}&limit=1`, { auth: false });
-        if (my === replayToken && ev.events[0]) replayLabel.textContent = `event ${n} of ${st.game.version}: ${ev.events[0].type.replace(/_/g, ' ')}`;
+        if (my === replayToken && ev.events[0]) replayLabel.textContent = `step ${n} of ${st.game.version}: ${ev.events[0].type.replace(/_/g, ' ')}`;
       } catch { /* the label is only a nicety */ }
     } catch (e) { toast(e.message); }
   }

@@ -73,15 +73,15 @@ test('a game against a bot, played with the keyboard only, then the replay slide
   await playToEnd([carol], { keyboard: true });
   const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
   assert.equal(g.status, 'finished');
-  // Replay: event 1 is the creation, with every figure on the near bank.
+  // Replay: step 1 is the creation, with every figure on the near bank.
   const slider = page.locator('#replay');
   assert.equal(await slider.getAttribute('max'), String(g.version));
   await slider.fill('1');
-  await page.waitForFunction(() => /after event 1 of/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /after step 1 of/.test(document.querySelector('#status').textContent));
   const onStart = await page.locator('#board svg .figure').count();
   assert.equal(onStart, 6);
   await page.click('[aria-label="Next event"]');
-  await page.waitForFunction(() => /after event 2 of/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /after step 2 of/.test(document.querySelector('#status').textContent));
   await page.click('#replay-live');
   await page.waitForFunction(() => /Game over/.test(document.querySelector('#status').textContent));
 });
