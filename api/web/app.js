@@ -23,7 +23,7 @@ function showWho() {
   const a = account();
   who.replaceChildren();
   if (a) {
-    who.append('Signed in as ', h('a', { href: `#/player/${a.id}`, id: 'who-name' }, a.name), ' ',
+    who.append(h('span', { class: 'who-label' }, 'Signed in as '), h('a', { href: `#/player/${a.id}`, id: 'who-name' }, a.name), ' ',
       h('button', { class: 'secondary small', type: 'button', id: 'sign-out',
         onclick: () => { if (confirm('Sign out? Your token is only stored in this browser; copy it first if you want to come back.')) { setAccount(null); route(); } } }, 'Sign out'));
   }
