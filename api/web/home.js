@@ -25,7 +25,7 @@ function finishedWords(g, me) {
   const r = g.result;
   if (!r) return 'finished';
   if (r.winner === null || r.winner === undefined) return ENDINGS[r.ending] || 'draw';
-  const nameOf = (i) => (me && g.seats[i] === me.id ? 'you' : ((g.names || [])[i] || `player ${i + 1}`));
+  const nameOf = (i) => (me && g.seats[i] === me.id ? 'you' : ((g.names || [])[i] || (g.seats[i] ? `player ${i + 1}` : 'the computer')));
   const who = nameOf(r.winner);
   let why = reasonText(g.reason);
   // With two seats, the one that left is the other one.
