@@ -23,7 +23,7 @@ function showWho() {
   const a = account();
   who.replaceChildren();
   if (a) {
-    who.append('Signed in as ', h('a', { href: `#/player/${a.id}`, id: 'who-name' }, a.name), ' ',
+    who.append(h('span', { class: 'who-label' }, 'Signed in as '), h('a', { href: `#/player/${a.id}`, id: 'who-name' }, a.name), ' ',
       h('button', { class: 'secondary small', type: 'button', id: 'sign-out',
         onclick: () => { if (confirm('Sign out? Your token is only stored in this browser; copy it first if you want to come back.')) { setAccount(null); route(); } } }, 'Sign out'));
   }
@@ -142,7 +142,7 @@ async function gameView(id) {
     h('aside', { 'aria-label': 'Game details' },
       finishedBox,
       h('div', { class: 'card' }, dice, extra),
-      h('div', { class: 'card' }, h('h2', {}, 'Seats'), seatsList),
+      h('div', { class: 'card' }, h('h2', {}, 'Players'), seatsList),
       h('div', { class: 'card replay' }, h('h2', {}, 'Replay'),
         slider, h('div', { class: 'row' }, prevBtn, replayLabel, nextBtn), h('p', {}, liveBtn)),
       chat.el,
@@ -153,7 +153,7 @@ async function gameView(id) {
 
   function seatLabel(g, i) {
     const n = st.board && st.board.seatName ? st.board.seatName(g, i) : null;
-    return n ? `Seat ${i} (${n})` : `Seat ${i}`;
+    return n || `Player ${i + 1}`;
   }
 
   function renderSeats(g) {
@@ -169,7 +169,7 @@ async function gameView(id) {
       const li = h('li', { 'data-seat': s.seat },
         h('span', {}, colour ? h('span', { class: 'swatch', style: `background:${colour}`, 'aria-hidden': 'true' }) : null,
           h('strong', {}, seatLabel(g, s.seat)), ': ', who, s.retired ? ' (retired)' : '',
-          g.to_move === s.seat && g.status === 'active' ? h('span', { class: 'badge turn' }, ' to move') : null));
+          g.to_move === s.seat && g.status === 'active' ? [' ', h('span', { class: 'badge turn' }, 'to move')] : null));
       if (me && s.invited === me.id && g.status === 'waiting') {
         li.append(h('a', { class: 'button answer-challenge', href: `#/join/${g.id}/${s.seat}` }, 'Answer the challenge'));
       }
@@ -194,14 +194,16 @@ async function gameView(id) {
     if (g.status === 'finished') {
       const r = g.result || {};
       if (r.winner === null || r.winner === undefined) return 'Game over: a draw.';
-      const mine = mySeats(g).includes(r.winner);
-      const name = mine ? 'you' : (g.seats[r.winner] && g.seats[r.winner].name);
-      return `Game over: ${name ? `${name}, ` : ''}${seatLabel(g, r.winner)}, ${ENDINGS[r.ending] || 'won'}${r.points > 1 ? ` (${r.points} points)` : ''}.`;
+      const s = g.seats[r.winner];
+      const name = mySeats(g).includes(r.winner) ? 'you' : s && (s.name || (s.bot ? 'the computer' : null));
+      const label = seatLabel(g, r.winner);
+      return `Game over: ${name ? `${name} (${label})` : label} ${ENDINGS[r.ending] || 'won'}${r.points > 1 ? ` (${r.points} points)` : ''}.`;
     }
     if (myTurn(g)) return `Your move (${seatLabel(g, g.to_move)}).`;
     if (g.to_move !== null && g.to_move !== undefined) {
       const s = g.seats[g.to_move];
-      return `Waiting for ${s && s.name ? `${s.name}, ` : ''}${seatLabel(g, g.to_move)}.`;
+      const name = s && (s.name || (s.bot ? 'the computer' : null));
+      return `Waiting for ${name ? `${name} (${seatLabel(g, g.to_move)})` : seatLabel(g, g.to_move)}.`;
     }
     return 'Rolling…';
   }
@@ -228,7 +230,7 @@ async function gameView(id) {
     main.setAttribute('data-status', st.game.status);
     main.setAttribute('data-my-turn', live && myTurn(g) ? 'true' : 'false');
     title.textContent = `${titleOf(g.variant)}: ${gameNames(st.game)}`;
-    status.textContent = live ? statusText(g) : `Replay: the game after event ${st.replay} of ${st.game.version}.`;
+    status.textContent = live ? statusText(g) : `Replay: the game after step ${st.replay} of ${st.game.version}.`;
     status.className = `status${live && myTurn(g) ? ' mine' : ''}`;
     renderDice(g);
     renderSeats(st.game);
@@ -237,7 +239,7 @@ async function gameView(id) {
     resignBtn.hidden = !(live && g.status === 'active' && mySeats(g).length);
     slider.max = String(Math.max(1, st.game.version));
     slider.value = String(live ? st.game.version : st.replay);
-    replayLabel.textContent = live ? `live (event ${st.game.version})` : `event ${st.replay} of ${st.game.version}`;
+    replayLabel.textContent = live ? `now (step ${st.game.version})` : `step ${st.replay} of ${st.game.version}`;
     liveBtn.disabled = live;
 
     if (!st.board) { renderGeneric(g, live && myTurn(g) && !st.busy); return; }
@@ -403,7 +405,7 @@ async function gameView(id) {
       render();
       try {
         const ev = await api('GET', `/v1/games/${id}/events?after=${n - 1}&limit=1`, { auth: false });
-        if (my === replayToken && ev.events[0]) replayLabel.textContent = `event ${n} of ${st.game.version}: ${ev.events[0].type.replace(/_/g, ' ')}`;
+        if (my === replayToken && ev.events[0]) replayLabel.textContent = `step ${n} of ${st.game.version}: ${ev.events[0].type.replace(/_/g, ' ')}`;
       } catch { /* the label is only a nicety */ }
     } catch (e) { toast(e.message); }
   }

@@ -106,6 +106,17 @@ export function fmtTime(t) {
   const d = new Date(t);
   return Number.isNaN(d.getTime()) ? String(t) : d.toLocaleString();
 }
+/** How long ago, as players read it in a list: "just now", "5 min ago", "3 h ago", "2 days ago", else the date. */
+export function agoText(t) {
+  const d = new Date(t);
+  const ms = Date.now() - d.getTime();
+  if (!t || Number.isNaN(ms)) return fmtTime(t);
+  if (ms < 60000) return 'just now';
+  if (ms < 3600000) return `${Math.round(ms / 60000)} min ago`;
+  if (ms < 86400000) return `${Math.round(ms / 3600000)} h ago`;
+  if (ms < 7 * 86400000) return `${Math.round(ms / 86400000)} day${ms < 1.5 * 86400000 ? '' : 's'} ago`;
+  return d.toLocaleDateString();
+}
 export function deadlineText(t) {
   if (!t) return null;
   const d = new Date(t);

@@ -26,7 +26,7 @@ function reasonSentence(reason, who) {
 }
 
 /**
- * The panel of a finished game. `label(seat)` names a seat ("Seat 1 (White)"), `me` is
+ * The panel of a finished game. `label(seat)` names a seat ("White", or "Player 2" in a game without colours), `me` is
  * the account or null.
  */
 export function finishedPanel(g, label, me) {

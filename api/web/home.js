@@ -1,6 +1,6 @@
 // The home page: challenges (invitations addressed to me, to accept or decline), the games
 // awaiting my move, and all my games, each with the names of its players.
-import { h, api, toast, account, setAccount, playerStream, variants, titleOf, fmtTime, deadlineText, seatNames, reasonText, ENDINGS } from './core.js';
+import { h, api, toast, account, setAccount, playerStream, variants, titleOf, fmtTime, agoText, deadlineText, seatNames, reasonText, ENDINGS } from './core.js';
 import { describeOptions } from './options.js';
 
 /** A game in a list: its title as a link, its players, and how it stands. */
@@ -16,7 +16,7 @@ export function gameRow(g, me, extra) {
     seatNames(g, me),
     h('span', { class: `badge${mine ? ' turn' : ''}` }, state),
     g.deadline ? h('span', { class: 'deadline' }, `Deadline: ${deadlineText(g.deadline)}`) : null,
-    h('span', { class: 'muted' }, `updated ${fmtTime(g.updated_at)}`),
+    h('span', { class: 'muted', title: fmtTime(g.updated_at) }, `updated ${agoText(g.updated_at)}`),
     extra || null);
 }
 
@@ -25,7 +25,7 @@ function finishedWords(g, me) {
   const r = g.result;
   if (!r) return 'finished';
   if (r.winner === null || r.winner === undefined) return ENDINGS[r.ending] || 'draw';
-  const nameOf = (i) => (me && g.seats[i] === me.id ? 'you' : ((g.names || [])[i] || `seat ${i}`));
+  const nameOf = (i) => (me && g.seats[i] === me.id ? 'you' : ((g.names || [])[i] || (g.seats[i] ? `player ${i + 1}` : 'the computer')));
   const who = nameOf(r.winner);
   let why = reasonText(g.reason);
   // With two seats, the one that left is the other one.

@@ -25,12 +25,12 @@ export async function joinView(main, id, seat, { accountForm }) {
   const forMe = me && s.invited === me.id;
   const forOther = s.invited && !forMe;
   const free = g.status === 'waiting' && !s.player_id && !s.bot && !forOther;
-  const others = g.seats.filter((x) => x.seat !== seat).map((x) => h('li', {}, `Seat ${x.seat}: `,
+  const others = g.seats.filter((x) => x.seat !== seat).map((x) => h('li', {}, `Player ${x.seat + 1}: `,
     x.player_id ? playerLink(x.player_id, x.name) : x.bot ? `computer (${x.bot})` : x.invited ? [playerLink(x.invited, x.invited_name), ' (invited)'] : 'open'));
   const card = h('section', { class: 'card', id: 'join', 'aria-labelledby': 'join-h' },
     h('h1', { id: 'join-h' }, forMe ? `A challenge: ${titleOf(g.variant)}` : `Join a game of ${titleOf(g.variant)}`),
-    h('p', { id: 'join-invited-by' }, creatorSeat ? [playerLink(creatorSeat.player_id, creatorSeat.name), forMe ? ' challenges you' : ' invites you', ` to seat ${seat}.`]
-      : `You are invited to seat ${seat}.`),
+    h('p', { id: 'join-invited-by' }, creatorSeat ? [playerLink(creatorSeat.player_id, creatorSeat.name), forMe ? ' challenges you' : ' invites you', ` to play as player ${seat + 1}.`]
+      : `You are invited to play as player ${seat + 1}.`),
     h('dl', { class: 'facts' },
       h('dt', {}, 'Options'), h('dd', { id: 'join-options' }, describeOptions(g.variant, g.options) || 'the usual rules'),
       h('dt', {}, 'Clock'), h('dd', {}, g.days_per_move ? `${g.days_per_move} days per move` : 'none'),
@@ -52,7 +52,7 @@ export async function joinView(main, id, seat, { accountForm }) {
     take.disabled = true;
     try {
       await api('POST', `/v1/games/${g.id}/seats/${seat}`, { body: {} });
-      toast(`You took seat ${seat}.`);
+      toast(`You joined as player ${seat + 1}.`);
       location.replace(`#/game/${g.id}`);
     } catch (e) { take.disabled = false; toast(`Could not take the seat: ${e.message}`, 6000); }
   } }, 'Take seat');

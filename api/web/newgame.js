@@ -1,7 +1,7 @@
 // The new-game form: the game, who sits where (me, an open seat, a bot, or a challenged
 // player), the clock, rated or not, who reads the messages, and the game's options.
 import { h, api, account, variants } from './core.js';
-import { optionField } from './options.js';
+import { optionField, OPTION_WORDS } from './options.js';
 
 export async function newGameView(main, { accountForm }) {
   const vs = await variants();
@@ -27,10 +27,10 @@ export async function newGameView(main, { accountForm }) {
   const publicChat = h('input', { type: 'checkbox', id: 'public-chat', name: 'public_chat', 'aria-describedby': 'chat-help' });
   const err = h('p', { class: 'error', role: 'alert' });
   let fields = [];
-  const seatChoice = (i) => h('div', { class: 'field' }, h('label', { for: `seat-${i}` }, `Seat ${i}`),
+  const seatChoice = (i) => h('div', { class: 'field' }, h('label', { for: `seat-${i}` }, `Player ${i + 1}`),
     h('select', { id: `seat-${i}`, name: `seat-${i}` },
       h('option', { value: 'me', selected: i === 0 }, 'Me'),
-      h('option', { value: 'open', selected: i > 0 && !(opponent && i === 1) }, 'Open seat (anyone with the link or from the lobby)'),
+      h('option', { value: 'open', selected: i > 0 && !(opponent && i === 1) }, 'Open seat (anyone may join)'),
       opponent ? h('option', { value: `invite:${opponent.id}`, selected: i === 1 }, `Challenge ${opponent.name}`) : null,
       h('option', { value: 'bot:random' }, 'Computer: random moves'),
       h('option', { value: 'bot:greedy' }, 'Computer: greedy')));
@@ -56,7 +56,10 @@ export async function newGameView(main, { accountForm }) {
       return h('option', { value: n }, `${n} players`);
     }));
     const props = v.options_schema.properties || {};
-    fields = Object.keys(props).map((k) => [k, optionField(v.name, k, props[k], v.options_schema, (v.default_options || {})[k])]);
+    // The options in the order of the words' table (backgammon's match length first), then the rest.
+    const known = Object.keys(OPTION_WORDS[v.name] || {});
+    const rank = (k) => (known.includes(k) ? known.indexOf(k) : known.length);
+    fields = Object.keys(props).sort((a, b) => rank(a) - rank(b)).map((k) => [k, optionField(v.name, k, props[k], v.options_schema, (v.default_options || {})[k])]);
     optsBox.replaceChildren(...(fields.length ? fields.map(([, f]) => f.wrap) : [h('p', { class: 'muted' }, 'This game has no options.')]));
     drawSeats();
   };

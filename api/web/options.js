@@ -14,7 +14,7 @@ export const OPTION_WORDS = {
     planks: { label: 'Planks on the bridge', help: 'How long the bridge is: 1 to 20 planks (6 in the original game). Fewer planks make a shorter game.' },
   },
   backgammon: {
-    match_length: { label: 'Match length (points)', help: '0 plays a single game; 1 to 25 plays a match to that many points (with the doubling cube unless you turn it off).' },
+    match_length: { label: 'Match length (points)', placeholder: 'single game', help: '0 plays a single game; 1 to 25 plays a match to that many points (with the doubling cube unless you turn it off).' },
     cube: { label: 'Doubling cube', usual: 'Usual: off in a single game, on in a match', help: 'A player may offer to double the stakes before rolling; the other takes or passes (and loses).' },
     crawford: { label: 'Crawford rule', usual: 'Usual: on', help: 'In a match, nobody may double in the first game after a player gets within one point of winning.' },
     jacoby: { label: 'Jacoby rule', usual: 'Usual: on', help: 'With the cube in a single game, a gammon or backgammon counts as a single game while nobody has doubled.' },
@@ -109,13 +109,13 @@ function colourWidget(id, key, words, kind) {
     const names = words.colours.names.slice(0, count);
     rows = Array.from({ length: seats }, (_, i) => {
       if (kind === 'each') {
-        const sel = h('select', { id: `${id}-${i}`, 'aria-label': `Colour of seat ${i}` },
+        const sel = h('select', { id: `${id}-${i}`, 'aria-label': `Colour of player ${i + 1}` },
           ...names.map((n, c) => h('option', { value: c, selected: c === (i * Math.floor(count / seats)) % count }, n)));
-        return { el: h('div', { class: 'row' }, h('label', { for: `${id}-${i}`, class: 'inline' }, `Seat ${i}`), sel), read: () => [Number(sel.value)] };
+        return { el: h('div', { class: 'row' }, h('label', { for: `${id}-${i}`, class: 'inline' }, `Player ${i + 1}`), sel), read: () => [Number(sel.value)] };
       }
       const boxes = names.map((n, c) => h('input', { type: 'checkbox', id: `${id}-${i}-${c}`, value: c, checked: c === Math.floor((i * count) / seats) }));
       return {
-        el: h('fieldset', { class: 'row colour-set' }, h('legend', {}, `Seat ${i}`),
+        el: h('fieldset', { class: 'row colour-set' }, h('legend', {}, `Player ${i + 1}`),
           ...names.map((n, c) => h('label', { class: 'inline', for: `${id}-${i}-${c}` }, boxes[c], swatch(c), n))),
         read: () => boxes.filter((b) => b.checked).map((b) => Number(b.value)),
       };
@@ -166,7 +166,7 @@ export function optionField(variant, key, schema, root, def) {
     return { wrap: field(id, label, input, help, { inline: true }), read: () => input.checked };
   }
   if (types.includes('integer') || types.includes('number')) {
-    const input = h('input', { id, name: key, type: 'number', inputmode: 'numeric', value: def ?? '', min: s.minimum, max: s.maximum,
+    const input = h('input', { id, name: key, type: 'number', inputmode: 'numeric', value: def ?? '', placeholder: words.placeholder, min: s.minimum, max: s.maximum,
       step: types.includes('integer') ? 1 : 'any', required: !types.includes('null') });
     if (!words.help && s.minimum !== undefined && s.maximum !== undefined) help = `${help} (${s.minimum} to ${s.maximum})`.trim();
     return {
@@ -208,8 +208,8 @@ export function describeOptions(variant, options) {
     else if (w.colours && Array.isArray(v)) text = v.map((x) => [].concat(x).map((c) => w.colours.names[c] || c).join(' + ')).join(', ');
     else if (typeof v === 'boolean') text = v ? 'on' : 'off';
     else text = typeof v === 'object' ? JSON.stringify(v) : String(v);
-    if (k === 'match_length' && variant === 'backgammon') text = v ? `${v} points` : 'single game';
-    parts.push(`${w.label || humanise(k)}: ${text}`);
+    if (k === 'match_length' && variant === 'backgammon') parts.push(v ? `match to ${v} points` : 'single game');
+    else parts.push(`${w.label || humanise(k)}: ${text}`);
   }
   return parts.join('; ');
 }

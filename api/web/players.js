@@ -40,7 +40,7 @@ export async function lobbyView(main, { setCleanup }) {
         h('span', { class: 'muted' }, [opts, g.days_per_move ? `${g.days_per_move} days per move` : 'no clock',
           g.rated ? 'rated' : 'not rated'].filter(Boolean).join(' · ')),
         h('span', { class: 'row' }, ...(g.open_seats || []).map((s) => h('a', { class: 'button join-link', href: `#/join/${g.id}/${s}` },
-          `Join (seat ${s})`))));
+          `Join as player ${s + 1}`))));
     }) : [h('li', { class: 'muted' }, 'No game is waiting for players. Open one yourself!')]));
   };
   filter.addEventListener('change', () => {
@@ -69,7 +69,7 @@ export async function playerView(main, id) {
     throw e;
   }
   const itsMe = me && me.id === p.id;
-  main.append(h('h1', { id: 'player-name' }, p.name, itsMe ? ' (you)' : ''),
+  main.append(...[h('h1', { id: 'player-name' }, p.name, itsMe ? ' (you)' : ''),
     h('p', { class: 'muted' }, `Playing since ${fmtTime(p.joined)}.`),
     me && !itsMe ? h('p', {}, h('a', { class: 'button', id: 'challenge', href: `#/new?invite=${p.id}` }, `Challenge ${p.name}`)) : null,
     h('section', { class: 'card', 'aria-labelledby': 'ratings-h' }, h('h2', { id: 'ratings-h' }, 'Ratings'),
@@ -82,7 +82,7 @@ export async function playerView(main, id) {
         : h('p', { class: 'muted' }, 'No rated game finished yet.')),
     h('section', { class: 'card', 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h' }, 'Recent games'),
       h('ul', { class: 'list', id: 'recent' }, ...(p.recent_games.length ? p.recent_games.map((g) => gameRow(g, me))
-        : [h('li', { class: 'muted' }, 'No finished game yet.')]))));
+        : [h('li', { class: 'muted' }, 'No finished game yet.')])))].filter(Boolean));
 }
 
 // ---------------------------------------------------------------- the leaderboard

@@ -27,7 +27,7 @@ test('an invite link asks first: Cancel leaves the seat open, Take seat sits dow
   const link = await alice.page.inputValue('#invite-1');
   await bob.page.goto(link);
   await bob.page.waitForSelector('#confirm-take');
-  assert.match(await bob.page.textContent('#join-invited-by'), /alice invites you to seat 1/);
+  assert.match(await bob.page.textContent('#join-invited-by'), /alice invites you to play as player 2/);
   assert.match(await bob.page.textContent('#join-options'), /How pawns move: steps by the head's colour/);
   assert.equal(await bob.page.locator('#decline').count(), 0, 'an open seat has nothing to decline');
   await bob.page.click('#cancel-join');

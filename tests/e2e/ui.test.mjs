@@ -73,15 +73,15 @@ test('a game against a bot, played with the keyboard only, then the replay slide
   await playToEnd([carol], { keyboard: true });
   const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
   assert.equal(g.status, 'finished');
-  // Replay: event 1 is the creation, with every figure on the near bank.
+  // Replay: step 1 is the creation, with every figure on the near bank.
   const slider = page.locator('#replay');
   assert.equal(await slider.getAttribute('max'), String(g.version));
   await slider.fill('1');
-  await page.waitForFunction(() => /after event 1 of/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /after step 1 of/.test(document.querySelector('#status').textContent));
   const onStart = await page.locator('#board svg .figure').count();
   assert.equal(onStart, 6);
   await page.click('[aria-label="Next event"]');
-  await page.waitForFunction(() => /after event 2 of/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /after step 2 of/.test(document.querySelector('#status').textContent));
   await page.click('#replay-live');
   await page.waitForFunction(() => /Game over/.test(document.querySelector('#status').textContent));
 });
@@ -192,11 +192,11 @@ test('a newcomer opening an invite link names a player first, then sits down', a
     await page.click('#create-account');
     // Signed up, the page asks before taking the seat.
     await page.waitForSelector('#confirm-take');
-    assert.match(await page.textContent('#join-invited-by'), /carol invites you to seat 1/);
+    assert.match(await page.textContent('#join-invited-by'), /carol invites you to play as player 2/);
     await page.click('#confirm-take');
     await page.waitForURL(new RegExp(`#/game/${id}$`));
     await page.waitForSelector('main[data-status="active"]');
-    assert.match(await page.textContent('#seat-list'), /Seat 1 \(Blue\): you/);
+    assert.match(await page.textContent('#seat-list'), /Blue: you/);
     const token = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
     assert.ok(token.length > 10, 'the token is kept in localStorage');
     // The same player signs in from another browser with that token.
