@@ -306,9 +306,15 @@ async function gameView(id) {
         : sources.size ? 'Choose a piece to move (highlighted).' : 'Choose:';
     selInfo.append(h('div', { class: 'row' }, h('span', { class: 'help', id: 'hint' }, msg), ...parts));
     if (decisions.length) {
+      const button = (m) => h('button', { type: 'button', class: 'secondary', 'data-decision': decisions.indexOf(m), onclick: () => play(m) },
+        st.board.describe ? st.board.describe(g, m) : JSON.stringify(m));
+      // Decisions a board calls minor (backgammon's offers to resign) wait behind a toggle.
+      const minor = (m) => !!(st.board.minorDecision && st.board.minorDecision(g, m));
+      const more = decisions.filter(minor);
       selInfo.append(h('div', { class: 'row', id: 'decisions', role: 'group', 'aria-label': 'Decisions' },
-        ...decisions.map((m, i) => h('button', { type: 'button', class: 'secondary', 'data-decision': i, onclick: () => play(m) },
-          st.board.describe ? st.board.describe(g, m) : JSON.stringify(m)))));
+        ...decisions.filter((m) => !minor(m)).map(button),
+        more.length ? h('details', { class: 'more-decisions' },
+          h('summary', {}, st.board.minorDecisionsLabel || 'More'), h('div', { class: 'row' }, ...more.map(button))) : null));
     }
     if (st.chooser) {
       selInfo.append(h('div', { class: 'chooser', id: 'chooser', role: 'group', 'aria-label': 'Choose a move' },

@@ -47,7 +47,7 @@ export async function homeView(main, { accountForm, setCleanup, route }) {
     challengeBox,
     h('p', { class: 'row' }, h('a', { class: 'button', href: '#/new' }, 'New game'),
       h('a', { class: 'button secondary', href: '#/lobby' }, 'Find a game in the lobby')),
-    h('section', { class: 'card', 'aria-labelledby': 'mine-h' }, h('h2', { id: 'mine-h' }, 'Your games'), mine),
+    h('section', { class: 'card', 'aria-labelledby': 'mine-h' }, h('h2', { id: 'mine-h' }, 'Your other games'), mine),
     h('details', { class: 'card' }, h('summary', {}, 'Your token (to sign in from another browser)'),
       h('p', { class: 'help' }, 'Keep it secret: whoever has it plays as you.'),
       h('input', { readonly: true, value: me.token, 'aria-label': 'Your token', class: 'mono', style: 'width:100%', onfocus: (e) => e.target.select() })));
@@ -73,7 +73,10 @@ export async function homeView(main, { accountForm, setCleanup, route }) {
         : [h('li', { class: 'muted' }, 'No game is waiting for your move.')]));
       const invitations = [];
       const others = [];
+      // A game awaiting my move is listed once, under "Your turn".
+      const turns = new Set(a.games.map((g) => g.id));
       for (const g of b.games) {
+        if (turns.has(g.id)) continue;
         const seat = g.status === 'waiting' ? (g.invited || []).indexOf(me.id) : -1;
         if (seat >= 0) invitations.push([g, seat]); else others.push(g);
       }
@@ -86,7 +89,7 @@ export async function homeView(main, { accountForm, setCleanup, route }) {
           h('button', { type: 'button', class: 'secondary decline', onclick: () => answer(g, seat, false) }, 'Decline')));
       }));
       mine.replaceChildren(...(others.length ? others.map((g) => gameRow(g, me))
-        : [h('li', { class: 'muted' }, 'No games yet.')]));
+        : [h('li', { class: 'muted' }, a.games.length ? 'None: every game of yours awaits your move.' : 'No games yet.')]));
     } catch (e) {
       if (e.status === 401) { setAccount(null); route(); return; }
       toast(e.message);

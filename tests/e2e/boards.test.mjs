@@ -314,7 +314,9 @@ test('backgammon match: the cube on the board with its owner, the score, double,
   }
   const decide = async (p, re) => {
     const b = p.page.locator('#decisions button', { hasText: re });
-    await b.waitFor();
+    await b.waitFor({ state: 'attached' });
+    // Offers to resign sit behind the "Offer to resign…" toggle.
+    if (!(await b.isVisible())) await p.page.click('#decisions details.more-decisions > summary');
     await b.click();
   };
   // The opening roll's winner plays; then the other may double.
@@ -363,6 +365,8 @@ test('backgammon match: the cube on the board with its owner, the score, double,
   const offers = await starter.page.locator('#decisions button').allTextContents();
   assert.ok(!offers.some((t) => /^Double/.test(t)), offers.join('; '));
   assert.ok(offers.includes('Offer to resign a single (1 point)'), offers.join('; '));
+  // The offers wait behind a toggle, out of the way of the turn's own buttons.
+  assert.equal(await starter.page.locator('#decisions button', { hasText: /^Offer to resign a single/ }).isVisible(), false);
   await decide(starter, /^Offer to resign a single/);
   await whoMoves([other]);
   assert.match(await other.page.textContent('#offer'), /offers to resign a single \(1 point\)/);

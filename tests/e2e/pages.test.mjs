@@ -49,8 +49,10 @@ test('an invite link asks first: Cancel leaves the seat open, Take seat sits dow
   }
   // The inbox and the list of games name the players too.
   await bob.page.goto(`${BASE}/#/`);
-  const row = bob.page.locator('#my-games li', { has: bob.page.locator(`a[data-game="${id}"]`) });
+  // Listed once: under "Your turn" while it awaits bob, else under "Your other games".
+  const row = bob.page.locator('#inbox li, #my-games li', { has: bob.page.locator(`a[data-game="${id}"]`) });
   await row.waitFor();
+  assert.equal(await row.count(), 1);
   assert.match(await row.textContent(), /alice/);
   assert.doesNotMatch(await row.textContent(), HEX_ID);
 });

@@ -137,6 +137,9 @@ export default {
     return notation(side, m);
   },
   diceCaption,
+  // Offers to resign are there every turn: behind a toggle, not beside the roll and the cube.
+  minorDecision: (g, m) => !!(m && m.resign),
+  minorDecisionsLabel: 'Offer to resign…',
   // The cube's and the match's state, both sides' pip counts, and an offer awaiting
   // its answer.
   extra(g) {
