@@ -239,8 +239,11 @@ async function gameView(id) {
     resignBtn.hidden = !(live && g.status === 'active' && mySeats(g).length);
     slider.max = String(Math.max(1, st.game.version));
     slider.value = String(live ? st.game.version : st.replay);
-    replayLabel.textContent = live ? `now (step ${st.game.version})` : `step ${st.replay} of ${st.game.version}`;
-    liveBtn.disabled = live;
+    // A finished game has no "now": its newest step is the end.
+    const over = st.game.status === 'finished';
+    replayLabel.textContent = live ? (over ? `the end (step ${st.game.version})` : `now (step ${st.game.version})`) : `step ${st.replay} of ${st.game.version}`;
+    liveBtn.textContent = over ? 'To the end' : 'Live';
+    liveBtn.hidden = live;
 
     if (!st.board) { renderGeneric(g, live && myTurn(g) && !st.busy); return; }
     const interactive = live && myTurn(g) && !st.busy;

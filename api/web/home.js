@@ -13,6 +13,8 @@ export function gameRow(g, me, extra) {
   else if (g.status === 'active') state = (g.names || [])[g.to_move] ? `${g.names[g.to_move]} to move` : 'in play';
   return h('li', {},
     h('a', { href: `#/game/${g.id}`, class: 'game-link', 'data-game': g.id }, titleOf(g.variant)),
+    // A match is not a single game: say so in the list.
+    g.options && g.options.match_length > 0 ? h('span', { class: 'badge match' }, `match to ${g.options.match_length}`) : null,
     seatNames(g, me),
     h('span', { class: `badge${mine ? ' turn' : ''}` }, state),
     g.deadline ? h('span', { class: 'deadline' }, `Deadline: ${deadlineText(g.deadline)}`) : null,

@@ -221,6 +221,11 @@ test('the new-game form speaks plainly: labels, ranges, colour pickers, match an
   assert.equal(g.options.match_length, 3);
   assert.equal(g.options.crawford, false);
   assert.equal(g.rated, false);
+  // In the creator's list the match says it is one.
+  await page.goto(`${BASE}/#/`);
+  const bgRow = page.locator('#inbox li, #my-games li', { has: page.locator(`a[data-game="${bgId}"]`) });
+  await bgRow.waitFor();
+  assert.match(await bgRow.textContent(), /match to 3/);
   // Public chat: a spectator may read the messages.
   assert.equal((await fetch(`${BASE}/v1/games/${bgId}/messages`)).status, 200);
   // Mens-erger-je-niet on the six-colour board, colours ticked per seat.

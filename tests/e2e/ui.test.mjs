@@ -82,8 +82,12 @@ test('a game against a bot, played with the keyboard only, then the replay slide
   assert.equal(onStart, 6);
   await page.click('[aria-label="Next event"]');
   await page.waitForFunction(() => /after step 2 of/.test(document.querySelector('#status').textContent));
+  assert.equal(await page.textContent('#replay-live'), 'To the end');
   await page.click('#replay-live');
   await page.waitForFunction(() => /Game over/.test(document.querySelector('#status').textContent));
+  // A finished game's newest step is its end, not "now", and there is nothing to go back to.
+  assert.match(await page.textContent('#replay-label'), /^the end \(step \d+\)$/);
+  assert.equal(await page.isVisible('#replay-live'), false);
 });
 
 test('a move shows up live on the other player\'s page, and pieces work from the keyboard', async () => {
