@@ -306,7 +306,8 @@ async function gameView(id) {
     const decisions = st.hops.length || st.source ? [] : g.legal_moves.filter((m) => st.board.hops(g, m).length === 0);
     const msg = st.source ? `Selected ${describe(st.source)}: now choose where it goes.`
       : st.hops.length ? 'Go on: choose the next checker to move.'
-        : sources.size ? 'Choose a piece to move (highlighted).' : 'Choose:';
+        : sources.size ? 'Choose a piece to move (highlighted).'
+          : (st.board.prompt && st.board.prompt(g)) || 'Choose:';
     selInfo.append(h('div', { class: 'row' }, h('span', { class: 'help', id: 'hint' }, msg), ...parts));
     if (decisions.length) {
       const button = (m) => h('button', { type: 'button', class: 'secondary', 'data-decision': decisions.indexOf(m), onclick: () => play(m) },

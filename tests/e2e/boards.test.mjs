@@ -329,6 +329,8 @@ test('backgammon match: the cube on the board with its owner, the score, double,
   const taker = starter;
   await whoMoves([taker]);
   assert.match(await taker.page.textContent('#offer'), /doubles to 2/);
+  // The offer is also said right above the buttons that answer it.
+  assert.match(await taker.page.textContent('#hint'), /doubles to 2\. Your answer\?/);
   const answers = await taker.page.locator('#decisions button').allTextContents();
   assert.ok(answers.some((t) => /^Take/.test(t)) && answers.some((t) => /^Pass/.test(t)), answers.join('; '));
   await decide(taker, /^Take/);

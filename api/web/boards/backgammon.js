@@ -99,6 +99,13 @@ function die(value, side, whose) {
   return { value, fill: FILL[side], ink: side === 'white' ? '#111111' : '#ffffff', label: `${whose} die showing ${value}` };
 }
 
+/** "White doubles to 4", "Black offers to resign a gammon (4 points)". */
+function offerText(s) {
+  const what = s.offer.kind === 'double' ? `doubles to ${s.cube.value * 2}`
+    : `offers to resign a ${s.offer.kind.resign} (${points((LEVEL[s.offer.kind.resign] || 1) * s.cube.value)})`;
+  return `${NAME[s.offer.by]} ${what}`;
+}
+
 export default {
   seatName: (g, i) => (i === 0 ? 'White' : 'Black'),
   seatColour: (g, i) => FILL[SIDE[i]],
@@ -174,12 +181,16 @@ export default {
       const o = document.createElement('p');
       o.id = 'offer';
       o.className = 'offer';
-      const what = s.offer.kind === 'double' ? `doubles to ${s.cube.value * 2}`
-        : `offers to resign a ${s.offer.kind.resign} (${points((LEVEL[s.offer.kind.resign] || 1) * s.cube.value)})`;
-      o.textContent = `${NAME[s.offer.by]} ${what}: ${NAME[other(s.offer.by)]} to answer.`;
+      o.textContent = `${offerText(s)}: ${NAME[other(s.offer.by)]} to answer.`;
       out.push(o);
     }
     return out;
+  },
+  // Above the buttons that answer it, the offer itself (on a phone the side panel is
+  // further down the page than the buttons).
+  prompt(g) {
+    const s = g.state || {};
+    return s.offer ? `${offerText(s)}. Your answer?` : null;
   },
   // The dice in the colour of who rolled them; the opening roll's one die each.
   diceFaces(g) {
