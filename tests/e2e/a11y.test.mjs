@@ -116,7 +116,7 @@ test('keyboard only: the menu, joining from the lobby, a message, and a visible 
   await page.keyboard.type('Hello from the keyboard');
   await page.keyboard.press('Enter');
   await ann.page.goto(`${BASE}/#/game/${id}`);
-  await ann.page.waitForFunction(() => /Hello from the keyboard/.test(document.querySelector('#messages').textContent));
+  await ann.page.waitForFunction(() => /Hello from the keyboard/.test((document.querySelector('#messages')?.textContent || '')));
   // Every control of the pages is a real control: no clickable div or span.
   for (const p of [page, ann.page]) {
     const fake = await p.evaluate(() => [...document.querySelectorAll('main div[onclick], main span[onclick], main [role=button]:not(button):not([tabindex])')].length);

@@ -167,14 +167,14 @@ test('messages: written on one page, read live on the other; too many in a minut
   await bob.page.waitForSelector('#message-form');
   await alice.page.fill('#message-text', 'Good luck, Bob!');
   await alice.page.keyboard.press('Enter');
-  await bob.page.waitForFunction(() => /Good luck, Bob!/.test(document.querySelector('#messages').textContent));
+  await bob.page.waitForFunction(() => /Good luck, Bob!/.test((document.querySelector('#messages')?.textContent || '')));
   assert.match(await bob.page.textContent('#messages'), /alice: Good luck, Bob!/);
   // A spectator of a private chat is told so.
   const watcher = await launch();
   try {
     const spectator = watcher.pages()[0] || await watcher.newPage();
     await spectator.goto(`${BASE}/#/game/${id}`);
-    await spectator.waitForFunction(() => /Only the players read/.test(document.querySelector('#chat').textContent));
+    await spectator.waitForFunction(() => /Only the players read/.test((document.querySelector('#chat')?.textContent || '')));
     assert.ok(await spectator.locator('#message-form').isHidden());
   } finally {
     await watcher.close();
@@ -183,7 +183,7 @@ test('messages: written on one page, read live on the other; too many in a minut
   await bob.page.goto(`${BASE}/#/`);
   await bob.page.waitForSelector('body[data-player-stream="open"]');
   assert.equal((await apiAs(alice, 'POST', `/v1/games/${id}/messages`, { text: 'Your move?' })).status, 201);
-  await bob.page.waitForFunction(() => /New message in your game of Hoofden/.test(document.querySelector('#toast').textContent));
+  await bob.page.waitForFunction(() => /New message in your game of Hoofden/.test((document.querySelector('#toast')?.textContent || '')));
   await bob.page.goto(`${BASE}/#/game/${id}`);
   await bob.page.waitForSelector('#message-form');
   // The server takes ten a minute; the eleventh is refused in plain words.
@@ -193,7 +193,7 @@ test('messages: written on one page, read live on the other; too many in a minut
   }
   await bob.page.fill('#message-text', 'one more');
   await bob.page.click('#send-message');
-  await bob.page.waitForFunction(() => /Too many requests: wait/.test(document.querySelector('#message-error').textContent));
+  await bob.page.waitForFunction(() => /Too many requests: wait/.test((document.querySelector('#message-error')?.textContent || '')));
 });
 
 test('the new-game form speaks plainly: labels, ranges, colour pickers, match and cube, rated and public chat', async () => {
@@ -246,7 +246,7 @@ test('the new-game form speaks plainly: labels, ranges, colour pickers, match an
   await page.selectOption('#variant', 'ali_baba');
   await page.fill('#opt-planks', '40');
   await page.click('#create-game');
-  await page.waitForFunction(() => /Planks on the bridge/.test(document.querySelector('#new-game .error').textContent));
+  await page.waitForFunction(() => /Planks on the bridge/.test((document.querySelector('#new-game .error')?.textContent || '')));
   assert.deepEqual(alice.errors, []);
 });
 

@@ -77,14 +77,14 @@ test('a game against a bot, played with the keyboard only, then the replay slide
   const slider = page.locator('#replay');
   assert.equal(await slider.getAttribute('max'), String(g.version));
   await slider.fill('1');
-  await page.waitForFunction(() => /after step 1 of/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /after step 1 of/.test((document.querySelector('#status')?.textContent || '')));
   const onStart = await page.locator('#board svg .figure').count();
   assert.equal(onStart, 6);
   await page.click('[aria-label="Next event"]');
-  await page.waitForFunction(() => /after step 2 of/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /after step 2 of/.test((document.querySelector('#status')?.textContent || '')));
   assert.equal(await page.textContent('#replay-live'), 'To the end');
   await page.click('#replay-live');
-  await page.waitForFunction(() => /Game over/.test(document.querySelector('#status').textContent));
+  await page.waitForFunction(() => /Game over/.test((document.querySelector('#status')?.textContent || '')));
   // A finished game's newest step is its end, not "now", and there is nothing to go back to.
   assert.match(await page.textContent('#replay-label'), /^the end \(step \d+\)$/);
   assert.equal(await page.isVisible('#replay-live'), false);
