@@ -1,9 +1,13 @@
-//! The store itself: history cannot be rewritten, and read models rebuild from the log.
+//! The store itself: history cannot be rewritten, read models rebuild from the log, and
+//! on PostgreSQL a move updates its game's row in place (heap-only) while the listing
+//! stays newest change first.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use worp::store::Store;
 
-use crate::helpers::{spawn_app, BACKENDS};
+use crate::helpers::{
+    spawn_app, spawn_app_with, Backend, ManualClock, TestApp, TestPlayer, BACKENDS,
+};
 use crate::play::two_seat_variant;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -75,4 +79,109 @@ async fn rebuild_remakes_the_listing_from_the_log() {
         let after = app.get_json(&format!("/v1/games?player={}", a.id)).await;
         assert_eq!(before, after);
     }
+}
+
+/// One legal move in `game` by whichever of `a` (seat 0) and `b` is to move.
+async fn move_once(app: &TestApp, game: &Value, a: &TestPlayer, b: &TestPlayer) -> Value {
+    let who = if game["to_move"] == 0 { a } else { b };
+    let id = game["id"].as_str().expect("id");
+    let resp = app
+        .post(
+            &format!("/v1/games/{id}/moves"),
+            who,
+            json!({"move": game["legal_moves"][0]}),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+    resp.json().await.expect("json")
+}
+
+/// The ids of `/v1/games`, in its order.
+async fn listed(app: &TestApp) -> Vec<String> {
+    let page = app.get_json("/v1/games").await;
+    page["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| g["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_rewrites_its_game_row_heap_only_and_the_listing_stays_newest_change_first() {
+    use chrono::{Duration, DurationRound};
+    use sqlx::Connection;
+    let clock = ManualClock::new();
+    // A tenth of a second into a whole second.
+    let start = chrono::Utc::now()
+        .duration_trunc(Duration::seconds(1))
+        .expect("whole second")
+        + Duration::milliseconds(100);
+    *clock.0.lock().expect("clock") = start;
+    let app = spawn_app_with(Backend::Postgres, clock.clone()).await;
+    let (a, b) = (app.player("a").await, app.player("b").await);
+    let mut games = Vec::new();
+    // Game 0 at .1 s, game 1 at .3 s, game 2 a second later.
+    for step in [0, 200, 1000] {
+        clock.advance(Duration::milliseconds(step));
+        games.push(
+            app.create(
+                &a,
+                two_seat_variant(),
+                Value::Null,
+                vec![Some(a.id), Some(b.id)],
+            )
+            .await,
+        );
+    }
+    let id = |g: &Value| g["id"].as_str().expect("id").to_owned();
+    assert_eq!(
+        listed(&app).await,
+        [id(&games[2]), id(&games[1]), id(&games[0])]
+    );
+    // Within the first second, game 0 moves after game 1's creation: it lists before
+    // game 1, still after game 2 (a later second).
+    *clock.0.lock().expect("clock") = start + Duration::milliseconds(600);
+    games[0] = move_once(&app, &games[0], &a, &b).await;
+    assert_eq!(
+        listed(&app).await,
+        [id(&games[2]), id(&games[0]), id(&games[1])]
+    );
+    // Two seconds on, game 1 moves: first.
+    clock.advance(Duration::seconds(2));
+    games[1] = move_once(&app, &games[1], &a, &b).await;
+    assert_eq!(
+        listed(&app).await,
+        [id(&games[1]), id(&games[2]), id(&games[0])]
+    );
+    // More moves of game 1 within that second: its row is updated in place, the new
+    // version a heap-only tuple (no new index entries, no dead version to walk).
+    for _ in 0..3 {
+        clock.advance(Duration::milliseconds(10));
+        games[1] = move_once(&app, &games[1], &a, &b).await;
+    }
+    assert_eq!(
+        listed(&app).await,
+        [id(&games[1]), id(&games[2]), id(&games[0])]
+    );
+    let mut db = sqlx::PgConnection::connect(&app.database)
+        .await
+        .expect("connect");
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pageinspect")
+        .execute(&mut db)
+        .await
+        .expect("pageinspect");
+    let heap_only: bool = sqlx::query_scalar(
+        "SELECT (i.t_infomask2 & 32768) <> 0 FROM games g, \
+         heap_page_items(get_raw_page('games', (g.ctid::text::point)[0]::int)) i \
+         WHERE g.id = $1 AND i.lp = (g.ctid::text::point)[1]::int",
+    )
+    .bind(uuid::Uuid::parse_str(&id(&games[1])).expect("uuid"))
+    .fetch_one(&mut db)
+    .await
+    .expect("the row's tuple");
+    assert!(
+        heap_only,
+        "the last update of the game's row was not heap-only"
+    );
 }

@@ -233,9 +233,17 @@ impl RatingBook {
     }
 }
 
-/// The projection shared by a process's requests (one refresh at a time).
+/// The projection shared by a process's requests (one refresh at a time): the book, and
+/// when it was last checked against a count of the whole log.
 #[derive(Debug, Default)]
-pub struct Projector(pub tokio::sync::Mutex<std::sync::Arc<RatingBook>>);
+pub struct Projector(pub tokio::sync::Mutex<Projection>);
+
+/// See [`Projector`].
+#[derive(Debug, Default)]
+pub struct Projection {
+    pub book: std::sync::Arc<RatingBook>,
+    pub counted_at: Option<std::time::Instant>,
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,12 @@
 //! Keeping the ratings current: the book is folded from the log's `game_finished` events
-//! in global order, read on demand. A refresh asks the log how many games have finished;
-//! when that is more than the book holds, the events after the newest folded position
-//! are folded in, unless one committed late below a position already read (two writers
-//! commit out of order), and then the whole book is folded again. Either way the book
-//! equals a fold of the whole log from the start (`worp ratings`; a test compares).
+//! in global order, read on demand. A refresh folds in the events after the newest
+//! folded position (an index range of the new finishes only). A finish can also commit
+//! late, below a position already read (two writers commit out of order): at most every
+//! [`COUNT_EVERY`] a refresh also counts the finishes up to the newest folded position,
+//! and when the book lacks one it folds the whole log again. Either way the book equals a
+//! fold of the whole log from the start (`worp ratings`; a test compares), a late commit
+//! within [`COUNT_EVERY`] of the next refresh. Counting on every refresh made each one
+//! cost a pass over every finish ever recorded.
 
 use std::sync::Arc;
 
@@ -55,24 +58,31 @@ impl Worp {
 
     /// The ratings as of now.
     pub async fn rating_book(&self) -> Result<Arc<RatingBook>, Refusal> {
-        let mut book = self.ratings.0.lock().await;
-        let folded = (book.folded as i64, book.last_position);
-        if self.store.finished_count(i64::MAX).await? == folded {
-            return Ok(book.clone());
+        let mut projection = self.ratings.0.lock().await;
+        let new = self
+            .finished_games_after(projection.book.last_position)
+            .await?;
+        if !new.is_empty() {
+            let mut grown = (*projection.book).clone();
+            for g in &new {
+                grown.apply(g);
+            }
+            projection.book = Arc::new(grown);
         }
-        let mut grown = (**book).clone();
-        for g in self.finished_games_after(book.last_position).await? {
-            grown.apply(&g);
+        let due = projection
+            .counted_at
+            .is_none_or(|at| at.elapsed() >= COUNT_EVERY);
+        if due {
+            // Every finish up to the newest folded must be in: one that committed late,
+            // below a position already read, means folding again from the start.
+            let book = &projection.book;
+            let (upto, _) = self.store.finished_count(book.last_position).await?;
+            if upto != book.folded as i64 {
+                projection.book = Arc::new(self.rating_book_from_scratch().await?);
+            }
+            projection.counted_at = Some(std::time::Instant::now());
         }
-        // Every finish up to the newest folded must be in: one that committed late, below
-        // a position already read, means folding again from the start.
-        let upto = self.store.finished_count(grown.last_position).await?;
-        *book = if upto.0 == grown.folded as i64 {
-            Arc::new(grown)
-        } else {
-            Arc::new(self.rating_book_from_scratch().await?)
-        };
-        Ok(book.clone())
+        Ok(projection.book.clone())
     }
 
     /// The ratings folded from the whole log, from the start (what `worp ratings` prints).
@@ -80,6 +90,10 @@ impl Worp {
         Ok(RatingBook::fold(&self.finished_games_after(0).await?))
     }
 }
+
+/// How often a refresh of the ratings counts every finish to catch one that committed
+/// late (see the module's documentation).
+pub const COUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The rating deviation below which a player is on the leaderboard: Glicko-2 starts at
 /// 350; about ten rated games bring it under 150.

@@ -2,7 +2,12 @@
 //! announcing changes to the other server processes (`NOTIFY`). Appends of new changes
 //! go through [`super::group_commit`], which falls back on [`append_alone`].
 
-super::statements::statements!(sqlx::Postgres, sql::LOCK_READ_MODELS_POSTGRES);
+super::statements::statements!(
+    sqlx::Postgres,
+    sql::LOCK_READ_MODELS_POSTGRES,
+    sql::LIST_GAMES_POSTGRES,
+    sql::LIST_GAMES_OF_POSTGRES
+);
 super::webhook_statements::webhook_statements!();
 
 /// Tells other server processes on the same PostgreSQL server that games changed

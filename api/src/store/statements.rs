@@ -4,9 +4,10 @@
 
 /// Defines, in the module it is invoked in, one `async fn` per statement over a
 /// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
-/// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]).
+/// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]); `$list_games` and
+/// `$list_games_of` list games in the backend's order (`LIST_GAMES_*`).
 macro_rules! statements {
-    ($Db:ty, $lock_read_models:expr) => {
+    ($Db:ty, $lock_read_models:expr, $list_games:expr, $list_games_of:expr) => {
         use chrono::{DateTime, Utc};
         use serde_json::Value;
         use sqlx::types::Json;
@@ -295,8 +296,8 @@ macro_rules! statements {
             // The player to move holds a seat: their turns are among their games.
             let seated = f.player.or(f.to_move_player);
             let statement = match seated {
-                Some(_) => sql::LIST_GAMES_OF,
-                None => sql::LIST_GAMES,
+                Some(_) => $list_games_of,
+                None => $list_games,
             };
             let rows = sqlx::query(statement)
                 .bind(seated)
@@ -365,16 +366,21 @@ macro_rules! statements {
                 .bind(position)
                 .fetch_all(pool)
                 .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok((
-                        r.try_get("position")?,
-                        r.try_get("game_id")?,
-                        r.try_get::<Json<Value>, _>("payload")?.0,
-                        r.try_get::<Json<Value>, _>("summary")?.0,
-                    ))
-                })
-                .collect()
+            // A game without its listing entry (read models being rebuilt) is left out,
+            // as a join would.
+            let mut finished = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let Some(summary) = r.try_get::<Option<Json<Value>>, _>("summary")? else {
+                    continue;
+                };
+                finished.push((
+                    r.try_get("position")?,
+                    r.try_get("game_id")?,
+                    r.try_get::<Json<Value>, _>("payload")?.0,
+                    summary.0,
+                ));
+            }
+            Ok(finished)
         }
 
         /// Listing entries of waiting games with a seat anyone may take, newest first.
