@@ -93,6 +93,22 @@ pub(crate) fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::
     )
 }
 
+/// The game's last recorded change sent again: the log has moved past it.
+fn last_change_again(
+    table: &worp::table::Table,
+    last: &worp::events::StoredEvent,
+) -> worp::store::Append {
+    worp::store::Append {
+        game_id: table.id,
+        expected_version: table.version - 1,
+        events: vec![last.clone()],
+        row: worp::service::game_row(table),
+        secret: None,
+        idempotency: None,
+        notices: Vec::new(),
+    }
+}
+
 /// The log of `id` has `len` events ending with `hash`, replays, and the `games` row
 /// follows it.
 pub(crate) async fn assert_log(
@@ -141,7 +157,7 @@ async fn batch_of_moves(backend: Backend) {
 
     let app = spawn_app(backend).await;
     let mut tables = Vec::new();
-    for _ in 0..20 {
+    for _ in 0..22 {
         let (_, _, game) = app.two_player_game(two_seat_variant()).await;
         let id: uuid::Uuid = game["id"].as_str().expect("id").parse().expect("uuid");
         tables.push(app.worp.load(id).await.expect("load"));
@@ -166,15 +182,7 @@ async fn batch_of_moves(backend: Backend) {
                 continue;
             }
             if behind {
-                changes.push(worp::store::Append {
-                    game_id: table.id,
-                    expected_version: table.version - 1,
-                    events: vec![last.clone()],
-                    row: worp::service::game_row(table),
-                    secret: None,
-                    idempotency: None,
-                    notices: Vec::new(),
-                });
+                changes.push(last_change_again(table, &last));
             } else {
                 let mut ahead = (**table).clone();
                 ahead.version += 1;
@@ -198,10 +206,30 @@ async fn batch_of_moves(backend: Backend) {
         }
     }
 
+    // One change at a time (a batch of one, as a lone player's moves are written): a
+    // change judged on a version the log has not reached, then the last change again,
+    // are refused and write nothing; a current one is written.
+    for table in &tables[20..22] {
+        let last = app.worp.all_events(table.id).await.expect("events");
+        let last = last.last().expect("an event").clone();
+        let mut ahead = (**table).clone();
+        ahead.version += 1;
+        let again = last_change_again(table, &last);
+        for stale in [move_on(&ahead, 0).0, again] {
+            let answer = app.worp.store.append(stale).await;
+            assert!(matches!(answer, Err(StoreError::Conflict)), "{answer:?}");
+            assert_log(&app, table.id, table.version, &last.hash).await;
+        }
+        let (current, hash) = move_on(table, 0);
+        let answer = app.worp.store.append(current).await;
+        assert!(answer.is_ok(), "a current change is written: {answer:?}");
+        assert_log(&app, table.id, table.version + 1, &hash).await;
+    }
+
     // Two moves judged on the same state of each game, at once.
     let mut changes = Vec::new();
     let mut hashes = Vec::new();
-    for table in &tables[16..] {
+    for table in &tables[16..20] {
         let (first, h1) = move_on(table, 0);
         let (second, h2) = move_on(table, usize::MAX);
         changes.push(first);

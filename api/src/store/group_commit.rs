@@ -38,17 +38,19 @@
 //! A change is acknowledged only after its commit returned: fsync and
 //! `synchronous_commit` apply exactly as before.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use sqlx::pool::PoolConnection;
+use sqlx::postgres::PgPoolOptions;
 use sqlx::{PgConnection, PgPool, Postgres, Row};
 use tokio::sync::{mpsc, oneshot, Mutex, Notify};
 use uuid::Uuid;
 
+use super::batch_columns::{AnswerColumns, EventColumns, NoticeColumns, RowColumns};
 use super::error::StoreError;
 use super::postgres::append_alone;
-use super::records::{Append, GameRow, KeptAnswer, PlayerNotice};
-use super::sql::{APPEND_MOVES, APPEND_TOGETHER};
+use super::records::Append;
+use super::sql::{APPEND_MOVES, APPEND_ONE_MOVE, APPEND_TOGETHER};
 use crate::events::StoredEvent;
 
 /// Writer tasks: while one waits for its commit, the next gathers the changes that
@@ -84,6 +86,18 @@ pub struct GroupCommit {
     pool: PgPool,
     queue: mpsc::Sender<Job>,
     outbox: Arc<Notify>,
+    /// Room for changes waiting, per queue.
+    capacity: usize,
+    /// Held by every clone: once the last is dropped, the threads' own writers stop.
+    alive: Arc<()>,
+    /// The connections of the threads' own writers.
+    own_pools: Arc<std::sync::Mutex<Vec<PgPool>>>,
+}
+
+thread_local! {
+    /// The queues of this thread's own writers, one per store (keyed by its `alive`).
+    static OWN_WRITERS: std::cell::RefCell<Vec<(Weak<()>, mpsc::Sender<Job>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl GroupCommit {
@@ -92,16 +106,79 @@ impl GroupCommit {
     /// clone of the store) is dropped.
     pub fn start(pool: PgPool, writers: usize, queue: usize) -> GroupCommit {
         let outbox = Arc::new(Notify::new());
-        let (queue, rx) = mpsc::channel(queue.max(1));
+        let queue_capacity = queue.max(1);
+        let (queue, rx) = mpsc::channel(queue_capacity);
         let rx = Arc::new(Mutex::new(rx));
         for _ in 0..writers.max(1) {
-            tokio::spawn(writer(pool.clone(), rx.clone(), outbox.clone()));
+            tokio::spawn(writer(pool.clone(), rx.clone(), outbox.clone(), None));
         }
         GroupCommit {
             pool,
             queue,
             outbox,
+            capacity: queue_capacity,
+            alive: Arc::new(()),
+            own_pools: Arc::default(),
         }
+    }
+
+    /// The queue of this thread's own writer when the thread runs a single-threaded
+    /// runtime (each of actix-web's workers does), started on first use: the request and
+    /// the writer then take turns on one thread, and the writer's connection is polled by
+    /// that thread too, instead of two threads waking each other twice per change (which
+    /// cost as much as the rest of a move's server time with one client). `None` on a
+    /// multi-threaded runtime, whose tasks use the shared writers.
+    fn own_queue(&self) -> Option<mpsc::Sender<Job>> {
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        if runtime.runtime_flavor() != tokio::runtime::RuntimeFlavor::CurrentThread {
+            return None;
+        }
+        OWN_WRITERS
+            .try_with(|writers| {
+                let mut writers = writers.borrow_mut();
+                writers.retain(|(alive, _)| alive.strong_count() > 0);
+                if let Some((_, queue)) = writers
+                    .iter()
+                    .find(|(alive, _)| alive.as_ptr() == Arc::as_ptr(&self.alive))
+                {
+                    return queue.clone();
+                }
+                let (queue, rx) = mpsc::channel(self.capacity);
+                // Connections of the writer's own, opened on this thread's runtime: the
+                // one it writes on, and one for a change it then appends alone.
+                let pool = PgPoolOptions::new()
+                    .max_connections(2)
+                    .test_before_acquire(false)
+                    .acquire_timeout(std::time::Duration::from_secs(5))
+                    .connect_lazy_with((*self.pool.connect_options()).clone());
+                let (outbox, alive, own) = (
+                    self.outbox.clone(),
+                    Arc::downgrade(&self.alive),
+                    pool.clone(),
+                );
+                runtime.spawn(async move {
+                    writer(own.clone(), Arc::new(Mutex::new(rx)), outbox, Some(alive)).await;
+                    own.close().await;
+                });
+                writers.push((Arc::downgrade(&self.alive), queue.clone()));
+                if let Ok(mut pools) = self.own_pools.lock() {
+                    pools.retain(|p| !p.is_closed());
+                    pools.push(pool);
+                }
+                queue
+            })
+            .ok()
+    }
+
+    /// The connections of the threads' own writers: open, and idle.
+    pub fn own_connections(&self) -> (u32, usize) {
+        let pools = self
+            .own_pools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pools.iter().fold((0, 0), |(open, idle), p| {
+            (open + p.size(), idle + p.num_idle())
+        })
     }
 
     /// Signalled whenever webhook deliveries were written.
@@ -117,8 +194,10 @@ impl GroupCommit {
         }
         let (reply, answer) = oneshot::channel();
         let job = Job { append: a, reply };
-        crate::telemetry::metrics::write_queue(&self.queue);
-        match self.queue.try_send(job) {
+        let queue = self.own_queue();
+        let queue = queue.as_ref().unwrap_or(&self.queue);
+        crate::telemetry::metrics::write_queue(queue);
+        match queue.try_send(job) {
             Ok(()) => {}
             Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
             Err(mpsc::error::TrySendError::Closed(job)) => {
@@ -139,7 +218,14 @@ impl GroupCommit {
 /// batch costs a round trip (the pool tests each connection it gets back).
 const IDLE_CONNECTION: std::time::Duration = std::time::Duration::from_millis(250);
 
-async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, outbox: Arc<Notify>) {
+/// A writer's loop: takes every change waiting and writes them together, until its
+/// queue is closed or, for a thread's own writer, its store (`alive`) is gone.
+async fn writer(
+    pool: PgPool,
+    rx: Arc<Mutex<mpsc::Receiver<Job>>>,
+    outbox: Arc<Notify>,
+    alive: Option<Weak<()>>,
+) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     let mut connection: Option<PoolConnection<Postgres>> = None;
     loop {
@@ -147,13 +233,16 @@ async fn writer(pool: PgPool, rx: Arc<Mutex<mpsc::Receiver<Job>>>, outbox: Arc<N
             let mut rx = rx.lock().await;
             rx.recv_many(&mut jobs, MAX_BATCH).await
         };
-        let received = if connection.is_some() {
+        let received = if connection.is_some() || alive.is_some() {
             match tokio::time::timeout(IDLE_CONNECTION, next).await {
                 Ok(n) => n,
                 Err(_) => {
                     // Quiet: give the connection back (both the lock and `recv_many`
                     // may be given up midway; nothing is lost).
                     connection = None;
+                    if alive.as_ref().is_some_and(|a| a.strong_count() == 0) {
+                        return;
+                    }
                     continue;
                 }
             }
@@ -309,10 +398,10 @@ async fn append_together(
         && jobs
             .iter()
             .all(|j| j.append.expected_version > 0 && !j.append.events.is_empty());
-    let mut statement = sqlx::query(if only_moves {
-        APPEND_MOVES
-    } else {
-        APPEND_TOGETHER
+    let mut statement = sqlx::query(match (only_moves, jobs.len()) {
+        (true, 1) => APPEND_ONE_MOVE,
+        (true, _) => APPEND_MOVES,
+        (false, _) => APPEND_TOGETHER,
     })
     .bind(heads.0)
     .bind(heads.1)
@@ -389,102 +478,4 @@ async fn append_together(
         }
     }
     Ok((written, deliveries))
-}
-
-#[derive(Default)]
-struct EventColumns {
-    game_id: Vec<Uuid>,
-    seq: Vec<i64>,
-    kind: Vec<String>,
-    payload: Vec<String>,
-    rules_version: Vec<i32>,
-    recorded_at: Vec<chrono::DateTime<chrono::Utc>>,
-    hash: Vec<String>,
-}
-
-impl EventColumns {
-    fn push(&mut self, e: &StoredEvent) {
-        self.game_id.push(e.game_id);
-        self.seq.push(e.seq);
-        self.kind.push(e.kind.clone());
-        self.payload
-            .push(serde_json::to_string(&e.payload).unwrap_or_default());
-        self.rules_version.push(e.rules_version);
-        self.recorded_at.push(e.recorded_at);
-        self.hash.push(e.hash.clone());
-    }
-}
-
-#[derive(Default)]
-struct RowColumns {
-    id: Vec<Uuid>,
-    variant: Vec<String>,
-    status: Vec<String>,
-    version: Vec<i64>,
-    to_move_seat: Vec<Option<i32>>,
-    to_move_player: Vec<Option<Uuid>>,
-    summary: Vec<String>,
-    created_at: Vec<chrono::DateTime<chrono::Utc>>,
-    updated_at: Vec<chrono::DateTime<chrono::Utc>>,
-    deadline: Vec<Option<chrono::DateTime<chrono::Utc>>>,
-}
-
-impl RowColumns {
-    fn push(&mut self, r: &GameRow) {
-        self.id.push(r.id);
-        self.variant.push(r.variant.clone());
-        self.status.push(r.status.clone());
-        self.version.push(r.version);
-        self.to_move_seat.push(r.to_move_seat);
-        self.to_move_player.push(r.to_move_player);
-        self.summary.push(r.summary.get().to_owned());
-        self.created_at.push(r.created_at);
-        self.updated_at.push(r.updated_at);
-        self.deadline.push(r.deadline);
-    }
-}
-
-#[derive(Default)]
-struct NoticeColumns {
-    player_id: Vec<Uuid>,
-    game_id: Vec<Uuid>,
-    version: Vec<i64>,
-    kind: Vec<String>,
-    payload: Vec<String>,
-    at: Vec<chrono::DateTime<chrono::Utc>>,
-}
-
-impl NoticeColumns {
-    fn push(&mut self, n: &PlayerNotice, at: chrono::DateTime<chrono::Utc>) {
-        self.player_id.push(n.player_id);
-        self.game_id.push(n.game_id);
-        self.version.push(n.version);
-        self.kind.push(n.kind.clone());
-        self.payload.push(n.payload.get().to_owned());
-        self.at.push(at);
-    }
-}
-
-#[derive(Default)]
-struct AnswerColumns {
-    player_id: Vec<Uuid>,
-    key: Vec<String>,
-    body: Vec<String>,
-    at: Vec<chrono::DateTime<chrono::Utc>>,
-    request: Vec<String>,
-    body_hash: Vec<String>,
-    /// The latest time before which the batch's answers count as expired.
-    expired_before: Option<chrono::DateTime<chrono::Utc>>,
-}
-
-impl AnswerColumns {
-    fn push(&mut self, kept: &KeptAnswer, at: chrono::DateTime<chrono::Utc>) {
-        self.player_id.push(kept.player_id);
-        self.key.push(kept.key.clone());
-        self.body.push(kept.answer.body.to_string());
-        self.at.push(at);
-        self.request.push(kept.answer.request.clone());
-        self.body_hash.push(kept.answer.body_hash.clone());
-        self.expired_before = self.expired_before.max(Some(kept.expired_before));
-    }
 }

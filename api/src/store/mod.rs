@@ -5,7 +5,8 @@
 //! - [`statements`]: the statements as functions over a pool, stamped out per backend in
 //!   [`postgres`] and [`sqlite`].
 //! - [`group_commit`]: on PostgreSQL, the changes that arrive together share one
-//!   statement and one durable commit; [`sqlite_commit`]: on SQLite, one writer thread
+//!   statement and one durable commit (each actix-web worker thread has a writer of its
+//!   own; their columns in `batch_columns`); [`sqlite_commit`]: on SQLite, one writer thread
 //!   writes them in one transaction and one durable commit.
 //! - [`records`]: what is read and written; [`error`]: what can fail.
 //!
@@ -14,6 +15,7 @@
 //! record. A lost race comes back as [`StoreError::Conflict`], never as a gap or a
 //! duplicate (`UNIQUE (game_id, seq)`).
 
+mod batch_columns;
 pub mod error;
 pub mod group_commit;
 pub mod postgres;
@@ -202,10 +204,14 @@ impl Store {
         }
     }
 
-    /// The pool's connections: in use, and open.
+    /// The pool's connections (with those of the group commit's writers): in use, and
+    /// open.
     pub fn connections(&self) -> (u32, u32) {
         let (open, idle) = match self {
-            Store::Postgres(s) => (s.pool.size(), s.pool.num_idle()),
+            Store::Postgres(s) => {
+                let (own_open, own_idle) = s.group.own_connections();
+                (s.pool.size() + own_open, s.pool.num_idle() + own_idle)
+            }
             Store::Sqlite(s) => (s.pool.size(), s.pool.num_idle()),
         };
         let idle = u32::try_from(idle).unwrap_or(u32::MAX);
