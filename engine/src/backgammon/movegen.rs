@@ -229,23 +229,14 @@ impl Leaf {
         self.steps.get(..usize::from(self.len)) == Some(steps)
     }
 
-    /// The steps as (from slot, to slot): slot 0 is off, 25 the bar (see the module doc).
-    #[inline(always)]
-    pub fn steps(&self) -> &[(u8, u8)] {
-        self.steps
-            .get(..usize::from(self.len))
-            .unwrap_or(&self.steps)
-    }
-
     /// How many numbers of the roll it uses.
     pub fn dice_used(&self) -> usize {
         usize::from(self.len)
     }
 
     /// The position after these steps of `side` from `pos`: a checker landing on a single
-    /// opposing checker sends it to the bar. The same position the key describes, found
-    /// by replaying at most four steps rather than decoding the key point by point.
-    /// (The tests' reference: `Position::outcomes` replays the steps on whole words.)
+    /// opposing checker sends it to the bar: the position the key describes. (The tests'
+    /// reference: `Position::outcomes` reads the positions from the keys instead.)
     #[cfg(test)]
     pub fn apply(&self, mut pos: Position, side: Side) -> Position {
         let sign = side.sign();
@@ -352,15 +343,6 @@ impl MoveGen {
 
     /// The ways found by the last [`MoveGen::generate`].
     pub fn leaves(&self) -> &[Leaf] {
-        &self.leaves
-    }
-
-    /// The ways found by the last [`MoveGen::generate`], sorted by key: for one position
-    /// and roll, as their resulting positions sort ([`KeyUnits`]).
-    pub fn sort_leaves(&mut self) -> &[Leaf] {
-        // The key set still points into `leaves`, but it serves only the search, and the
-        // next search starts a new set.
-        self.leaves.sort_unstable_by_key(|leaf| leaf.key);
         &self.leaves
     }
 

@@ -1,157 +1,217 @@
 //! [`Position::outcomes`]: the generator's ways, sorted as the corpus sorts positions.
 //!
 //! Sorting positions (28 bytes compared field by field) cost more than generating them.
-//! The generator's keys already order as the resulting positions do (see `KeyUnits` in
-//! [`super::movegen`]), so the ways are sorted by key, and only then each way's steps
-//! (at most four) are replayed on the position's bytes.
+//! The generator's keys already order as the resulting positions do, and they determine
+//! them (see `KeyUnits` in [`super::movegen`]): so only the keys (16 bytes each) are
+//! sorted, and each position is read straight from its key's digits, a few word
+//! operations without a branch, rather than by replaying the way's steps.
 
 use std::cell::RefCell;
 
-use super::movegen::{Leaf, MoveGen, BAR, OFF};
+use super::movegen::MoveGen;
 use super::{Position, Side, Tally};
 
+/// What [`outcomes`] reuses from call to call on one thread: the generator and the
+/// buffer its keys are sorted in.
+#[derive(Default)]
+struct Scratch {
+    movegen: MoveGen,
+    keys: Vec<u128>,
+}
+
 thread_local! {
-    /// The generator [`outcomes`] reuses from call to call on this thread.
-    static MOVEGEN: RefCell<MoveGen> = RefCell::new(MoveGen::default());
+    /// The scratch [`outcomes`] reuses from call to call on this thread.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 /// [`Position::outcomes`], on this thread's generator (a fresh one if it is in use or
 /// gone, never in practice).
 pub(super) fn outcomes(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
-    MOVEGEN
+    SCRATCH
         .try_with(|cell| match cell.try_borrow_mut() {
-            Ok(mut movegen) => sorted(&mut movegen, pos, side, dice),
-            Err(_) => sorted(&mut MoveGen::default(), pos, side, dice),
+            Ok(mut scratch) => sorted(&mut scratch, pos, side, dice),
+            Err(_) => sorted(&mut Scratch::default(), pos, side, dice),
         })
-        .unwrap_or_else(|_| sorted(&mut MoveGen::default(), pos, side, dice))
+        .unwrap_or_else(|_| sorted(&mut Scratch::default(), pos, side, dice))
 }
 
-fn sorted(movegen: &mut MoveGen, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
-    if movegen.generate(pos, side, dice).is_empty() {
+fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
+    let leaves = scratch.movegen.generate(pos, side, dice);
+    if leaves.is_empty() {
         return vec![*pos];
     }
-    let leaves = movegen.sort_leaves();
+    let keys = &mut scratch.keys;
+    keys.clear();
+    keys.extend(leaves.iter().map(|leaf| leaf.key));
+    sort_keys(keys, side, dice[0] == dice[1]);
     match side {
-        Side::White => replay::<true>(pos, leaves),
-        Side::Black => replay::<false>(pos, leaves),
+        Side::White => decode_all::<true>(pos, keys),
+        Side::Black => decode_all::<false>(pos, keys),
     }
 }
 
-/// The bytes of a position (the 24 points, then the bar and the checkers off, White's
-/// and Black's) as four little-endian words, each byte plus 128 (`^ 0x80`): a step adds
-/// or takes one from a byte without a carry into the next, and works on whole words kept
-/// in registers (bytes written to memory and read back as words stall the processor).
-type Words = [u64; 4];
-const WHITE_BAR: usize = 24;
-const BLACK_BAR: usize = 25;
-const WHITE_OFF: usize = 26;
-const BLACK_OFF: usize = 27;
+/// Sorts the keys of one search, given in the order the search found them.
+///
+/// The search takes the rearmost checker first. For White the rear is the key's most
+/// significant digit, so a double's ways come in ascending order (a way that moves a
+/// checker from further back has the smaller digit there, and no later step changes
+/// it), two numbers' nearly so (about two inversions a way on the corpus). For Black the
+/// rear is least significant: two numbers' ways come nearly in descending order (2.6
+/// inversions a way once reversed), a double's not (22). So an insertion sort, but the
+/// standard sort for Black's doubles, and for any search that turns out less ordered
+/// (an insertion sort's moves grow with the square of the length).
+fn sort_keys(keys: &mut [u128], side: Side, doubles: bool) {
+    if side == Side::Black {
+        if doubles {
+            keys.sort_unstable();
+            return;
+        }
+        keys.reverse();
+    }
+    let mut budget = 8 * keys.len();
+    for i in 1..keys.len() {
+        let key = keys[i];
+        let mut j = i;
+        while j > 0 && keys[j - 1] > key {
+            keys[j] = keys[j - 1];
+            j -= 1;
+        }
+        keys[j] = key;
+        budget = budget.saturating_sub(i - j);
+        if budget == 0 {
+            keys.sort_unstable();
+            return;
+        }
+    }
+}
+
+/// Each byte of a word plus 128 (`^ BIAS`): signed point values then add and subtract
+/// small counts bytewise in whole words without a carry or borrow into the next byte.
 const BIAS: u64 = 0x8080_8080_8080_8080;
+/// One in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The bits of eight points' digits in a key, shifted down.
+const EIGHT_DIGITS: u128 = (1 << 40) - 1;
 
-/// What one checker of a side adds to the words, per slot (0 off, 1..=24 points, 25 the
-/// bar): whole words, so that the words stay in registers.
-type SlotWords = [Words; 26];
-
-static SLOT_WORDS: [SlotWords; 2] = [slot_words(true), slot_words(false)];
-
-/// What one checker more on byte `byte` adds (`up`) or takes (not `up`).
-const fn one_at(byte: usize, up: bool) -> Words {
-    let mut w = [0u64; 4];
-    let unit = 1u64 << (8 * (byte % 8));
-    w[byte / 8] = if up { unit } else { unit.wrapping_neg() };
-    w
-}
-
-const fn slot_words(white: bool) -> SlotWords {
-    let mut t = [[0u64; 4]; 26];
-    let mut slot = 0;
-    while slot <= BAR {
-        // White's slot s is point 25 − s (index 24 − s), Black's point s (index s − 1).
-        t[slot] = match slot {
-            OFF => one_at(if white { WHITE_OFF } else { BLACK_OFF }, true),
-            BAR => one_at(if white { WHITE_BAR } else { BLACK_BAR }, true),
-            _ if white => one_at(24 - slot, true),
-            _ => one_at(slot - 1, false),
-        };
-        slot += 1;
-    }
-    t
-}
-
-#[inline(always)]
-fn add(w: &mut Words, d: &Words) {
-    for (w, d) in w.iter_mut().zip(d) {
-        *w = w.wrapping_add(*d);
-    }
-}
-
-#[inline(always)]
-fn sub(w: &mut Words, d: &Words) {
-    for (w, d) in w.iter_mut().zip(d) {
-        *w = w.wrapping_sub(*d);
-    }
-}
-
-/// The position after each of `leaves`, in their order: their steps replayed on the
-/// bytes of `pos` (a checker landing on a single opposing checker sends it to the bar).
-fn replay<const WHITE: bool>(pos: &Position, leaves: &[Leaf]) -> Vec<Position> {
-    let side = if WHITE { Side::White } else { Side::Black };
-    let t = &SLOT_WORDS[side as usize];
-    // The opponent's bar, one more.
-    let bar = one_at(if WHITE { BLACK_BAR } else { WHITE_BAR }, true);
-    let mut bytes = [0u8; 32];
-    // The slots of opposing blots: the first landing there hits.
-    let mut blots = 0u32;
-    for (i, (b, &v)) in bytes.iter_mut().zip(&pos.board).enumerate() {
-        *b = v.to_ne_bytes()[0];
-        let slot = if WHITE { 24 - i } else { i + 1 };
-        blots |= u32::from(v == -side.sign()) << slot;
-    }
-    bytes[WHITE_BAR] = pos.bar.white;
-    bytes[BLACK_BAR] = pos.bar.black;
-    bytes[WHITE_OFF] = pos.off.white;
-    bytes[BLACK_OFF] = pos.off.black;
-    let mut start: Words = [0; 4];
-    for (w, chunk) in start.iter_mut().zip(bytes.chunks_exact(8)) {
+/// The positions of `keys` (keys of the results of `pos` for the side `WHITE` says), in
+/// their order.
+///
+/// A point's digit is `d = 2 × own checkers + hit` for White, `31 − (2 × own + hit)` for
+/// Black (see `KeyUnits`). A hit happens only where a single opposing checker stood, and
+/// a point with own checkers had no opposing ones, so the point's value is the start's
+/// opposing value (0 or less for White, 0 or more for Black) plus `own + hit` for White,
+/// minus it for Black. For White `own + hit` is `d / 2` rounded up; for Black it is 16
+/// minus that, so both add `d / 2` rounded up, to the opposing value less 16 for Black.
+/// The hits go to the opponent's bar: the odd digits for White, the even ones for Black
+/// (where no blot stood, Black's digits are odd). The mover's bar and checkers off are
+/// the key's last two digits.
+fn decode_all<const WHITE: bool>(pos: &Position, keys: &[u128]) -> Vec<Position> {
+    // The opposing checkers per point, as three biased little-endian words: the
+    // negative bytes for White (the sign bit spread over the byte), the others for Black.
+    let bytes = pos.board.map(|v| v.to_ne_bytes()[0]);
+    let start = [0, 8, 16].map(|at| {
         let mut le = [0u8; 8];
-        le.copy_from_slice(chunk);
-        *w = u64::from_le_bytes(le) ^ BIAS;
-    }
-    leaves
-        .iter()
-        .map(|leaf| {
-            let mut w = start;
-            let mut unhit = blots;
-            for &(s, to) in leaf.steps() {
-                let (s, to) = (usize::from(s).min(BAR), usize::from(to).min(BAR));
-                sub(&mut w, &t[s]);
-                if unhit >> to & 1 == 1 {
-                    // The blot goes to the bar: its byte becomes 0, then this checker's.
-                    unhit &= !(1 << to);
-                    add(&mut w, &t[to]);
-                    add(&mut w, &bar);
-                }
-                add(&mut w, &t[to]);
-            }
-            let mut out = [0u8; 32];
-            for (chunk, word) in out.chunks_exact_mut(8).zip(w) {
-                chunk.copy_from_slice(&(word ^ BIAS).to_le_bytes());
-            }
-            let mut board = [0i8; 24];
-            for (v, &b) in board.iter_mut().zip(&out) {
-                *v = i8::from_ne_bytes([b]);
-            }
-            Position {
-                board,
-                bar: Tally {
-                    white: out[WHITE_BAR],
-                    black: out[BLACK_BAR],
-                },
-                off: Tally {
-                    white: out[WHITE_OFF],
-                    black: out[BLACK_OFF],
-                },
-            }
+        le.copy_from_slice(&bytes[at..at + 8]);
+        let w = u64::from_le_bytes(le);
+        let negative = ((w >> 7) & ONES) * 0xFF;
+        if WHITE {
+            (w & negative) ^ BIAS
+        } else {
+            ((w & !negative) ^ BIAS) - 16 * ONES
+        }
+    });
+    let [start0, start1, start2] = start;
+    let opponent = if WHITE { Side::Black } else { Side::White };
+    let opponent_bar = pos.bar.get(opponent);
+    let opponent_off = pos.off.get(opponent);
+    // Board indices 8c..8c+8 are the 40 bits from bit 88 − 40c, index 8c highest.
+    keys.iter()
+        .map(|&key| {
+            let (w0, h0) = points((key >> 88) as u64, start0);
+            let (w1, h1) = points((key >> 48) as u64, start1);
+            let (w2, h2) = points((key >> 8) as u64, start2);
+            let mut bytes = [0u8; 24];
+            bytes[..8].copy_from_slice(&w0.to_le_bytes());
+            bytes[8..16].copy_from_slice(&w1.to_le_bytes());
+            bytes[16..].copy_from_slice(&w2.to_le_bytes());
+            let board = bytes.map(|b| i8::from_ne_bytes([b]));
+            // Each byte of the low bits is at most 3: their sum fits the top byte.
+            let odd = ((h0 + h1 + h2).wrapping_mul(ONES) >> 56) as u8;
+            let hits = if WHITE { odd } else { 24 - odd };
+            let own_bar = (key >> 4) as u8 & 15;
+            let own_off = key as u8 & 15;
+            let opponent_bar = opponent_bar.wrapping_add(hits);
+            let (bar, off) = if WHITE {
+                (
+                    Tally {
+                        white: own_bar,
+                        black: opponent_bar,
+                    },
+                    Tally {
+                        white: own_off,
+                        black: opponent_off,
+                    },
+                )
+            } else {
+                (
+                    Tally {
+                        white: opponent_bar,
+                        black: own_bar,
+                    },
+                    Tally {
+                        white: opponent_off,
+                        black: own_off,
+                    },
+                )
+            };
+            Position { board, bar, off }
         })
         .collect()
+}
+
+/// Eight points' values from their digits (the low 40 bits of `digits`, the first
+/// point's highest) and `start` (see [`decode_all`], one byte a point): the values as
+/// one little-endian word, and a word with the low bit of each digit in its byte.
+#[inline(always)]
+fn points(digits: u64, start: u64) -> (u64, u64) {
+    let d = spread(digits & EIGHT_DIGITS as u64).swap_bytes();
+    let half_up = ((d + ONES) >> 1) & 0x7F7F_7F7F_7F7F_7F7F;
+    ((start + half_up) ^ BIAS, d & ONES)
+}
+
+/// Eight 5-bit digits (digit `k` at bits `5k..5k+5`) spread one to a byte (byte `k`).
+#[inline(always)]
+fn spread(x: u64) -> u64 {
+    let x = (x & 0xF_FFFF) | ((x & 0xFF_FFF0_0000) << 12);
+    let x = (x & 0x0000_03FF_0000_03FF) | ((x & 0x000F_FC00_000F_FC00) << 6);
+    (x & 0x001F_001F_001F_001F) | ((x & 0x03E0_03E0_03E0_03E0) << 3)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_keys_sorts_whatever_the_order_it_is_given() {
+        // In order, reversed (the insertion sort runs out of moves and hands over), and
+        // shuffled, for either side, doubles or not.
+        let mut rng = crate::playout::SplitMix64(3);
+        for n in [0, 1, 2, 13, 100, 378] {
+            let ascending: Vec<u128> = (0..n).map(|i| (i as u128) << 70 | 7).collect();
+            let mut shuffled = ascending.clone();
+            for i in (1..shuffled.len()).rev() {
+                shuffled.swap(i, rng.below(i + 1));
+            }
+            let descending: Vec<u128> = ascending.iter().rev().copied().collect();
+            for given in [&ascending, &descending, &shuffled] {
+                for side in Side::BOTH {
+                    for doubles in [false, true] {
+                        let mut keys = given.clone();
+                        sort_keys(&mut keys, side, doubles);
+                        assert_eq!(keys, ascending, "{n} {side:?} {doubles}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -787,3 +787,45 @@ fn outcomes_are_the_sorted_generator_results_on_the_corpus_positions() {
         }
     }
 }
+
+#[test]
+fn outcomes_read_from_keys_at_the_extremes() {
+    // The digits at their limits: 15 checkers on one point (a White digit of 30, a Black
+    // one of 1), every checker home and bearing off, blots on every entry point for a
+    // side with two on the bar (hits with every number, the hit counts summed over the
+    // words), and the same mirrored.
+    let bare = |bar: Tally| Position {
+        board: [0; 24],
+        bar,
+        off: Tally::default(),
+    };
+    let mut all_home = bare(Tally::default());
+    all_home.board[23] = 15;
+    all_home.board[0] = -15;
+    let mut enter_white = bare(Tally { white: 2, black: 0 });
+    enter_white.board[..6].fill(-1);
+    enter_white.board[10] = 13;
+    enter_white.board[20] = -9;
+    let mut enter_black = bare(Tally { white: 0, black: 2 });
+    enter_black.board[18..].fill(1);
+    enter_black.board[13] = -13;
+    enter_black.board[3] = 9;
+    let mut last_ones = all_home;
+    last_ones.board[23] = 1;
+    last_ones.board[0] = -2;
+    last_ones.off = Tally {
+        white: 14,
+        black: 13,
+    };
+    for pos in [all_home, enter_white, enter_black, last_ones] {
+        assert_eq!(pos.check(), Ok(()), "{pos:?}");
+        for s in Side::BOTH {
+            for a in 1..=6 {
+                for b in 1..=6 {
+                    let want = outcomes_reference(&pos, s, [a, b]);
+                    assert_eq!(pos.outcomes(s, [a, b]), want, "{pos:?} {s:?} {a}-{b}");
+                }
+            }
+        }
+    }
+}
