@@ -317,7 +317,10 @@ async function gameView(id) {
       const more = decisions.filter(minor);
       selInfo.append(h('div', { class: 'row', id: 'decisions', role: 'group', 'aria-label': 'Decisions' },
         ...decisions.filter((m) => !minor(m)).map(button),
-        more.length ? h('details', { class: 'more-decisions' },
+        // Opened, it stays open through the redrawings of the same turn (a live update
+        // of the page must not fold it away under the finger).
+        more.length ? h('details', { class: 'more-decisions', open: st.moreOpenAt === g.version,
+          ontoggle: (ev) => { st.moreOpenAt = ev.target.open ? g.version : null; } },
           h('summary', {}, st.board.minorDecisionsLabel || 'More'), h('div', { class: 'row' }, ...more.map(button))) : null));
     }
     if (st.chooser) {

@@ -222,8 +222,9 @@ async function checkTouch(page, variant, kind, t) {
     least = Math.min(least, w, h);
   }
   t.diagnostic(`${variant}: ${keys.length} ${kind}, the smallest takes ${least.toFixed(1)} px`);
-  // A tap 20 px from the centre of each (inside its 44 px area) reaches it, unless another
-  // active piece or place is nearer to where the finger is.
+  // A tap up to 20 px from the centre of each (inside its 44 px area), along its middle
+  // lines and diagonals, reaches it, unless another active piece or place is nearer to
+  // where the finger is.
   for (const k of keys) {
     const shown = page.locator(`#board svg [data-key="${kind === 'movable' ? 'piece' : 'target'}:${k}"]`);
     await shown.scrollIntoViewIfNeeded();
@@ -233,7 +234,12 @@ async function checkTouch(page, variant, kind, t) {
       const [cx, cy] = at(e);
       const k2 = e.getAttribute(a);
       const out = [];
-      for (const [x, y] of [[cx, cy - 20], [cx, cy + 20], [cx - 20, cy], [cx + 20, cy]]) {
+      const taps = [];
+      for (let d = 1; d <= 20; d++) {
+        const q = d / Math.SQRT2;
+        taps.push([cx, cy - d], [cx, cy + d], [cx - d, cy], [cx + d, cy], [cx - q, cy - q], [cx + q, cy - q], [cx - q, cy + q], [cx + q, cy + q]);
+      }
+      for (const [x, y] of taps) {
         const t = document.elementFromPoint(x, y);
         const g = t && t.closest(`[${a}]`);
         const got = g ? g.getAttribute(a) : null;
@@ -248,6 +254,52 @@ async function checkTouch(page, variant, kind, t) {
   }
   return keys;
 }
+
+test('a hit area takes taps everywhere inside it, its middle lines too, wherever it stands', async () => {
+  // Pieces at many sub-pixel places on a phone-sized board: every point of each piece's
+  // 44 px area up to 20 px from its centre, along the middle lines, reaches that piece.
+  const { page } = pia;
+  await page.goto(`${BASE}/`);
+  const misses = await page.evaluate(async () => {
+    const { el, root, touchTargets } = await import('/web/boards/common.js');
+    const svg = root(-16.2, -16.2, 572.4, 572.4, 'hit areas');
+    const wrap = document.createElement('div');
+    wrap.className = 'board-wrap';
+    wrap.append(svg);
+    document.body.prepend(wrap);
+    // Inside the board and far enough apart (75 and 130 units, about 47 and 82 px) that
+    // no two areas overlap.
+    for (let i = 0; i < 28; i++) {
+      const g = el('g', { 'data-target': `t${i}`, class: 'target' });
+      const [x, y] = [40 + (i % 7) * 75 + (i * 0.37) % 1, 40 + Math.floor(i / 7) * 130 + (i * 0.61) % 1];
+      g.append(el('rect', { x, y, width: 20 + (i % 5), height: 20 + (i % 3) * 30, fill: '#ddd' }));
+      svg.append(g);
+    }
+    touchTargets(svg);
+    const out = [];
+    // Boards of several widths, as phones draw them.
+    for (const width of [359.21875, 341.7, 350.9, 377.3]) {
+      svg.style.width = `${width}px`;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      for (const r of svg.querySelectorAll('.hits > rect')) {
+        const b = r.getBoundingClientRect();
+        const [cx, cy] = [b.x + b.width / 2, b.y + b.height / 2];
+        const k = r.getAttribute('data-target');
+        for (let d = 0.5; d <= 20; d += 0.5) {
+          for (const e of [-0.5, -0.25, 0, 0.25, 0.5]) {
+            for (const [x, y] of [[cx + d, cy + e], [cx - d, cy + e], [cx + e, cy + d], [cx + e, cy - d]]) {
+              const got = document.elementFromPoint(x, y)?.closest('[data-target]')?.getAttribute('data-target');
+              if (got !== k && out.length < 5) out.push(`${width} px wide, ${k}: ${x.toFixed(2)},${y.toFixed(2)} -> ${got}`);
+            }
+          }
+        }
+      }
+    }
+    wrap.remove();
+    return out;
+  });
+  assert.deepEqual(misses, []);
+});
 
 test('on a phone every movable piece and every target takes taps over at least 44 × 44 px', async (t) => {
   const { page } = pia;
