@@ -19,9 +19,9 @@ use crate::helpers::{fresh_database, fresh_postgres, postgres_admin_url, spawn_a
 use crate::play::two_seat_variant;
 
 /// `worp serve` as a child process; killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) url: String,
 }
 
 impl Drop for Server {
@@ -31,7 +31,7 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
@@ -39,7 +39,7 @@ fn free_port() -> u16 {
 }
 
 /// Starts the built `worp` binary on `database` and waits until it answers.
-async fn start_server(database: &str, port: u16) -> Server {
+pub(crate) async fn start_server(database: &str, port: u16) -> Server {
     let child = Command::new(env!("CARGO_BIN_EXE_worp"))
         .arg("serve")
         .env("DATABASE_URL", database)

@@ -22,6 +22,7 @@ mod messages;
 mod metrics;
 mod openapi;
 mod play;
+mod process;
 mod profiles;
 mod races;
 mod ratings;
