@@ -278,11 +278,127 @@ impl Leaf {
     }
 }
 
+/// Where the generator keeps the ways it finds, one per result: [`Leaf`]s with their
+/// steps for the game, or only what [`Position::outcomes`] needs ([`OutcomeWays`]).
+pub(crate) trait Ways: Default {
+    /// Whether the generator drops a way to a result already found (through its key
+    /// set). Without, the same result can be recorded more than once.
+    const DEDUP: bool = true;
+    /// Forgets every way.
+    fn clear(&mut self);
+    /// How many ways.
+    fn len(&self) -> usize;
+    /// The key of way `i`.
+    fn key(&self, i: usize) -> Option<u128>;
+    /// Records a way: its result's key and its `len` steps (from slot, to slot).
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8);
+    /// Whether two numbers' sources are to be tried frontmost first (rearmost first
+    /// otherwise).
+    #[inline(always)]
+    fn frontmost_first(&self) -> bool {
+        false
+    }
+}
+
+impl Ways for Vec<Leaf> {
+    #[inline(always)]
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    #[inline(always)]
+    fn key(&self, i: usize) -> Option<u128> {
+        self.get(i).map(|l| l.key)
+    }
+    #[inline(always)]
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8) {
+        Vec::push(self, Leaf { key, steps, len });
+    }
+}
+
+/// The ways as [`Position::outcomes`] needs them: the keys alone, and for Black's doubles
+/// an order of them computed from the steps (see [`OutcomeWays::ranked`]).
+#[derive(Default)]
+pub(crate) struct OutcomeWays {
+    /// The keys, in the order found.
+    pub keys: Vec<u128>,
+    /// When [`OutcomeWays::rank`]: per way, its sources as a number ordered as its
+    /// result's key is, times 4,096, plus the way's index.
+    pub ranks: Vec<u32>,
+    /// Whether to rank the ways (set before a search of Black's doubles).
+    pub rank: bool,
+    /// Whether some ranked way bore a checker off (its rank then does not order it).
+    pub bore_off: bool,
+    /// Whether to try two numbers' sources frontmost first (set before a search of
+    /// Black's two numbers: see `sort_keys` in [`super::outcomes`]).
+    pub frontmost_first: bool,
+}
+
+/// Ways ranked per [`OutcomeWays::ranks`] at most (indices take 12 bits).
+pub(crate) const MAX_RANKED: usize = 1 << 12;
+
+impl OutcomeWays {
+    /// The ranks, if every way was ranked and they order the keys: for Black's doubles
+    /// without bearing off (see [`OutcomeWays::push`]).
+    pub fn ranked(&mut self) -> Option<&mut [u32]> {
+        (self.rank && !self.bore_off && self.keys.len() <= MAX_RANKED)
+            .then_some(&mut self.ranks[..])
+    }
+}
+
+impl Ways for OutcomeWays {
+    /// `Position::outcomes` sorts the keys, and drops equal ones next to each other.
+    const DEDUP: bool = false;
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.ranks.clear();
+        self.bore_off = false;
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+    #[inline(always)]
+    fn key(&self, i: usize) -> Option<u128> {
+        self.keys.get(i).copied()
+    }
+    /// For Black's doubles, the rank: a way's sources `s0 ≥ s1 ≥ …` (the order the search
+    /// takes them) as 5-bit digits, the last (smallest) most significant. Each source `s`
+    /// lands on slot `s − d` (Black's board index `s − d − 1`): a checker more on the
+    /// lowest slot where two results differ makes the smaller key (Black's digit is 31
+    /// less twice its checkers, less the hit). A way's results are then fixed by its
+    /// sources, and the first (smallest) source where two ways' sorted sources differ is
+    /// the one whose landing slot is the lowest slot where their results differ, with one
+    /// more checker for the way that has that source: so ranks order as keys do. Not
+    /// when a checker bears off (it lands on no slot): such searches are sorted by key.
+    #[inline(always)]
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8) {
+        if self.rank {
+            let mut rank = 0u32;
+            for (i, &(s, t)) in steps.iter().enumerate().take(usize::from(len)) {
+                rank |= u32::from(s) << (5 * i);
+                self.bore_off |= t == OFF as u8;
+            }
+            self.ranks
+                .push(rank << 12 | (self.keys.len() as u32 & (MAX_RANKED as u32 - 1)));
+        }
+        self.keys.push(key);
+    }
+    #[inline(always)]
+    fn frontmost_first(&self) -> bool {
+        self.frontmost_first
+    }
+}
+
 /// The generator, with its reusable buffers: the ways found so far (one per result) and
 /// an open-addressing set of their keys, cleared in O(1) by bumping a stamp.
 #[derive(Clone)]
-pub(crate) struct MoveGen {
-    leaves: Vec<Leaf>,
+pub(crate) struct MoveGen<W = Vec<Leaf>> {
+    leaves: W,
     /// `stamp << 32 | index into leaves`; an entry with another stamp is empty.
     table: Vec<u64>,
     stamp: u32,
@@ -294,7 +410,7 @@ pub(crate) struct MoveGen {
     open: [u32; 7],
 }
 
-impl std::fmt::Debug for MoveGen {
+impl std::fmt::Debug for MoveGen<Vec<Leaf>> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MoveGen")
             .field("ways", &self.leaves.len())
@@ -302,10 +418,10 @@ impl std::fmt::Debug for MoveGen {
     }
 }
 
-impl Default for MoveGen {
+impl<W: Ways> Default for MoveGen<W> {
     fn default() -> Self {
         MoveGen {
-            leaves: Vec::new(),
+            leaves: W::default(),
             table: vec![0; 512],
             stamp: 0,
             best: 0,
@@ -320,11 +436,41 @@ impl MoveGen {
     /// [`Leaf`] per result, in the order the search finds them (larger number first,
     /// rearmost checker first); empty when the roll cannot be used.
     pub fn generate(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> &[Leaf] {
+        self.search(pos, side, dice);
+        &self.leaves
+    }
+
+    /// The ways found by the last [`MoveGen::generate`].
+    pub fn leaves(&self) -> &[Leaf] {
+        &self.leaves
+    }
+
+    /// Forgets the ways found.
+    pub fn clear(&mut self) {
+        self.leaves.clear();
+    }
+}
+
+impl MoveGen<OutcomeWays> {
+    /// The ways of [`MoveGen::generate`], kept as [`OutcomeWays`] (ranked for Black's
+    /// doubles).
+    pub fn outcome_ways(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> &mut OutcomeWays {
+        self.leaves.rank = side == Side::Black && dice[0] == dice[1];
+        self.leaves.frontmost_first = side == Side::Black && dice[0] != dice[1];
+        self.search(pos, side, dice);
+        &mut self.leaves
+    }
+}
+
+impl<W: Ways> MoveGen<W> {
+    /// The search of [`MoveGen::generate`], its ways left in `self.leaves`.
+    #[inline(always)]
+    fn search(&mut self, pos: &Position, side: Side, dice: [u8; 2]) {
         self.reset();
         self.best = 0;
         let [a, b] = dice;
         if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
-            return &self.leaves;
+            return;
         }
         let (board, key, blocked) = Board::new(pos, side);
         self.open = open_slots(blocked);
@@ -338,17 +484,6 @@ impl MoveGen {
             self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
             self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
         }
-        &self.leaves
-    }
-
-    /// The ways found by the last [`MoveGen::generate`].
-    pub fn leaves(&self) -> &[Leaf] {
-        &self.leaves
-    }
-
-    /// Forgets the ways found.
-    pub fn clear(&mut self) {
-        self.leaves.clear();
     }
 
     /// Forgets every way found so far.
@@ -373,6 +508,10 @@ impl MoveGen {
             self.best = rank;
             self.reset();
         }
+        if !W::DEDUP {
+            self.leaves.push(key, steps, len);
+            return;
+        }
         let mask = self.table.len() - 1;
         let mut h = hash(key) & mask;
         let stamp = u64::from(self.stamp) << 32;
@@ -381,17 +520,13 @@ impl MoveGen {
             if e >> 32 != stamp >> 32 {
                 break;
             }
-            if self
-                .leaves
-                .get(e as u32 as usize)
-                .is_some_and(|l| l.key == key)
-            {
+            if self.leaves.key(e as u32 as usize) == Some(key) {
                 return;
             }
             h = (h + 1) & mask;
         }
         self.table[h] = stamp | self.leaves.len() as u64;
-        self.leaves.push(Leaf { key, steps, len });
+        self.leaves.push(key, steps, len);
         if self.leaves.len() * 2 > self.table.len() {
             self.grow();
         }
@@ -403,8 +538,9 @@ impl MoveGen {
         self.table = vec![0; size];
         let mask = size - 1;
         let stamp = u64::from(self.stamp) << 32;
-        for (i, leaf) in self.leaves.iter().enumerate() {
-            let mut h = hash(leaf.key) & mask;
+        for i in 0..self.leaves.len() {
+            let key = self.leaves.key(i).unwrap_or(0);
+            let mut h = hash(key) & mask;
             while self.table[h] >> 32 == stamp >> 32 {
                 h = (h + 1) & mask;
             }
@@ -421,7 +557,11 @@ impl MoveGen {
         let open2 = self.open.get(d2).copied().unwrap_or(0);
         let mut first = board.legal(d1, open1);
         while first != 0 {
-            let s1 = 31 - first.leading_zeros() as usize;
+            let s1 = if self.leaves.frontmost_first() {
+                first.trailing_zeros() as usize
+            } else {
+                31 - first.leading_zeros() as usize
+            };
             first &= !(1 << s1);
             let mut b1 = *board;
             let mut k1 = key;
@@ -439,9 +579,24 @@ impl MoveGen {
             if second_pass && s1 != BAR && s1 > d1 {
                 // Only the same checker going on, or a checker bearing off.
                 second &= (1 << t1) | ((2u32 << d2) - 1);
+                // Without the key set, not the same checker going on where the first
+                // pass took it the other way round to the same point, hitting nothing on
+                // the way: the same result.
+                if !W::DEDUP
+                    && s1 > d2
+                    && t1 > d2
+                    && open2 & (1 << s1) != 0
+                    && board.blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
+                {
+                    second &= !(1 << t1);
+                }
             }
             while second != 0 {
-                let s2 = 31 - second.leading_zeros() as usize;
+                let s2 = if self.leaves.frontmost_first() {
+                    second.trailing_zeros() as usize
+                } else {
+                    31 - second.leading_zeros() as usize
+                };
                 second &= !(1 << s2);
                 let (t2, k2) = b1.key_after(s2, d2, k1);
                 let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];

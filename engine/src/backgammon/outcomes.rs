@@ -5,18 +5,24 @@
 //! them (see `KeyUnits` in [`super::movegen`]): so only the keys (16 bytes each) are
 //! sorted, and each position is read straight from its key's digits, a few word
 //! operations without a branch, rather than by replaying the way's steps.
+//!
+//! The search is the generator's own, with [`OutcomeWays`] to keep what it finds: the
+//! keys alone, sorted where they were written. It keeps no key set: a result found twice
+//! is dropped once sorted, next to its twin (the set cost more than sorting the few
+//! extra keys, fewer still as the search skips the same checker's two steps found in the
+//! other order). Black's doubles are ordered by a rank computed from their steps, and
+//! Black's two numbers searched frontmost checker first (see [`sort_keys`]).
 
 use std::cell::RefCell;
 
-use super::movegen::MoveGen;
+use super::movegen::{MoveGen, OutcomeWays};
 use super::{Position, Side, Tally};
 
-/// What [`outcomes`] reuses from call to call on one thread: the generator and the
-/// buffer its keys are sorted in.
+/// What [`outcomes`] reuses from call to call on one thread: the generator and its ways,
+/// whose keys are sorted where it left them.
 #[derive(Default)]
 struct Scratch {
-    movegen: MoveGen,
-    keys: Vec<u128>,
+    movegen: MoveGen<OutcomeWays>,
 }
 
 thread_local! {
@@ -35,19 +41,47 @@ pub(super) fn outcomes(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Positio
         .unwrap_or_else(|_| sorted(&mut Scratch::default(), pos, side, dice))
 }
 
+/// The outcomes, from the ways found by the search for `side` with `dice` from `pos`.
 fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
-    let leaves = scratch.movegen.generate(pos, side, dice);
-    if leaves.is_empty() {
+    let ways = scratch.movegen.outcome_ways(pos, side, dice);
+    if ways.keys.is_empty() {
         return vec![*pos];
     }
-    let keys = &mut scratch.keys;
-    keys.clear();
-    keys.extend(leaves.iter().map(|leaf| leaf.key));
-    sort_keys(keys, side, dice[0] == dice[1]);
-    match side {
-        Side::White => decode_all::<true>(pos, keys),
-        Side::Black => decode_all::<false>(pos, keys),
+    if let Some(ranks) = ways.ranked() {
+        // `u32`s sort faster than keys; a way's index rides in the low bits.
+        ranks.sort_unstable();
+        let kept = dedup_ranks(ranks);
+        ways.ranks.truncate(kept);
+        let keys = &ways.keys;
+        let mask = super::movegen::MAX_RANKED as u32 - 1;
+        let ordered = ways
+            .ranks
+            .iter()
+            .map(|&r| keys.get((r & mask) as usize).copied().unwrap_or(0));
+        return decode_all::<false, _>(pos, ordered);
     }
+    let keys = &mut ways.keys;
+    sort_keys(keys, side, dice[0] == dice[1]);
+    keys.dedup();
+    match side {
+        Side::White => decode_all::<true, _>(pos, keys.iter().copied()),
+        Side::Black => decode_all::<false, _>(pos, keys.iter().copied()),
+    }
+}
+
+/// Drops each rank equal to the one before it but for the index (the same steps, so the
+/// same result: none in practice) from sorted `ranks`, moving the rest forward; returns
+/// how many are left.
+fn dedup_ranks(ranks: &mut [u32]) -> usize {
+    let mut kept = 0;
+    for i in 0..ranks.len() {
+        let r = ranks[i];
+        if kept == 0 || ranks[kept - 1] >> 12 != r >> 12 {
+            ranks[kept] = r;
+            kept += 1;
+        }
+    }
+    kept
 }
 
 /// Sorts the keys of one search, given in the order the search found them.
@@ -56,17 +90,17 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
 /// significant digit, so a double's ways come in ascending order (a way that moves a
 /// checker from further back has the smaller digit there, and no later step changes
 /// it), two numbers' nearly so (about two inversions a way on the corpus). For Black the
-/// rear is least significant: two numbers' ways come nearly in descending order (2.6
-/// inversions a way once reversed), a double's not (22). So an insertion sort, but the
-/// standard sort for Black's doubles, and for any search that turns out less ordered
-/// (an insertion sort's moves grow with the square of the length).
+/// rear is least significant: its two numbers are searched frontmost checker first
+/// (`OutcomeWays::frontmost_first`), and come nearly in ascending order too (about two
+/// inversions a way; taken rearmost first they came nearly reversed, 2.6 once
+/// reversed). Black's doubles do not (22 inversions a way): they are ranked instead
+/// (`OutcomeWays::ranked`), but for a search that bears a checker off, which the
+/// standard sort sorts, as it does any search that turns out less ordered than
+/// expected (an insertion sort's moves grow with the square of the length).
 fn sort_keys(keys: &mut [u128], side: Side, doubles: bool) {
-    if side == Side::Black {
-        if doubles {
-            keys.sort_unstable();
-            return;
-        }
-        keys.reverse();
+    if side == Side::Black && doubles {
+        keys.sort_unstable();
+        return;
     }
     let mut budget = 8 * keys.len();
     for i in 1..keys.len() {
@@ -105,7 +139,10 @@ const EIGHT_DIGITS: u128 = (1 << 40) - 1;
 /// The hits go to the opponent's bar: the odd digits for White, the even ones for Black
 /// (where no blot stood, Black's digits are odd). The mover's bar and checkers off are
 /// the key's last two digits.
-fn decode_all<const WHITE: bool>(pos: &Position, keys: &[u128]) -> Vec<Position> {
+fn decode_all<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
+    pos: &Position,
+    keys: K,
+) -> Vec<Position> {
     // The opposing checkers per point, as three biased little-endian words: the
     // negative bytes for White (the sign bit spread over the byte), the others for Black.
     let bytes = pos.board.map(|v| v.to_ne_bytes()[0]);
@@ -125,48 +162,47 @@ fn decode_all<const WHITE: bool>(pos: &Position, keys: &[u128]) -> Vec<Position>
     let opponent_bar = pos.bar.get(opponent);
     let opponent_off = pos.off.get(opponent);
     // Board indices 8c..8c+8 are the 40 bits from bit 88 − 40c, index 8c highest.
-    keys.iter()
-        .map(|&key| {
-            let (w0, h0) = points((key >> 88) as u64, start0);
-            let (w1, h1) = points((key >> 48) as u64, start1);
-            let (w2, h2) = points((key >> 8) as u64, start2);
-            let mut bytes = [0u8; 24];
-            bytes[..8].copy_from_slice(&w0.to_le_bytes());
-            bytes[8..16].copy_from_slice(&w1.to_le_bytes());
-            bytes[16..].copy_from_slice(&w2.to_le_bytes());
-            let board = bytes.map(|b| i8::from_ne_bytes([b]));
-            // Each byte of the low bits is at most 3: their sum fits the top byte.
-            let odd = ((h0 + h1 + h2).wrapping_mul(ONES) >> 56) as u8;
-            let hits = if WHITE { odd } else { 24 - odd };
-            let own_bar = (key >> 4) as u8 & 15;
-            let own_off = key as u8 & 15;
-            let opponent_bar = opponent_bar.wrapping_add(hits);
-            let (bar, off) = if WHITE {
-                (
-                    Tally {
-                        white: own_bar,
-                        black: opponent_bar,
-                    },
-                    Tally {
-                        white: own_off,
-                        black: opponent_off,
-                    },
-                )
-            } else {
-                (
-                    Tally {
-                        white: opponent_bar,
-                        black: own_bar,
-                    },
-                    Tally {
-                        white: opponent_off,
-                        black: own_off,
-                    },
-                )
-            };
-            Position { board, bar, off }
-        })
-        .collect()
+    keys.map(|key| {
+        let (w0, h0) = points((key >> 88) as u64, start0);
+        let (w1, h1) = points((key >> 48) as u64, start1);
+        let (w2, h2) = points((key >> 8) as u64, start2);
+        let mut bytes = [0u8; 24];
+        bytes[..8].copy_from_slice(&w0.to_le_bytes());
+        bytes[8..16].copy_from_slice(&w1.to_le_bytes());
+        bytes[16..].copy_from_slice(&w2.to_le_bytes());
+        let board = bytes.map(|b| i8::from_ne_bytes([b]));
+        // Each byte of the low bits is at most 3: their sum fits the top byte.
+        let odd = ((h0 + h1 + h2).wrapping_mul(ONES) >> 56) as u8;
+        let hits = if WHITE { odd } else { 24 - odd };
+        let own_bar = (key >> 4) as u8 & 15;
+        let own_off = key as u8 & 15;
+        let opponent_bar = opponent_bar.wrapping_add(hits);
+        let (bar, off) = if WHITE {
+            (
+                Tally {
+                    white: own_bar,
+                    black: opponent_bar,
+                },
+                Tally {
+                    white: own_off,
+                    black: opponent_off,
+                },
+            )
+        } else {
+            (
+                Tally {
+                    white: opponent_bar,
+                    black: own_bar,
+                },
+                Tally {
+                    white: opponent_off,
+                    black: own_off,
+                },
+            )
+        };
+        Position { board, bar, off }
+    })
+    .collect()
 }
 
 /// Eight points' values from their digits (the low 40 bits of `digits`, the first
