@@ -375,6 +375,12 @@ impl Ways for OutcomeWays {
     /// the one whose landing slot is the lowest slot where their results differ, with one
     /// more checker for the way that has that source: so ranks order as keys do. Not
     /// when a checker bears off (it lands on no slot): such searches are sorted by key.
+    ///
+    /// A double's search finds no result twice, ranked or not: it takes each multiset of
+    /// sources once (in non-increasing order), and different multisets make different
+    /// results (a checker from each source `s` to `s − d`: the highest source where two
+    /// differ loses one checker more in one of them, which nothing else in either
+    /// brings back).
     #[inline(always)]
     fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8) {
         if self.rank {
@@ -481,8 +487,12 @@ impl<W: Ways> MoveGen<W> {
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
             self.larger = hi;
-            self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
-            self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
+            if W::DEDUP {
+                self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
+                self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
+            } else {
+                self.two_numbers_outcomes(&board, key, usize::from(hi), usize::from(lo));
+            }
         }
     }
 
@@ -557,11 +567,7 @@ impl<W: Ways> MoveGen<W> {
         let open2 = self.open.get(d2).copied().unwrap_or(0);
         let mut first = board.legal(d1, open1);
         while first != 0 {
-            let s1 = if self.leaves.frontmost_first() {
-                first.trailing_zeros() as usize
-            } else {
-                31 - first.leading_zeros() as usize
-            };
+            let s1 = 31 - first.leading_zeros() as usize;
             first &= !(1 << s1);
             let mut b1 = *board;
             let mut k1 = key;
@@ -579,29 +585,112 @@ impl<W: Ways> MoveGen<W> {
             if second_pass && s1 != BAR && s1 > d1 {
                 // Only the same checker going on, or a checker bearing off.
                 second &= (1 << t1) | ((2u32 << d2) - 1);
-                // Without the key set, not the same checker going on where the first
-                // pass took it the other way round to the same point, hitting nothing on
-                // the way: the same result.
-                if !W::DEDUP
-                    && s1 > d2
-                    && t1 > d2
-                    && open2 & (1 << s1) != 0
-                    && board.blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
-                {
-                    second &= !(1 << t1);
-                }
             }
             while second != 0 {
-                let s2 = if self.leaves.frontmost_first() {
-                    second.trailing_zeros() as usize
-                } else {
-                    31 - second.leading_zeros() as usize
-                };
+                let s2 = 31 - second.leading_zeros() as usize;
                 second &= !(1 << s2);
                 let (t2, k2) = b1.key_after(s2, d2, k1);
                 let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
                 self.push(k2, steps, 2, d1 as u8);
             }
+        }
+    }
+
+    /// Two numbers for [`Position::outcomes`] (no key set): both orders of the numbers
+    /// taken from each first source in turn, so that the ways come nearly in the order
+    /// of their keys. The search order (`front`) is rearmost first for White, whose
+    /// rearmost point is the key's most significant digit, frontmost first for Black.
+    ///
+    /// Two plain steps (from a point, to a point) by different checkers give the same
+    /// result in either order, and both orders are legal (no bar, no bearing off; hits
+    /// only open points): each such pair is taken once, from the source the search takes
+    /// first. So are two checkers from one point, larger number first, as in
+    /// [`MoveGen::two_numbers`]. The same checker going on both ways to the same point,
+    /// hitting nothing on the way, is taken once, larger number first. Anything else is
+    /// taken in either order, and any result found twice is dropped once sorted.
+    fn two_numbers_outcomes(&mut self, board: &Board, key: u128, hi: usize, lo: usize) {
+        let open_hi = self.open.get(hi).copied().unwrap_or(0);
+        let open_lo = self.open.get(lo).copied().unwrap_or(0);
+        let first_hi = board.legal(hi, open_hi);
+        let first_lo = board.legal(lo, open_lo);
+        let front = self.leaves.frontmost_first();
+        let mut first = first_hi | first_lo;
+        while first != 0 {
+            let s1 = if front {
+                first.trailing_zeros() as usize
+            } else {
+                31 - first.leading_zeros() as usize
+            };
+            first &= !(1 << s1);
+            if first_hi & (1 << s1) != 0 {
+                self.first_step(board, key, s1, hi, lo, false, open_lo, front);
+            }
+            if first_lo & (1 << s1) != 0 {
+                self.first_step(board, key, s1, lo, hi, true, open_hi, front);
+            }
+        }
+    }
+
+    /// The ways of [`MoveGen::two_numbers_outcomes`] that play `d1` from `s1` first
+    /// (`smaller_first` when `d1` is the smaller number); `open2` is [`open_slots`] of
+    /// `d2`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn first_step(
+        &mut self,
+        board: &Board,
+        key: u128,
+        s1: usize,
+        d1: usize,
+        d2: usize,
+        smaller_first: bool,
+        open2: u32,
+        front: bool,
+    ) {
+        let mut b1 = *board;
+        let mut k1 = key;
+        let t1 = b1.play(s1, d1, &mut k1);
+        let mut second = b1.legal(d2, open2);
+        if second == 0 {
+            self.push(
+                k1,
+                [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
+                1,
+                d1 as u8,
+            );
+            return;
+        }
+        if s1 != BAR && s1 > d1 {
+            // A plain first step: other checkers' plain steps only from the sources the
+            // search takes after `s1` (and `s1` itself, larger number first), besides
+            // the same checker going on and checkers bearing off.
+            let after = if front {
+                !((2u32 << s1) - 1)
+            } else {
+                (1u32 << s1) - 1
+            } | if smaller_first { 0 } else { 1u32 << s1 };
+            second &= after | (1 << t1) | ((2u32 << d2) - 1);
+            if smaller_first
+                && s1 > d2
+                && t1 > d2
+                && open2 & (1 << s1) != 0
+                && board.blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
+            {
+                // The same checker, larger number first, reaches the same point
+                // without a hit.
+                second &= !(1 << t1);
+            }
+        }
+        while second != 0 {
+            let s2 = if front {
+                second.trailing_zeros() as usize
+            } else {
+                31 - second.leading_zeros() as usize
+            };
+            second &= !(1 << s2);
+            let (t2, k2) = b1.key_after(s2, d2, k1);
+            let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
+            self.push(k2, steps, 2, d1 as u8);
         }
     }
 
