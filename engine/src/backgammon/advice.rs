@@ -11,7 +11,8 @@
 //!   otherwise decline.
 //!
 //! It never offers a resignation: with a move pending it gives no hint, and the greedy
-//! bot's measure of progress prefers any checker move to an offer.
+//! bot's measure of progress prefers any checker move to an offer, a move that wins a
+//! game of a match too (points won count above pips travelled).
 
 use super::{Backgammon, Decision, OfferKind, Phase, Side};
 
@@ -49,7 +50,7 @@ pub(super) fn hint(game: &Backgammon) -> Option<usize> {
 
 /// The pips `side` still has to travel.
 pub(super) fn pips(game: &Backgammon, side: Side) -> i32 {
-    375 - crate::Game::progress(game, side.seat())
+    375 - game.pips_travelled(side)
 }
 
 /// Whether `side` leads by at least `percent`% of his own pip count:
@@ -76,7 +77,7 @@ fn race(game: &Backgammon) -> bool {
 mod tests {
     use super::*;
     use crate::backgammon::{Cube, Level, Move, Offer, Options, Position};
-    use crate::Game;
+    use crate::{Game, Seat};
 
     /// A match game with White on roll in `pos` (a race: White's checkers all past
     /// Black's), choosing roll or double.
@@ -160,5 +161,34 @@ mod tests {
         g.apply_move(&Move::Decision(Decision::Roll)).unwrap();
         g.apply_dice(&[3, 1]).unwrap();
         assert_eq!(hint(&g), None);
+    }
+
+    #[test]
+    fn winning_a_game_of_a_match_is_progress_above_an_offer_to_resign() {
+        // White's last checker on his 24 point, 1-2 to play, in a 7-point match: bearing
+        // it off wins a gammon (2 points, not the match), and the next game starts from
+        // the opening position.
+        let mut g = on_roll(race_with(&[(24, 1)], &[(6, 15)]));
+        g.apply_move(&Move::Decision(Decision::Roll)).unwrap();
+        g.apply_dice(&[1, 2]).unwrap();
+        let moves = g.legal_moves();
+        let greedy = |g: &Backgammon| g.progress(Seat(0)) * 4 - g.progress(Seat(1)) * 3;
+        let after = |mv: &Move| {
+            let mut after = g.clone();
+            after.apply_move(mv).unwrap();
+            greedy(&after)
+        };
+        let bear_off = moves.iter().find(|m| !m.steps().is_empty()).unwrap();
+        let offer = Move::Decision(Decision::Resign(Level::Single));
+        assert!(moves.contains(&offer));
+        let mut won = g.clone();
+        won.apply_move(bear_off).unwrap();
+        assert_eq!(won.play.score.get(Side::White), 2);
+        assert!(
+            after(bear_off) > after(&offer),
+            "{} against {}",
+            after(bear_off),
+            after(&offer)
+        );
     }
 }

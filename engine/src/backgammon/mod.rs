@@ -135,6 +135,27 @@ impl Backgammon {
         }
     }
 
+    /// Pips travelled by `side`'s checkers in the game being played (a checker borne off
+    /// counts 25, one on the bar 0): 167 less the pip count, at the start.
+    pub(super) fn pips_travelled(&self, side: Side) -> i32 {
+        let p = &self.position;
+        let white = side == Side::White;
+        let on_board: i32 = p
+            .board
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let point = i as i32 + 1;
+                match (white, n) {
+                    (true, n) if n > 0 => i32::from(n) * point,
+                    (false, n) if n < 0 => i32::from(-n) * (25 - point),
+                    _ => 0,
+                }
+            })
+            .sum();
+        on_board + 25 * i32::from(p.off.get(side))
+    }
+
     /// The position.
     pub fn position(&self) -> &Position {
         &self.position
@@ -484,26 +505,18 @@ impl Game for Backgammon {
         Backgammon::end_reason(self)
     }
 
-    /// Pips travelled by the side's checkers (a checker borne off counts 25, one on the
-    /// bar 0): 167 less the pip count, at the start.
+    /// The points `seat` has won in the match so far, each worth more than a whole race
+    /// (a game's pips travelled are at most 15 × 25 = 375), then the pips its checkers
+    /// have travelled in the game being played. A move that wins a game of a match starts
+    /// the next game from the opening position: by points first, that is progress, and
+    /// the greedy bot plays it rather than an offer to resign.
     fn progress(&self, seat: Seat) -> i32 {
-        let p = &self.position;
-        let white = seat == Seat(0);
-        let on_board: i32 = p
-            .board
-            .iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                let point = i as i32 + 1;
-                match (white, n) {
-                    (true, n) if n > 0 => i32::from(n) * point,
-                    (false, n) if n < 0 => i32::from(-n) * (25 - point),
-                    _ => 0,
-                }
-            })
-            .sum();
-        let off = if white { p.off.white } else { p.off.black };
-        on_board + 25 * i32::from(off)
+        let side = if seat == Seat(0) {
+            Side::White
+        } else {
+            Side::Black
+        };
+        i32::from(self.play.score.get(side)) * 376 + self.pips_travelled(side)
     }
 
     fn retire(&mut self, seat: Seat) -> Result<(), EngineError> {
