@@ -10,7 +10,7 @@
 //! the result does not rank, such as those that retired, tie among themselves below
 //! every ranked seat), so a four-seat game is three results for each player.
 
-use std::collections::HashMap;
+use imbl::HashMap;
 
 use serde::Serialize;
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
@@ -91,10 +91,16 @@ pub struct RatingChange {
 }
 
 /// Every standing, and what each rated game changed.
+///
+/// Both maps are persistent (`imbl`): a clone shares them and costs the same at any size,
+/// and folding a game into the clone copies only the paths to the entries it changes.
+/// A refresh folds the new finishes into a clone of the book readers may still hold, so
+/// a copy of every standing and every rated game's changes would make each finish cost
+/// in proportion to all the games ever rated.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RatingBook {
     standings: HashMap<(Uuid, String), Standing>,
-    changes: HashMap<Uuid, Vec<RatingChange>>,
+    changes: HashMap<Uuid, std::sync::Arc<[RatingChange]>>,
     /// How many finished games were folded in (rated or not), and the last position.
     pub folded: u64,
     pub last_position: i64,
@@ -168,7 +174,7 @@ impl RatingBook {
             self.standings
                 .insert((*player, g.variant.clone()), standing);
         }
-        self.changes.insert(g.game_id, changes);
+        self.changes.insert(g.game_id, changes.into());
     }
 
     /// A book folded from `games`, in the order given.
@@ -229,7 +235,7 @@ impl RatingBook {
 
     /// What the rated game `game` changed, if it was rated.
     pub fn changes(&self, game: Uuid) -> Option<&[RatingChange]> {
-        self.changes.get(&game).map(Vec::as_slice)
+        self.changes.get(&game).map(|c| &c[..])
     }
 }
 
@@ -327,5 +333,81 @@ mod tests {
         }
         assert_eq!(once, incremental);
         assert_eq!(once.standing(a, "backgammon").map(|s| s.games), Some(20));
+    }
+
+    /// Counts the allocations of the thread that makes them (tests run in parallel).
+    struct CountingAllocator;
+
+    thread_local! {
+        static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    // SAFETY: every call is passed on unchanged to the system allocator.
+    unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
+        unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+            std::alloc::System.alloc(layout)
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+            std::alloc::System.dealloc(ptr, layout)
+        }
+        unsafe fn realloc(
+            &self,
+            ptr: *mut u8,
+            layout: std::alloc::Layout,
+            new_size: usize,
+        ) -> *mut u8 {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+            std::alloc::System.realloc(ptr, layout, new_size)
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: CountingAllocator = CountingAllocator;
+
+    fn allocations() -> u64 {
+        ALLOCATIONS.with(std::cell::Cell::get)
+    }
+
+    /// A book of `games` rated games, each between two new players.
+    fn book_of(games: usize) -> RatingBook {
+        let games: Vec<FinishedGame> = (0..games)
+            .map(|i| {
+                game(
+                    i as i64 + 1,
+                    vec![Some(Uuid::new_v4()), Some(Uuid::new_v4())],
+                    vec![(i % 2) as u8],
+                )
+            })
+            .collect();
+        RatingBook::fold(&games)
+    }
+
+    #[test]
+    fn a_refresh_copies_no_more_of_a_big_book_than_of_a_small_one() {
+        // A refresh folds the new finishes into a copy of the book that readers may still
+        // hold: that copy must not grow with every game ever rated.
+        let refresh = |book: &RatingBook| {
+            let g = game(
+                book.last_position + 1,
+                vec![Some(Uuid::new_v4()), Some(Uuid::new_v4())],
+                vec![0],
+            );
+            let before = allocations();
+            let mut grown = book.clone();
+            grown.apply(&g);
+            let made = allocations() - before;
+            // The book the readers hold is unchanged.
+            assert_eq!(book.changes(g.game_id), None);
+            assert_eq!(grown.changes(g.game_id).map(<[_]>::len), Some(2));
+            assert_eq!(grown.folded, book.folded + 1);
+            made
+        };
+        let (small, big) = (book_of(10), book_of(20_000));
+        let (small, big) = (refresh(&small), refresh(&big));
+        assert!(
+            big <= small + 64,
+            "a refresh of a book of 20,000 games made {big} allocations, of 10 games {small}"
+        );
     }
 }

@@ -46,27 +46,34 @@ fn finished_game(
 }
 
 impl Worp {
-    /// Every finished game of the log after `position`, in global order.
-    pub async fn finished_games_after(&self, position: i64) -> Result<Vec<FinishedGame>, Refusal> {
-        self.store
-            .finished_after(position)
-            .await?
-            .into_iter()
-            .map(|(p, id, payload, summary)| finished_game(p, id, &payload, summary))
-            .collect()
+    /// Folds into `book` every finished game of the log after its last folded position,
+    /// in global order, a page of [`FINISHES_PER_READ`] at a time: the first fold of a
+    /// long log holds one page of rows, not all of them.
+    async fn fold_finishes(&self, book: &mut RatingBook) -> Result<(), Refusal> {
+        let mut after = book.last_position;
+        loop {
+            let page = self.store.finished_after(after, FINISHES_PER_READ).await?;
+            let full = page.len() as i64 == FINISHES_PER_READ;
+            for (position, id, payload, summary) in page {
+                after = position;
+                // A game without its listing entry (read models being rebuilt) is left
+                // out, as a join would, and read again by the next refresh.
+                if let Some(summary) = summary {
+                    book.apply(&finished_game(position, id, &payload, summary)?);
+                }
+            }
+            if !full {
+                return Ok(());
+            }
+        }
     }
 
     /// The ratings as of now.
     pub async fn rating_book(&self) -> Result<Arc<RatingBook>, Refusal> {
         let mut projection = self.ratings.0.lock().await;
-        let new = self
-            .finished_games_after(projection.book.last_position)
-            .await?;
-        if !new.is_empty() {
-            let mut grown = (*projection.book).clone();
-            for g in &new {
-                grown.apply(g);
-            }
+        let mut grown = (*projection.book).clone();
+        self.fold_finishes(&mut grown).await?;
+        if grown.folded != projection.book.folded {
             projection.book = Arc::new(grown);
         }
         let due = projection
@@ -87,9 +94,14 @@ impl Worp {
 
     /// The ratings folded from the whole log, from the start (what `worp ratings` prints).
     pub async fn rating_book_from_scratch(&self) -> Result<RatingBook, Refusal> {
-        Ok(RatingBook::fold(&self.finished_games_after(0).await?))
+        let mut book = RatingBook::default();
+        self.fold_finishes(&mut book).await?;
+        Ok(book)
     }
 }
+
+/// How many finishes a fold reads per query.
+const FINISHES_PER_READ: i64 = 1000;
 
 /// How often a refresh of the ratings counts every finish to catch one that committed
 /// late (see the module's documentation).

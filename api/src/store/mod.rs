@@ -304,8 +304,9 @@ impl Store {
     pub async fn finished_after(
         &self,
         position: i64,
-    ) -> Result<Vec<(i64, Uuid, Value, Value)>, StoreError> {
-        on_backend!(self.finished_after(position))
+        limit: i64,
+    ) -> Result<Vec<(i64, Uuid, Value, Option<Value>)>, StoreError> {
+        on_backend!(self.finished_after(position, limit))
     }
     pub async fn lobby(
         &self,

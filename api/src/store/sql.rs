@@ -261,13 +261,13 @@ pub const DELETE_WEBHOOK_DELIVERIES: &str = "DELETE FROM webhook_deliveries WHER
 /// How many `game_finished` events there are up to a position, and the newest of them.
 pub const FINISHED_COUNT: &str = "SELECT count(*) AS n, coalesce(max(position), 0) AS top \
      FROM events WHERE kind = 'game_finished' AND position <= $1";
-/// The `game_finished` events after a position, in global order, with their games'
-/// listing entries (players, variant, whether rated).
+/// The first `$2` `game_finished` events after a position, in global order, with their
+/// games' listing entries (players, variant, whether rated).
 /// Each game's entry is looked up by its key: a join let the planner read every game
 /// to hash them, however few the new finishes.
 pub const FINISHED_AFTER: &str = "SELECT e.position, e.game_id, e.payload, \
      (SELECT g.summary FROM games g WHERE g.id = e.game_id) AS summary \
-     FROM events e WHERE e.kind = 'game_finished' AND e.position > $1 ORDER BY e.position";
+     FROM events e WHERE e.kind = 'game_finished' AND e.position > $1 ORDER BY e.position LIMIT $2";
 /// Waiting games with a seat anyone may take, newest first.
 pub const LOBBY: &str = "SELECT g.summary FROM games g WHERE g.status = 'waiting' \
      AND ($1 IS NULL OR g.variant = $1) \

@@ -358,29 +358,28 @@ macro_rules! statements {
 
         /// The `game_finished` events after `position`, in global order: each with its
         /// game's id, the event's payload and the game's listing entry.
+        /// The first `limit` finishes after `position` (see [`sql::FINISHED_AFTER`]); a
+        /// game without its listing entry (read models being rebuilt) has no summary.
         pub async fn finished_after(
             pool: &Pool,
             position: i64,
-        ) -> Result<Vec<(i64, Uuid, Value, Value)>, StoreError> {
+            limit: i64,
+        ) -> Result<Vec<(i64, Uuid, Value, Option<Value>)>, StoreError> {
             let rows = sqlx::query(sql::FINISHED_AFTER)
                 .bind(position)
+                .bind(limit)
                 .fetch_all(pool)
                 .await?;
-            // A game without its listing entry (read models being rebuilt) is left out,
-            // as a join would.
-            let mut finished = Vec::with_capacity(rows.len());
-            for r in &rows {
-                let Some(summary) = r.try_get::<Option<Json<Value>>, _>("summary")? else {
-                    continue;
-                };
-                finished.push((
-                    r.try_get("position")?,
-                    r.try_get("game_id")?,
-                    r.try_get::<Json<Value>, _>("payload")?.0,
-                    summary.0,
-                ));
-            }
-            Ok(finished)
+            rows.iter()
+                .map(|r| {
+                    Ok((
+                        r.try_get("position")?,
+                        r.try_get("game_id")?,
+                        r.try_get::<Json<Value>, _>("payload")?.0,
+                        r.try_get::<Option<Json<Value>>, _>("summary")?.map(|s| s.0),
+                    ))
+                })
+                .collect()
         }
 
         /// Listing entries of waiting games with a seat anyone may take, newest first.
