@@ -339,7 +339,8 @@ fn serve_metrics(listener: TcpListener, worp: Arc<Worp>) -> std::io::Result<Serv
     Ok(server)
 }
 
-/// Starts the server's own work: time-outs of overdue moves, webhook deliveries and (on
+/// Starts the server's own work: time-outs of overdue moves, the first fold of the
+/// ratings, webhook deliveries and (on
 /// PostgreSQL) announcing this process's changes to the others and relaying theirs to
 /// this one's live streams.
 fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
@@ -355,6 +356,22 @@ fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
                 Ok(n) => tracing::info!("{n} seats ran out of time"),
                 Err(e) => tracing::warn!("the deadline sweep failed: {e}"),
             }
+        }
+    });
+    // The ratings folded now rather than by the first request that shows one: on a long
+    // log the first fold takes seconds (BENCHMARKS.md), which every such request (the
+    // answer to a move that finishes a rated game, the lobby, the leaderboard) would
+    // otherwise wait for.
+    let w = worp.clone();
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        match w.rating_book().await {
+            Ok(book) => tracing::info!(
+                games = book.folded,
+                millis = started.elapsed().as_millis() as u64,
+                "ratings folded"
+            ),
+            Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
         }
     });
     tokio::spawn(crate::webhooks::run(

@@ -3,7 +3,11 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::{spawn_app, TestApp, TestPlayer, BACKENDS};
+use std::sync::Arc;
+
+use worp::clock::SystemClock;
+
+use crate::helpers::{spawn_app, spawn_app_from, test_settings, TestApp, TestPlayer, BACKENDS};
 
 /// `creator` opens a game of backgammon with one open seat; `joiner` finds it in the
 /// lobby and takes it; `loser` resigns. Returns the finished game.
@@ -161,5 +165,32 @@ async fn bots_and_unrated_games_change_no_rating() {
         let page = app.get_json(&format!("/v1/players/{}", alice.id)).await;
         assert_eq!(page["ratings"], json!([]), "{backend:?}: {page}");
         assert_eq!(page["recent_games"].as_array().map(Vec::len), Some(2));
+    }
+}
+
+#[tokio::test]
+async fn a_server_folds_the_ratings_as_it_starts_before_a_request_needs_them() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob) = (app.player("alice").await, app.player("bob").await);
+        rated_game(&app, &alice, &bob, &bob).await;
+        // A second server on the same log, asked nothing.
+        let second = spawn_app_from(
+            test_settings(app.database.clone()),
+            Arc::new(SystemClock),
+            None,
+        )
+        .await;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if second.worp.ratings.0.lock().await.book.folded == 1 {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{backend:?}: the ratings were not folded within 10 s of the start"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
 }
