@@ -10,7 +10,10 @@
 //! the result does not rank, such as those that retired, tie among themselves below
 //! every ranked seat), so a four-seat game is three results for each player.
 
-use imbl::HashMap;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use imbl::{HashMap, OrdSet};
 
 use serde::Serialize;
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
@@ -90,21 +93,64 @@ pub struct RatingChange {
     pub deviation: f64,
 }
 
+/// The rating deviation below which a player is on a variant's leaderboard: Glicko-2
+/// starts at 350; about ten rated games bring it under 150.
+pub const LEADERBOARD_MAX_DEVIATION: f64 = 150.0;
+
 /// Every standing, and what each rated game changed.
 ///
-/// Both maps are persistent (`imbl`): a clone shares them and costs the same at any size,
+/// The maps are persistent (`imbl`): a clone shares them and costs the same at any size,
 /// and folding a game into the clone copies only the paths to the entries it changes.
 /// A refresh folds the new finishes into a clone of the book readers may still hold, so
 /// a copy of every standing and every rated game's changes would make each finish cost
-/// in proportion to all the games ever rated.
+/// in proportion to all the games ever rated. Each variant's leaderboard is kept in
+/// order as games are folded, so that reading its first places, or a player's
+/// standings, does not go through every player.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RatingBook {
-    standings: HashMap<(Uuid, String), Standing>,
-    changes: HashMap<Uuid, std::sync::Arc<[RatingChange]>>,
+    /// Each player's standings, one per variant played rated.
+    standings: HashMap<Uuid, Standings>,
+    /// Per variant, the players with a deviation under [`LEADERBOARD_MAX_DEVIATION`],
+    /// best first.
+    leaderboards: HashMap<Arc<str>, OrdSet<Ranked>>,
+    changes: HashMap<Uuid, Arc<[RatingChange]>>,
     /// How many finished games were folded in (rated or not), and the last position.
     pub folded: u64,
     pub last_position: i64,
 }
+
+/// One player's standings, by variant name (a player plays a few variants).
+type Standings = Arc<[(Arc<str>, Standing)]>;
+
+/// A place on a leaderboard: higher ratings first, then by player id.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    rating: f64,
+    player: Uuid,
+}
+
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .rating
+            .total_cmp(&self.rating)
+            .then(self.player.cmp(&other.player))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
 
 /// Where each seat finished: its place in `winners`, or below all of them.
 fn places(g: &FinishedGame) -> Vec<usize> {
@@ -133,6 +179,7 @@ impl RatingBook {
             return;
         }
         let places = places(g);
+        let variant: Arc<str> = g.variant.as_str().into();
         let before: Vec<Standing> = players
             .iter()
             .map(|p| self.standing(*p, &g.variant).unwrap_or_default())
@@ -171,10 +218,41 @@ impl RatingBook {
                 after: new.rating,
                 deviation: new.deviation,
             });
-            self.standings
-                .insert((*player, g.variant.clone()), standing);
+            self.set_standing(*player, &variant, standing);
         }
         self.changes.insert(g.game_id, changes.into());
+    }
+
+    /// Sets `player`'s standing in `variant`, and their place on its leaderboard.
+    fn set_standing(&mut self, player: Uuid, variant: &Arc<str>, standing: Standing) {
+        let mut mine: Vec<(Arc<str>, Standing)> = self
+            .standings
+            .get(&player)
+            .map(|s| s.to_vec())
+            .unwrap_or_default();
+        let before = match mine.iter_mut().find(|(v, _)| v == variant) {
+            Some((_, s)) => Some(std::mem::replace(s, standing)),
+            None => {
+                mine.push((variant.clone(), standing));
+                mine.sort_by(|a, b| a.0.cmp(&b.0));
+                None
+            }
+        };
+        self.standings.insert(player, mine.into());
+        let mut board = self.leaderboards.get(variant).cloned().unwrap_or_default();
+        if let Some(b) = before.filter(|b| b.deviation < LEADERBOARD_MAX_DEVIATION) {
+            board.remove(&Ranked {
+                rating: b.rating,
+                player,
+            });
+        }
+        if standing.deviation < LEADERBOARD_MAX_DEVIATION {
+            board.insert(Ranked {
+                rating: standing.rating,
+                player,
+            });
+        }
+        self.leaderboards.insert(variant.clone(), board);
     }
 
     /// A book folded from `games`, in the order given.
@@ -191,7 +269,7 @@ impl RatingBook {
         let mut out: Vec<(Uuid, String, Standing)> = self
             .standings
             .iter()
-            .map(|((p, v), s)| (*p, v.clone(), *s))
+            .flat_map(|(p, mine)| mine.iter().map(|(v, s)| (*p, v.to_string(), *s)))
             .collect();
         out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         out
@@ -199,38 +277,32 @@ impl RatingBook {
 
     /// `player`'s standing in `variant`, if they played a rated game of it.
     pub fn standing(&self, player: Uuid, variant: &str) -> Option<Standing> {
-        self.standings.get(&(player, variant.to_owned())).copied()
+        self.standings
+            .get(&player)?
+            .iter()
+            .find(|(v, _)| &**v == variant)
+            .map(|(_, s)| *s)
     }
 
     /// Every variant `player` has a standing in, by name.
     pub fn standings_of(&self, player: Uuid) -> Vec<(String, Standing)> {
-        let mut out: Vec<(String, Standing)> = self
-            .standings
-            .iter()
-            .filter(|((p, _), _)| *p == player)
-            .map(|((_, v), s)| (v.clone(), *s))
-            .collect();
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out
+        self.standings
+            .get(&player)
+            .map(|mine| mine.iter().map(|(v, s)| (v.to_string(), *s)).collect())
+            .unwrap_or_default()
     }
 
-    /// The best rated players of `variant` whose deviation is below `max_deviation`,
-    /// best first (ties by id), at most `limit`.
-    pub fn leaders(
-        &self,
-        variant: &str,
-        max_deviation: f64,
-        limit: usize,
-    ) -> Vec<(Uuid, Standing)> {
-        let mut out: Vec<(Uuid, Standing)> = self
-            .standings
+    /// The best rated players of `variant` whose deviation is below
+    /// [`LEADERBOARD_MAX_DEVIATION`], best first (ties by id), at most `limit`.
+    pub fn leaders(&self, variant: &str, limit: usize) -> Vec<(Uuid, Standing)> {
+        let Some(board) = self.leaderboards.get(variant) else {
+            return Vec::new();
+        };
+        board
             .iter()
-            .filter(|((_, v), s)| v == variant && s.deviation < max_deviation)
-            .map(|((p, _), s)| (*p, *s))
-            .collect();
-        out.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then(a.0.cmp(&b.0)));
-        out.truncate(limit);
-        out
+            .take(limit)
+            .filter_map(|r| Some((r.player, self.standing(r.player, variant)?)))
+            .collect()
     }
 
     /// What the rated game `game` changed, if it was rated.
@@ -252,162 +324,4 @@ pub struct Projection {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn game(position: i64, players: Vec<Option<Uuid>>, winners: Vec<u8>) -> FinishedGame {
-        FinishedGame {
-            position,
-            game_id: Uuid::new_v4(),
-            variant: "backgammon".into(),
-            rated: true,
-            players,
-            winners,
-        }
-    }
-
-    #[test]
-    fn a_win_raises_the_winner_and_lowers_the_loser_by_glicko2() {
-        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
-        let book = RatingBook::fold(&[game(1, vec![Some(a), Some(b)], vec![0])]);
-        let (sa, sb) = (
-            book.standing(a, "backgammon").expect("a"),
-            book.standing(b, "backgammon").expect("b"),
-        );
-        // Glickman's two new players, one game: 1500 ± 350 each, 1662 / 1338 after.
-        assert_eq!(sa.rating.round(), 1662.0);
-        assert_eq!(sb.rating.round(), 1338.0);
-        assert!(sa.deviation < 350.0);
-        assert_eq!((sa.games, sa.won, sa.lost, sa.drawn), (1, 1, 0, 0));
-        assert_eq!((sb.games, sb.won, sb.lost, sb.drawn), (1, 0, 1, 0));
-    }
-
-    #[test]
-    fn unrated_games_games_with_bots_and_a_player_in_two_seats_change_nothing() {
-        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
-        let mut unrated = game(1, vec![Some(a), Some(b)], vec![0]);
-        unrated.rated = false;
-        let bot = game(2, vec![Some(a), None], vec![0]);
-        let twice = game(3, vec![Some(a), Some(a)], vec![0]);
-        let book = RatingBook::fold(&[unrated, bot, twice]);
-        assert_eq!(book.standing(a, "backgammon"), None);
-        assert_eq!(book.folded, 3);
-    }
-
-    #[test]
-    fn more_seats_play_pairwise_by_finishing_order() {
-        let p: Vec<Uuid> = (0..4).map(|_| Uuid::new_v4()).collect();
-        // Seat 2 first, seat 0 second; seats 1 and 3 unranked (tied last).
-        let g = game(1, p.iter().copied().map(Some).collect(), vec![2, 0]);
-        let book = RatingBook::fold(&[g]);
-        let r = |i: usize| book.standing(p[i], "backgammon").expect("rated").rating;
-        assert!(r(2) > r(0) && r(0) > 1500.0, "{} {}", r(2), r(0));
-        assert!(r(1) < 1500.0 && (r(1) - r(3)).abs() < 1e-9);
-    }
-
-    #[test]
-    fn folding_the_same_games_in_the_same_order_gives_the_same_book() {
-        let (a, b, c) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
-        let games: Vec<FinishedGame> = (0..30)
-            .map(|i| {
-                let players = match i % 3 {
-                    0 => vec![Some(a), Some(b)],
-                    1 => vec![Some(b), Some(c)],
-                    _ => vec![Some(c), Some(a)],
-                };
-                game(
-                    i,
-                    players,
-                    if i % 5 == 0 {
-                        vec![]
-                    } else {
-                        vec![(i % 2) as u8]
-                    },
-                )
-            })
-            .collect();
-        let once = RatingBook::fold(&games);
-        let mut incremental = RatingBook::fold(&games[..17]);
-        for g in &games[17..] {
-            incremental.apply(g);
-        }
-        assert_eq!(once, incremental);
-        assert_eq!(once.standing(a, "backgammon").map(|s| s.games), Some(20));
-    }
-
-    /// Counts the allocations of the thread that makes them (tests run in parallel).
-    struct CountingAllocator;
-
-    thread_local! {
-        static ALLOCATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    }
-
-    // SAFETY: every call is passed on unchanged to the system allocator.
-    unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
-        unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-            std::alloc::System.alloc(layout)
-        }
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-            std::alloc::System.dealloc(ptr, layout)
-        }
-        unsafe fn realloc(
-            &self,
-            ptr: *mut u8,
-            layout: std::alloc::Layout,
-            new_size: usize,
-        ) -> *mut u8 {
-            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-            std::alloc::System.realloc(ptr, layout, new_size)
-        }
-    }
-
-    #[global_allocator]
-    static COUNTING: CountingAllocator = CountingAllocator;
-
-    fn allocations() -> u64 {
-        ALLOCATIONS.with(std::cell::Cell::get)
-    }
-
-    /// A book of `games` rated games, each between two new players.
-    fn book_of(games: usize) -> RatingBook {
-        let games: Vec<FinishedGame> = (0..games)
-            .map(|i| {
-                game(
-                    i as i64 + 1,
-                    vec![Some(Uuid::new_v4()), Some(Uuid::new_v4())],
-                    vec![(i % 2) as u8],
-                )
-            })
-            .collect();
-        RatingBook::fold(&games)
-    }
-
-    #[test]
-    fn a_refresh_copies_no_more_of_a_big_book_than_of_a_small_one() {
-        // A refresh folds the new finishes into a copy of the book that readers may still
-        // hold: that copy must not grow with every game ever rated.
-        let refresh = |book: &RatingBook| {
-            let g = game(
-                book.last_position + 1,
-                vec![Some(Uuid::new_v4()), Some(Uuid::new_v4())],
-                vec![0],
-            );
-            let before = allocations();
-            let mut grown = book.clone();
-            grown.apply(&g);
-            let made = allocations() - before;
-            // The book the readers hold is unchanged.
-            assert_eq!(book.changes(g.game_id), None);
-            assert_eq!(grown.changes(g.game_id).map(<[_]>::len), Some(2));
-            assert_eq!(grown.folded, book.folded + 1);
-            made
-        };
-        let (small, big) = (book_of(10), book_of(20_000));
-        let (small, big) = (refresh(&small), refresh(&big));
-        assert!(
-            big <= small + 64,
-            "a refresh of a book of 20,000 games made {big} allocations, of 10 games {small}"
-        );
-    }
-}
+mod tests;

@@ -138,7 +138,7 @@ pub async fn leaderboard(
     }
     worp_engine::variant(&q.variant).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let book = worp.rating_book().await?;
-    let leaders = book.leaders(&q.variant, LEADERBOARD_MAX_DEVIATION, limit);
+    let leaders = book.leaders(&q.variant, limit);
     worp.learn_names(leaders.iter().map(|(p, _)| *p).collect())
         .await?;
     Ok(HttpResponse::Ok().json(Leaderboard {

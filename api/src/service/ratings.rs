@@ -17,6 +17,7 @@ use super::read_model::GameSummary;
 use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::events::Event;
+pub use crate::ratings::LEADERBOARD_MAX_DEVIATION;
 use crate::ratings::{FinishedGame, RatingBook};
 
 /// A finished game read from a `game_finished` event and its game's listing entry.
@@ -106,7 +107,3 @@ const FINISHES_PER_READ: i64 = 1000;
 /// How often a refresh of the ratings counts every finish to catch one that committed
 /// late (see the module's documentation).
 pub const COUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The rating deviation below which a player is on the leaderboard: Glicko-2 starts at
-/// 350; about ten rated games bring it under 150.
-pub const LEADERBOARD_MAX_DEVIATION: f64 = 150.0;
