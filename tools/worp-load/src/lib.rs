@@ -45,7 +45,7 @@ use clap::Parser;
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use uuid::Uuid;
-use worp::events::StoredEvent;
+use worp::events::{Event, StoredEvent};
 use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
@@ -96,6 +96,11 @@ pub struct Args {
     /// `resigned` (one move, then a resignation: a short finished game, for seeding fast).
     #[arg(long, default_value = "played")]
     pub seed_game: String,
+    /// The players the seeded copies are played between, two of them chosen in turn for
+    /// each copy (0: the recorded game's own two players in every copy). Many players
+    /// make a rating book with many standings (the leaderboard's cost).
+    #[arg(long, default_value_t = 0)]
+    pub seed_players: usize,
     /// Concurrent appends while seeding.
     #[arg(long, default_value_t = 16)]
     pub seed_concurrency: usize,
@@ -1341,6 +1346,29 @@ async fn play_one(
     Ok(table.id)
 }
 
+/// `ev` with every player in it replaced by `seat_player`'s choice.
+fn reseat(ev: &Event, seat_player: &impl Fn(Uuid) -> Uuid) -> Event {
+    let mut ev = ev.clone();
+    match &mut ev {
+        Event::GameCreated {
+            seats,
+            invited,
+            created_by,
+            ..
+        } => {
+            for p in seats.iter_mut().chain(invited.iter_mut()).flatten() {
+                *p = seat_player(*p);
+            }
+            *created_by = seat_player(*created_by);
+        }
+        Event::SeatTaken { player_id, .. } | Event::InvitationDeclined { player_id, .. } => {
+            *player_id = seat_player(*player_id);
+        }
+        _ => {}
+    }
+    ev
+}
+
 /// Stores `n` copies of one finished game under new ids.
 async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(), String> {
     let worp = Arc::new(open(db).await?);
@@ -1374,7 +1402,32 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
         events.len(),
         n * events.len()
     ));
+    let recorded: Vec<Uuid> = match decoded.first() {
+        // The player of each seat: seated at once, or invited and then seated.
+        Some((Event::GameCreated { seats, invited, .. }, _)) => seats
+            .iter()
+            .zip(invited.iter().chain(std::iter::repeat(&None)))
+            .filter_map(|(s, i)| s.or(*i))
+            .collect(),
+        _ => return Err("the recorded game does not start with game_created".into()),
+    };
+    let mut seated = Vec::with_capacity(args.seed_players);
+    for i in 0..args.seed_players {
+        let (p, _) = worp
+            .create_player(&format!("seeded-{i}"))
+            .await
+            .map_err(|e| e.to_string())?;
+        seated.push(p.id);
+    }
+    if !seated.is_empty() && seated.len() < recorded.len() {
+        return Err(format!(
+            "--seed-players {}: at least {} (one per seat)",
+            seated.len(),
+            recorded.len()
+        ));
+    }
     let decoded = Arc::new(decoded);
+    let (recorded, seated) = (Arc::new(recorded), Arc::new(seated));
     let seed = Arc::new(seed);
     let started = Instant::now();
     let next = Arc::new(AtomicU64::new(0));
@@ -1382,13 +1435,29 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
     for _ in 0..args.seed_concurrency.max(1) {
         let (worp, decoded, seed, next) =
             (worp.clone(), decoded.clone(), seed.clone(), next.clone());
+        let (recorded, seated) = (recorded.clone(), seated.clone());
         tasks.push(tokio::spawn(async move {
-            while next.fetch_add(1, Ordering::Relaxed) < n as u64 {
+            loop {
+                let copy = next.fetch_add(1, Ordering::Relaxed) as usize;
+                if copy >= n {
+                    break;
+                }
                 let id = Uuid::new_v4();
+                // Copy k seats players k·s, k·s + 1, … (s seats a game): with enough
+                // copies each player meets several others.
+                let seat_player = |p: Uuid| -> Uuid {
+                    if seated.is_empty() {
+                        return p;
+                    }
+                    let seat = recorded.iter().position(|r| *r == p).unwrap_or(0);
+                    let step = 1 + copy / seated.len() % (seated.len() - 1).max(1);
+                    seated[(copy + seat * step) % seated.len()]
+                };
                 let mut stored: Vec<StoredEvent> = Vec::with_capacity(decoded.len());
                 for (seq, (ev, at)) in decoded.iter().enumerate() {
                     let prev = stored.last().map_or("", |e| e.hash.as_str());
-                    stored.push(StoredEvent::new(id, seq as i64 + 1, ev, *at, prev));
+                    let ev = reseat(ev, &seat_player);
+                    stored.push(StoredEvent::new(id, seq as i64 + 1, &ev, *at, prev));
                 }
                 let table = Table::from_events(&stored).map_err(|e| e.to_string())?;
                 let row = game_row(&table);
