@@ -220,6 +220,10 @@ const IDLE_CONNECTION: std::time::Duration = std::time::Duration::from_millis(25
 
 /// A writer's loop: takes every change waiting and writes them together, until its
 /// queue is closed or, for a thread's own writer, its store (`alive`) is gone.
+///
+/// The quiet spell is timed by one timer that is moved only when it fires: a new timer
+/// for every batch, due sooner than what the runtime last parked for, made Tokio wake
+/// its own driver (a write to its `eventfd` and one more `epoll_wait`) every few moves.
 async fn writer(
     pool: PgPool,
     rx: Arc<Mutex<mpsc::Receiver<Job>>>,
@@ -228,21 +232,32 @@ async fn writer(
 ) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     let mut connection: Option<PoolConnection<Postgres>> = None;
+    let mut last_batch = tokio::time::Instant::now();
+    let quiet = tokio::time::sleep(IDLE_CONNECTION);
+    tokio::pin!(quiet);
     loop {
         let next = async {
             let mut rx = rx.lock().await;
             rx.recv_many(&mut jobs, MAX_BATCH).await
         };
         let received = if connection.is_some() || alive.is_some() {
-            match tokio::time::timeout(IDLE_CONNECTION, next).await {
-                Ok(n) => n,
-                Err(_) => {
+            tokio::select! {
+                biased;
+                n = next => n,
+                () = &mut quiet => {
+                    let due = last_batch + IDLE_CONNECTION;
+                    if due > tokio::time::Instant::now() {
+                        // Changes came since the timer was set: quiet for less long.
+                        quiet.as_mut().reset(due);
+                        continue;
+                    }
                     // Quiet: give the connection back (both the lock and `recv_many`
                     // may be given up midway; nothing is lost).
                     connection = None;
                     if alive.as_ref().is_some_and(|a| a.strong_count() == 0) {
                         return;
                     }
+                    quiet.as_mut().reset(tokio::time::Instant::now() + IDLE_CONNECTION);
                     continue;
                 }
             }
@@ -254,6 +269,7 @@ async fn writer(
         }
         let (n, started) = (jobs.len(), std::time::Instant::now());
         write(&pool, &mut connection, std::mem::take(&mut jobs), &outbox).await;
+        last_batch = tokio::time::Instant::now();
         crate::telemetry::metrics::group_commit(n, started.elapsed());
         tracing::debug!(
             changes = n,
