@@ -17,6 +17,7 @@ mod integrity;
 mod interchange;
 mod invitations;
 mod layout;
+mod listing;
 mod load;
 mod messages;
 mod metrics;

@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
+use crate::routes::paging::{game_cursor, page, parse_game_cursor, MAX_OFFSET};
 use crate::routes::views::{game_json, GameView};
 use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
 use crate::store::{GameFilter, SavedResponse};
@@ -106,9 +107,12 @@ pub struct ListQuery {
     /// At most this many games (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// Skip this many games (for paging).
-    #[param(minimum = 0)]
+    /// Skip this many games (0 to 10,000; beyond, page with `after`).
+    #[param(minimum = 0, maximum = 10000)]
     pub offset: Option<i64>,
+    /// Only the games after the last one of a page: that page's `next_cursor`, passed
+    /// back unchanged. Not with `offset`.
+    pub after: Option<String>,
 }
 
 /// A status to filter on.
@@ -124,8 +128,51 @@ pub enum StatusFilter {
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct GamePage {
     pub games: Vec<GameSummary>,
-    /// The offset of the next page, when there may be one.
+    /// The offset of the next page, when there may be one and it is within the 10,000
+    /// an offset may skip (absent when paging with `after`).
     pub next_offset: Option<i64>,
+    /// Where the next page starts, when there may be one: pass it as `after`. Costs the
+    /// same at any depth, and a game that changes while you page moves to the top
+    /// instead of shifting the pages after it.
+    pub next_cursor: Option<String>,
+}
+
+/// The filter's page of at most `limit` games (by `offset`, or after the cursor `after`),
+/// their seats named, and where the next page starts.
+pub(crate) async fn game_page(
+    worp: &Worp,
+    mut filter: GameFilter,
+    limit: i64,
+    offset: i64,
+    after: Option<&str>,
+) -> Result<GamePage, ApiError> {
+    filter.after = match after {
+        Some(_) if offset != 0 => {
+            return Err(ApiError::BadRequest(
+                "give offset or after, not both".into(),
+            ))
+        }
+        Some(cursor) => Some(parse_game_cursor(cursor)?),
+        None => None,
+    };
+    filter.limit = limit + 1;
+    filter.offset = offset;
+    let mut listed = worp.list(&filter).await?;
+    let more = listed.len() as i64 > limit;
+    listed.truncate(limit as usize);
+    let next_cursor = listed
+        .last()
+        .filter(|_| more)
+        .map(|(_, at)| game_cursor(at));
+    let mut games: Vec<GameSummary> = listed.into_iter().map(|(game, _)| game).collect();
+    worp.name_seats(&mut games).await?;
+    // Saturating: the sum is checked against the bound, not trusted.
+    let next = offset.saturating_add(limit);
+    Ok(GamePage {
+        games,
+        next_offset: (more && filter.after.is_none() && next <= MAX_OFFSET).then_some(next),
+        next_cursor,
+    })
 }
 
 /// Lists games, newest change first: a player's games, by status, or (with a token and
@@ -146,14 +193,7 @@ pub async fn list_games(
     caller: MaybeCaller,
     q: web::Query<ListQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError::BadRequest("limit must be 1 to 200".into()));
-    }
-    let offset = q.offset.unwrap_or(0);
-    if offset < 0 {
-        return Err(ApiError::BadRequest("offset must not be negative".into()));
-    }
+    let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
     let to_move_player = match (q.my_turn, &caller.0) {
         (Some(true), Some(p)) => Some(p.id),
         (Some(true), None) => {
@@ -174,18 +214,10 @@ pub async fn list_games(
             .to_owned()
         }),
         to_move_player,
-        limit: limit + 1,
-        offset,
+        ..GameFilter::default()
     };
-    let mut games = worp.list(&filter).await?;
-    let more = games.len() as i64 > limit;
-    games.truncate(limit as usize);
-    worp.name_seats(&mut games).await?;
-    Ok(HttpResponse::Ok().json(GamePage {
-        // Saturating: an offset near i64::MAX must not overflow.
-        next_offset: more.then_some(offset.saturating_add(limit)),
-        games,
-    }))
+    let page = game_page(&worp, filter, limit, offset, q.after.as_deref()).await?;
+    Ok(HttpResponse::Ok().json(page))
 }
 
 /// One game: its seats, state, last dice, legal moves, result, dice commitment and the

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::problem::{ApiError, Problem};
 use crate::ratings::Standing;
-use crate::routes::paging::page;
+use crate::routes::paging::{page, MAX_OFFSET};
 use crate::service::{GameSummary, Worp, LEADERBOARD_MAX_DEVIATION};
 
 /// Which waiting games to list.
@@ -21,8 +21,8 @@ pub struct LobbyQuery {
     /// At most this many (1 to 200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<i64>,
-    /// Skip this many (for paging).
-    #[param(minimum = 0)]
+    /// Skip this many (for paging; 0 to 10,000).
+    #[param(minimum = 0, maximum = 10000)]
     pub offset: Option<i64>,
 }
 
@@ -81,7 +81,8 @@ pub async fn lobby(
         .collect();
     Ok(HttpResponse::Ok().json(LobbyPage {
         games,
-        next_offset: more.then_some(offset.saturating_add(limit)),
+        // Not beyond what an offset may skip: the lobby of open games is short.
+        next_offset: Some(offset.saturating_add(limit)).filter(|next| more && *next <= MAX_OFFSET),
     }))
 }
 

@@ -10,8 +10,8 @@ use uuid::Uuid;
 
 use crate::auth::Caller;
 use crate::problem::{ApiError, Problem};
-use crate::routes::games::GamePage;
-use crate::routes::paging::page;
+use crate::routes::games::{game_page, GamePage};
+use crate::routes::paging::{page, MAX_OFFSET};
 use crate::service::Worp;
 use crate::store::{Delivery, GameFilter};
 
@@ -90,8 +90,12 @@ pub struct InboxQuery {
     pub my_turn: Option<bool>,
     /// At most this many games (1 to 200, default 50).
     pub limit: Option<i64>,
-    /// Skip this many games.
+    /// Skip this many games (0 to 10,000; beyond, page with `after`).
+    #[param(minimum = 0, maximum = 10000)]
     pub offset: Option<i64>,
+    /// Only the games after the last one of a page: that page's `next_cursor`, passed
+    /// back unchanged. Not with `offset`.
+    pub after: Option<String>,
 }
 
 /// The caller's games, newest change first, with whose turn it is, the deadline and the
@@ -118,22 +122,12 @@ pub async fn inbox(
 ) -> Result<HttpResponse, ApiError> {
     let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
     let my_turn = q.my_turn.unwrap_or(false);
-    let mut games = worp
-        .list(&GameFilter {
-            player: (!my_turn).then_some(caller.0.id),
-            to_move_player: my_turn.then_some(caller.0.id),
-            status: None,
-            limit: limit + 1,
-            offset,
-        })
-        .await?;
-    let more = games.len() as i64 > limit;
-    games.truncate(limit as usize);
-    worp.name_seats(&mut games).await?;
-    let page = GamePage {
-        games,
-        next_offset: more.then_some(offset.saturating_add(limit)),
+    let filter = GameFilter {
+        player: (!my_turn).then_some(caller.0.id),
+        to_move_player: my_turn.then_some(caller.0.id),
+        ..GameFilter::default()
     };
+    let page = game_page(&worp, filter, limit, offset, q.after.as_deref()).await?;
     let body = serde_json::to_vec(&page).unwrap_or_default();
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
     let unchanged = req
@@ -267,8 +261,8 @@ pub struct DeliveriesQuery {
     /// At most this many (1 to 500, default 100).
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-    /// Skip this many of the newest (default 0).
-    #[param(minimum = 0)]
+    /// Skip this many of the newest (default 0, at most 10,000).
+    #[param(minimum = 0, maximum = 10000)]
     pub offset: Option<i64>,
 }
 
@@ -299,8 +293,9 @@ pub async fn deliveries(
     let id = id.into_inner();
     let deliveries = worp.deliveries(&caller.0, id, limit, offset).await?;
     let mut answer = HttpResponse::Ok();
-    if deliveries.len() as i64 == limit {
-        let next = offset.saturating_add(limit);
+    let next = offset.saturating_add(limit);
+    // No link to a page beyond what an offset may skip.
+    if deliveries.len() as i64 == limit && next <= MAX_OFFSET {
         answer.insert_header((
             header::LINK,
             format!("</v1/players/me/webhooks/{id}/deliveries?limit={limit}&offset={next}>; rel=\"next\""),

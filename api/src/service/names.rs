@@ -93,15 +93,19 @@ impl Worp {
             .into_iter()
             .map(|(variant, standing)| VariantStanding { variant, standing })
             .collect();
-        let mut recent_games = self
+        let mut recent_games: Vec<GameSummary> = self
             .list(&crate::store::GameFilter {
                 player: Some(id),
                 status: Some("finished".into()),
                 to_move_player: None,
                 limit: 10,
                 offset: 0,
+                after: None,
             })
-            .await?;
+            .await?
+            .into_iter()
+            .map(|(game, _)| game)
+            .collect();
         self.name_seats(&mut recent_games).await?;
         Ok(PlayerProfile {
             id,

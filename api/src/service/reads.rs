@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
 use uuid::Uuid;
 use worp_engine::{variant, Capability, MatchHeader};
 
@@ -13,7 +12,7 @@ use super::worp::Worp;
 use crate::checkpoints::{is_checkpoint, next_checkpoint};
 use crate::events::StoredEvent;
 use crate::export::{record_steps, Export};
-use crate::store::{GameFilter, Player, SavedResponse};
+use crate::store::{GameFilter, ListedAt, Player, SavedResponse};
 use crate::table::Table;
 
 /// Events read per query when folding a game.
@@ -138,17 +137,18 @@ impl Worp {
     /// Lists games. A stored summary that does not read as a [`GameSummary`] fails the
     /// listing (a server fault, logged) rather than leaving a hole in a page whose
     /// paging was already counted.
-    pub async fn list(&self, f: &GameFilter) -> Result<Vec<GameSummary>, Refusal> {
+    pub async fn list(&self, f: &GameFilter) -> Result<Vec<(GameSummary, ListedAt)>, Refusal> {
         let rows = self.store.list_games(f).await?;
         rows.into_iter()
-            .map(|v| {
-                let game = v.get("id").map(Value::to_string).unwrap_or_default();
-                serde_json::from_value(v).map_err(|e| {
+            .map(|listed| {
+                let game = listed.at.id;
+                let summary = serde_json::from_value(listed.summary).map_err(|e| {
                     tracing::error!("the stored summary of game {game} is unreadable: {e}");
                     Refusal::Internal(
                         "a stored game summary is unreadable; run worp rebuild".into(),
                     )
-                })
+                })?;
+                Ok((summary, listed.at))
             })
             .collect()
     }

@@ -41,8 +41,8 @@ pub use error::StoreError;
 pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer,
-    NoticeKind, Player, PlayerNotice, SavedResponse, Webhook,
+    Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer, ListedAt,
+    ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse, Webhook,
 };
 use sqlite_commit::SqliteCommit;
 
@@ -341,7 +341,7 @@ impl Store {
     pub async fn secret(&self, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {
         on_backend!(self.secret(game_id))
     }
-    pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
+    pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<ListedGame>, StoreError> {
         on_backend!(self.list_games(f))
     }
     /// The answer kept for `(player, key)` since `not_before` (older ones have expired).

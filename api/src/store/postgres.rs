@@ -6,7 +6,9 @@ super::statements::statements!(
     sqlx::Postgres,
     sql::LOCK_READ_MODELS_POSTGRES,
     sql::LIST_GAMES_POSTGRES,
-    sql::LIST_GAMES_OF_POSTGRES
+    sql::LIST_GAMES_OF_POSTGRES,
+    sql::LIST_GAMES_AFTER_POSTGRES,
+    sql::LIST_GAMES_OF_AFTER_POSTGRES
 );
 super::webhook_statements::webhook_statements!();
 

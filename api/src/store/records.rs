@@ -212,4 +212,22 @@ pub struct GameFilter {
     pub to_move_player: Option<Uuid>,
     pub limit: i64,
     pub offset: i64,
+    /// Only the games listed after this one (keyset paging): its last change and id.
+    pub after: Option<ListedAt>,
+}
+
+/// Where a game stands in the listing, newest change first: the time of its last change
+/// (`games.updated_at`, exactly as stored) and, among games changed at the same time,
+/// its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListedAt {
+    pub updated_at: DateTime<Utc>,
+    pub id: Uuid,
+}
+
+/// A game of a listing: its stored summary and its place in the listing.
+#[derive(Debug, Clone)]
+pub struct ListedGame {
+    pub summary: serde_json::Value,
+    pub at: ListedAt,
 }

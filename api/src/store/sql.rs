@@ -1,6 +1,8 @@
 //! Every SQL text of the store, in one place: the column lists, the statements both
 //! backends run (`$1`-style parameters work on PostgreSQL and SQLite alike), and the
 //! group commit's batch statements on PostgreSQL, built from the same column lists.
+//! Longer than 500 lines because it is a catalogue: each statement is short, and the
+//! forms of one rule (the version check, the listing's order) read best side by side.
 //!
 //! ## The version check
 //! A change of a game is written only if the game's log ends exactly at the version
@@ -177,28 +179,47 @@ pub const SECRET: &str = "SELECT server_seed FROM game_secrets WHERE game_id = $
 /// A page of games, newest change first: `$1` a player whose games only (through
 /// `game_seats`), `$2` a status, `$3` the player to move, `$4`/`$5` limit and offset.
 macro_rules! list_games {
-    (any, $order:literal) => {
+    (any, $after:expr, $order:literal) => {
         concat!(
-            "SELECT g.summary FROM games g \
+            "SELECT g.summary, g.updated_at, g.id FROM games g \
      WHERE ($1 IS NULL OR g.id IN (SELECT s.game_id FROM game_seats s WHERE s.player_id = $1)) \
      AND ($2 IS NULL OR g.status = $2) \
-     AND ($3 IS NULL OR g.to_move_player = $3) \
-     ORDER BY ",
+     AND ($3 IS NULL OR g.to_move_player = $3)",
+            $after,
+            " ORDER BY ",
             $order,
             " LIMIT $4 OFFSET $5"
         )
     };
     // Without the `$1 IS NULL OR` the planner joins the player's seats instead of
     // testing every game against them.
-    (seated, $order:literal) => {
+    (seated, $after:expr, $order:literal) => {
         concat!(
-            "SELECT g.summary FROM games g \
+            "SELECT g.summary, g.updated_at, g.id FROM games g \
      WHERE g.id IN (SELECT s.game_id FROM game_seats s WHERE s.player_id = $1) \
      AND ($2 IS NULL OR g.status = $2) \
-     AND ($3 IS NULL OR g.to_move_player = $3) \
-     ORDER BY ",
+     AND ($3 IS NULL OR g.to_move_player = $3)",
+            $after,
+            " ORDER BY ",
             $order,
             " LIMIT $4 OFFSET $5"
+        )
+    };
+}
+/// Keyset paging: only the games after the one changed at `$6` with id `$7`, in the
+/// listing's order (an older change, or the same one and a greater id).
+macro_rules! after_game {
+    () => {
+        " AND (g.updated_at < $6 OR (g.updated_at = $6 AND g.id > $7))"
+    };
+}
+/// [`after_game!`] on PostgreSQL, with the bound on the indexed second of the change
+/// that lets a page start where the cursor is instead of counting from the top.
+macro_rules! after_game_postgres {
+    () => {
+        concat!(
+            " AND g.listed_second <= date_bin('1 second', $6::timestamptz, TIMESTAMPTZ '2000-01-01 00:00:00+00')",
+            after_game!()
         )
     };
 }
@@ -208,16 +229,34 @@ macro_rules! list_games {
 /// every move changes, so that a move's update of its `games` row stays heap-only (HOT;
 /// migration `20261124500000`).
 pub const LIST_GAMES_POSTGRES: &str =
-    list_games!(any, "g.listed_second DESC, g.updated_at DESC, g.id");
+    list_games!(any, "", "g.listed_second DESC, g.updated_at DESC, g.id");
 /// [`LIST_GAMES_POSTGRES`] of one player's games (`$1`: the player, or else the player to
 /// move, who holds a seat too): through the player's seats, never a scan of `games`.
 pub const LIST_GAMES_OF_POSTGRES: &str =
-    list_games!(seated, "g.listed_second DESC, g.updated_at DESC, g.id");
+    list_games!(seated, "", "g.listed_second DESC, g.updated_at DESC, g.id");
+/// [`LIST_GAMES_POSTGRES`] after a game (`$6`, `$7`).
+pub const LIST_GAMES_AFTER_POSTGRES: &str = list_games!(
+    any,
+    after_game_postgres!(),
+    "g.listed_second DESC, g.updated_at DESC, g.id"
+);
+/// [`LIST_GAMES_OF_POSTGRES`] after a game (`$6`, `$7`).
+pub const LIST_GAMES_OF_AFTER_POSTGRES: &str = list_games!(
+    seated,
+    after_game_postgres!(),
+    "g.listed_second DESC, g.updated_at DESC, g.id"
+);
 /// [`LIST_GAMES_POSTGRES`] on SQLite, through the index on `updated_at` (SQLite has no
 /// heap-only updates to keep).
-pub const LIST_GAMES_SQLITE: &str = list_games!(any, "g.updated_at DESC, g.id");
+pub const LIST_GAMES_SQLITE: &str = list_games!(any, "", "g.updated_at DESC, g.id");
 /// [`LIST_GAMES_OF_POSTGRES`] on SQLite.
-pub const LIST_GAMES_OF_SQLITE: &str = list_games!(seated, "g.updated_at DESC, g.id");
+pub const LIST_GAMES_OF_SQLITE: &str = list_games!(seated, "", "g.updated_at DESC, g.id");
+/// [`LIST_GAMES_SQLITE`] after a game (`$6`, `$7`).
+pub const LIST_GAMES_AFTER_SQLITE: &str =
+    list_games!(any, after_game!(), "g.updated_at DESC, g.id");
+/// [`LIST_GAMES_OF_SQLITE`] after a game (`$6`, `$7`).
+pub const LIST_GAMES_OF_AFTER_SQLITE: &str =
+    list_games!(seated, after_game!(), "g.updated_at DESC, g.id");
 pub const ANSWER: &str = "SELECT body, request, body_hash FROM idempotency \
      WHERE player_id = $1 AND key = $2 AND created_at >= $3";
 pub const OVERDUE_GAMES: &str =

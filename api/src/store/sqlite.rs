@@ -5,7 +5,9 @@ super::statements::statements!(
     sqlx::Sqlite,
     sql::LOCK_READ_MODELS_SQLITE,
     sql::LIST_GAMES_SQLITE,
-    sql::LIST_GAMES_OF_SQLITE
+    sql::LIST_GAMES_OF_SQLITE,
+    sql::LIST_GAMES_AFTER_SQLITE,
+    sql::LIST_GAMES_OF_AFTER_SQLITE
 );
 super::webhook_statements::webhook_statements!();
 

@@ -5,9 +5,17 @@
 /// Defines, in the module it is invoked in, one `async fn` per statement over a
 /// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
 /// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]); `$list_games` and
-/// `$list_games_of` list games in the backend's order (`LIST_GAMES_*`).
+/// `$list_games_of` list games in the backend's order (`LIST_GAMES_*`), and
+/// `$list_games_after` and `$list_games_of_after` the games after a given one.
 macro_rules! statements {
-    ($Db:ty, $lock_read_models:expr, $list_games:expr, $list_games_of:expr) => {
+    (
+        $Db:ty,
+        $lock_read_models:expr,
+        $list_games:expr,
+        $list_games_of:expr,
+        $list_games_after:expr,
+        $list_games_of_after:expr
+    ) => {
         use chrono::{DateTime, Utc};
         use serde_json::Value;
         use sqlx::types::Json;
@@ -18,7 +26,8 @@ macro_rules! statements {
         use $crate::events::StoredEvent;
         use $crate::store::error::StoreError;
         use $crate::store::records::{
-            Append, Attempt, Delivery, GameFilter, GameRow, Player, SavedResponse, Webhook,
+            Append, Attempt, Delivery, GameFilter, GameRow, ListedAt, ListedGame, Player,
+            SavedResponse, Webhook,
         };
         use $crate::store::sql;
 
@@ -292,23 +301,38 @@ macro_rules! statements {
             Ok(row.map(|r| r.try_get("server_seed")).transpose()?)
         }
 
-        pub async fn list_games(pool: &Pool, f: &GameFilter) -> Result<Vec<Value>, StoreError> {
+        pub async fn list_games(
+            pool: &Pool,
+            f: &GameFilter,
+        ) -> Result<Vec<ListedGame>, StoreError> {
             // The player to move holds a seat: their turns are among their games.
             let seated = f.player.or(f.to_move_player);
-            let statement = match seated {
-                Some(_) => $list_games_of,
-                None => $list_games,
+            let statement = match (seated, f.after) {
+                (Some(_), None) => $list_games_of,
+                (None, None) => $list_games,
+                (Some(_), Some(_)) => $list_games_of_after,
+                (None, Some(_)) => $list_games_after,
             };
-            let rows = sqlx::query(statement)
+            let mut query = sqlx::query(statement)
                 .bind(seated)
                 .bind(f.status.as_deref())
                 .bind(f.to_move_player)
                 .bind(f.limit)
-                .bind(f.offset)
-                .fetch_all(pool)
-                .await?;
+                .bind(f.offset);
+            if let Some(after) = f.after {
+                query = query.bind(after.updated_at).bind(after.id);
+            }
+            let rows = query.fetch_all(pool).await?;
             rows.iter()
-                .map(|r| Ok(r.try_get::<Json<Value>, _>("summary")?.0))
+                .map(|r| {
+                    Ok(ListedGame {
+                        summary: r.try_get::<Json<Value>, _>("summary")?.0,
+                        at: ListedAt {
+                            updated_at: r.try_get("updated_at")?,
+                            id: r.try_get("id")?,
+                        },
+                    })
+                })
                 .collect()
         }
 
