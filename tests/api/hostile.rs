@@ -94,11 +94,27 @@ async fn a_bot_seat_with_unknown_fields_is_refused() {
 async fn an_inbox_offset_near_the_largest_number_does_not_overflow() {
     let app = spawn_app(Backend::Sqlite).await;
     let a = app.player("a").await;
+    // Beyond the 10,000 an offset may skip: a clear refusal, not an overflow.
+    let resp = app
+        .client
+        .get(app.url(&format!(
+            "/v1/players/me/games?offset={}&limit=200",
+            i64::MAX - 10
+        )))
+        .bearer_auth(&a.token)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(resp.status(), 400);
+    let problem: serde_json::Value = resp.json().await.expect("problem");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("next_cursor")),
+        "{problem}"
+    );
     let page = app
-        .get_json_as(
-            &format!("/v1/players/me/games?offset={}&limit=200", i64::MAX - 10),
-            &a,
-        )
+        .get_json_as("/v1/players/me/games?offset=10000&limit=200", &a)
         .await;
     assert_eq!(page["games"], json!([]));
 }
