@@ -150,3 +150,80 @@ async fn bad_messages_and_strangers_are_refused_and_writers_are_rate_limited() {
         assert!(events.len() as i64 >= version.as_i64().unwrap_or(0) + 10);
     }
 }
+
+#[tokio::test]
+async fn messages_come_in_pages_with_a_link_to_the_next() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob, game) = app.two_player_game("backgammon").await;
+        let id = game["id"].as_str().expect("id").to_owned();
+        let texts = ["one", "two", "three", "four", "five"];
+        for (i, text) in texts.iter().enumerate() {
+            let who = if i % 2 == 0 { &alice } else { &bob };
+            assert_eq!(
+                write(&app, &id, who, text).await.status(),
+                201,
+                "{backend:?}"
+            );
+        }
+        let all = app
+            .get_json_as(&format!("/v1/games/{id}/messages"), &bob)
+            .await;
+        let all: Vec<&str> = all
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| m["text"].as_str().expect("text"))
+            .collect();
+        assert_eq!(all, texts, "{backend:?}");
+        // Two at a time, following the Link header.
+        let mut path = format!("/v1/games/{id}/messages?limit=2");
+        let mut read = Vec::new();
+        for _ in 0..10 {
+            let resp = app
+                .client
+                .get(app.url(&path))
+                .bearer_auth(&alice.token)
+                .send()
+                .await
+                .expect("request");
+            assert_eq!(resp.status(), 200, "{backend:?} {path}");
+            let link = resp
+                .headers()
+                .get("link")
+                .map(|l| l.to_str().expect("ascii").to_owned());
+            let page: Value = resp.json().await.expect("json");
+            let page = page.as_array().expect("messages").clone();
+            assert!(page.len() <= 2);
+            read.extend(
+                page.iter()
+                    .map(|m| m["text"].as_str().expect("text").to_owned()),
+            );
+            match link {
+                Some(l) => {
+                    assert_eq!(page.len(), 2, "{backend:?}: a link only after a full page");
+                    let next = l
+                        .strip_prefix('<')
+                        .and_then(|l| l.split_once('>'))
+                        .map(|(p, _)| p.to_owned())
+                        .expect("a link");
+                    let last_seq = page[1]["seq"].as_i64().expect("seq");
+                    assert!(next.contains(&format!("after={last_seq}")), "{next}");
+                    path = next;
+                }
+                None => break,
+            }
+        }
+        assert_eq!(read, texts, "{backend:?}: every message once, in order");
+        for bad in ["limit=0", "limit=1001", "after=-1", "limit=x"] {
+            let resp = app
+                .client
+                .get(app.url(&format!("/v1/games/{id}/messages?{bad}")))
+                .bearer_auth(&alice.token)
+                .send()
+                .await
+                .expect("request");
+            assert_eq!(resp.status(), 400, "{backend:?} {bad}");
+        }
+    }
+}

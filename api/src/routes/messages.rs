@@ -1,8 +1,9 @@
 //! Messages in a game.
 
+use actix_web::http::header;
 use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
@@ -55,15 +56,32 @@ pub async fn post_message(
     Ok(HttpResponse::Created().json(message))
 }
 
+/// Which messages to list.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct MessagesQuery {
+    /// Only the messages after the event with this sequence number (default 0: from the
+    /// first). A message's `seq` is its event's.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+    /// At most this many (1 to 1,000, default 1,000).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<i64>,
+}
+
 /// The messages of a game, oldest first: for its players, or anyone when the game was
-/// created with `public_chat`.
+/// created with `public_chat`. A full page has a `Link` header to the next one. Reading
+/// them costs in proportion to the messages read, not to the game's length.
 #[utoipa::path(
     tag = "games",
     operation_id = "list_messages",
-    params(("id" = Uuid, Path, description = "The game")),
+    params(("id" = Uuid, Path, description = "The game"), MessagesQuery),
     security((), ("bearer" = [])),
     responses(
-        (status = 200, description = "The messages", body = Vec<Message>),
+        (status = 200, description = "The messages", body = Vec<Message>,
+         headers(("Link" = String, description = "`<…/messages?after=S&limit=L>; rel=\"next\"` when the page is full (there may be more)"))),
+        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "The chat is for the game's players", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
     )
@@ -73,9 +91,28 @@ pub async fn list_messages(
     worp: web::Data<Worp>,
     caller: MaybeCaller,
     id: web::Path<Uuid>,
+    q: web::Query<MessagesQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let after = q.after.unwrap_or(0);
+    let limit = q.limit.unwrap_or(1000);
+    if after < 0 || !(1..=1000).contains(&limit) {
+        return Err(ApiError::BadRequest(
+            "after must be 0 or more and limit 1 to 1000".into(),
+        ));
+    }
     let messages = worp
-        .messages(id.into_inner(), caller.0.map(|p| p.id))
+        .messages(id, caller.0.map(|p| p.id), after, limit)
         .await?;
-    Ok(HttpResponse::Ok().json(messages))
+    let mut answer = HttpResponse::Ok();
+    if let Some(last) = messages.last().filter(|_| messages.len() as i64 == limit) {
+        answer.insert_header((
+            header::LINK,
+            format!(
+                "</v1/games/{id}/messages?after={}&limit={limit}>; rel=\"next\"",
+                last.seq
+            ),
+        ));
+    }
+    Ok(answer.json(messages))
 }

@@ -128,18 +128,24 @@ impl Worp {
         Ok(events)
     }
 
-    /// The messages of game `id` that `reader` may read, oldest first.
-    pub async fn messages(&self, id: Uuid, reader: Option<Uuid>) -> Result<Vec<Message>, Refusal> {
+    /// The messages of game `id` that `reader` may read, oldest first: at most `limit`
+    /// of those after event `after`. Read through their own index, not the whole log.
+    pub async fn messages(
+        &self,
+        id: Uuid,
+        reader: Option<Uuid>,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<Message>, Refusal> {
         let table = self.load(id).await?;
         if !may_read_messages(&table, reader) {
             return Err(Refusal::NotYours(
                 "the chat of this game is for its players".into(),
             ));
         }
-        let events = self.all_events(id).await?;
+        let events = self.store.messages(id, after, limit).await?;
         Ok(events
             .iter()
-            .filter(|e| e.kind == "message_posted")
             .filter_map(|e| match e.event().ok()? {
                 Event::MessagePosted { seat, text, .. } => Some(Message {
                     seq: e.seq,

@@ -338,6 +338,15 @@ impl Store {
     ) -> Result<Vec<StoredEvent>, StoreError> {
         on_backend!(self.events(game_id, after, limit))
     }
+    /// The game's `message_posted` events after `after`, at most `limit`.
+    pub async fn messages(
+        &self,
+        game_id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        on_backend!(self.messages(game_id, after, limit))
+    }
     pub async fn secret(&self, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {
         on_backend!(self.secret(game_id))
     }

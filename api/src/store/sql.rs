@@ -175,6 +175,13 @@ pub const EVENTS_AFTER: &str = concat!(
     event_columns!(),
     " FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
 );
+/// [`EVENTS_AFTER`] of the game's messages only, through their own index
+/// (`events_messages`).
+pub const MESSAGES_AFTER: &str = concat!(
+    "SELECT position, ",
+    event_columns!(),
+    " FROM events WHERE game_id = $1 AND kind = 'message_posted' AND seq > $2 ORDER BY seq LIMIT $3"
+);
 pub const SECRET: &str = "SELECT server_seed FROM game_secrets WHERE game_id = $1";
 /// A page of games, newest change first: `$1` a player whose games only (through
 /// `game_seats`), `$2` a status, `$3` the player to move, `$4`/`$5` limit and offset.

@@ -1,6 +1,8 @@
 //! The store's statements as functions over a connection pool, written once and stamped
 //! out per backend by [`statements!`] (sqlx's pools, rows and transactions are distinct
 //! types per database; the SQL texts are the same, from [`super::sql`]).
+//! Longer than 500 lines because it is a catalogue: one short function per statement,
+//! inside the one macro that stamps them out for both backends.
 
 /// Defines, in the module it is invoked in, one `async fn` per statement over a
 /// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
@@ -272,6 +274,21 @@ macro_rules! statements {
             limit: i64,
         ) -> Result<Vec<StoredEvent>, StoreError> {
             let rows = sqlx::query(sql::EVENTS_AFTER)
+                .bind(game_id)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?;
+            rows.iter().map(event).collect()
+        }
+
+        pub async fn messages(
+            pool: &Pool,
+            game_id: Uuid,
+            after: i64,
+            limit: i64,
+        ) -> Result<Vec<StoredEvent>, StoreError> {
+            let rows = sqlx::query(sql::MESSAGES_AFTER)
                 .bind(game_id)
                 .bind(after)
                 .bind(limit)
