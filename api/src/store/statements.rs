@@ -273,13 +273,7 @@ macro_rules! statements {
             after: i64,
             limit: i64,
         ) -> Result<Vec<StoredEvent>, StoreError> {
-            let rows = sqlx::query(sql::EVENTS_AFTER)
-                .bind(game_id)
-                .bind(after)
-                .bind(limit)
-                .fetch_all(pool)
-                .await?;
-            rows.iter().map(event).collect()
+            event_page(pool, sql::EVENTS_AFTER, game_id, after, limit).await
         }
 
         pub async fn messages(
@@ -288,7 +282,18 @@ macro_rules! statements {
             after: i64,
             limit: i64,
         ) -> Result<Vec<StoredEvent>, StoreError> {
-            let rows = sqlx::query(sql::MESSAGES_AFTER)
+            event_page(pool, sql::MESSAGES_AFTER, game_id, after, limit).await
+        }
+
+        /// The events `statement` reads of `game_id` after `after`, at most `limit`.
+        async fn event_page(
+            pool: &Pool,
+            statement: &'static str,
+            game_id: Uuid,
+            after: i64,
+            limit: i64,
+        ) -> Result<Vec<StoredEvent>, StoreError> {
+            let rows = sqlx::query(statement)
                 .bind(game_id)
                 .bind(after)
                 .bind(limit)
