@@ -65,6 +65,9 @@ export function finishedPanel(g, label, me) {
     h('ul', { class: 'plain links' }, ...exports.map((a) => h('li', {}, a))));
 }
 
+/** The most messages one request reads (the server's bound). */
+const MESSAGES_PAGE = 1000;
+
 /**
  * The messages of a game: `el` to place in the page, `reload()` after the game moved on.
  * `game()` gives the current game view, `mine()` my seats in it.
@@ -89,26 +92,42 @@ export function chatPanel(id, game, mine) {
   } }, h('label', { for: 'message-text' }, 'Your message'), h('div', { class: 'row' }, input, send), err);
   const note = h('p', { class: 'help' });
   const el = h('section', { class: 'card', id: 'chat', 'aria-labelledby': 'chat-h' }, h('h2', { id: 'chat-h' }, 'Messages'), note, list, form);
-  let last = -1;
-  async function reload() {
+  // Only the messages after the last one shown are read again: their own index makes
+  // that cost what the new messages cost, however long the game.
+  let last = 0;
+  let shown = 0;
+  // One read at a time: a message sent and a move heard at once must not both append.
+  let reading = Promise.resolve();
+  const reload = () => (reading = reading.then(load, load));
+  async function load() {
     const g = game();
     if (!g) return;
     form.hidden = !mine().length;
     try {
-      const m = await api('GET', `/v1/games/${id}/messages`);
-      const msgs = m.messages || m;
-      const seq = msgs.length ? msgs[msgs.length - 1].seq : 0;
-      note.textContent = msgs.length ? '' : 'No messages yet.';
-      if (seq === last) return;
-      last = seq;
-      list.replaceChildren(...msgs.map((x) => {
+      const fresh = [];
+      for (;;) {
+        const page = await api('GET', `/v1/games/${id}/messages?after=${last}&limit=${MESSAGES_PAGE}`);
+        const msgs = ((page && (page.messages || page)) || []).filter((x) => x.seq > last);
+        fresh.push(...msgs);
+        if (msgs.length) last = msgs[msgs.length - 1].seq;
+        if (msgs.length < MESSAGES_PAGE) break;
+      }
+      shown += fresh.length;
+      note.textContent = shown ? '' : 'No messages yet.';
+      if (!fresh.length) return;
+      list.append(...fresh.map((x) => {
         const s = g.seats[x.seat];
         return h('li', { 'data-seq': x.seq }, h('strong', {}, playerLink(x.player_id, s && s.name)), ': ', x.text,
           h('span', { class: 'muted' }, ` ${new Date(x.recorded_at).toLocaleTimeString()}`));
       }));
       list.scrollTop = list.scrollHeight;
     } catch (e) {
-      if (e.status === 403) { note.textContent = 'Only the players read the messages of this game.'; list.replaceChildren(); } else note.textContent = e.message;
+      if (e.status === 403) {
+        note.textContent = 'Only the players read the messages of this game.';
+        list.replaceChildren();
+        last = 0;
+        shown = 0;
+      } else note.textContent = e.message;
     }
   }
   return { el, reload };
