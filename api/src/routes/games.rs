@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
-use crate::routes::paging::{game_cursor, page, parse_game_cursor, MAX_OFFSET};
+use crate::routes::paging::{game_cursor, next_offset, page, parse_game_cursor};
 use crate::routes::views::{game_json, GameView};
 use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
 use crate::store::{GameFilter, SavedResponse};
@@ -166,11 +166,9 @@ pub(crate) async fn game_page(
         .map(|(_, at)| game_cursor(at));
     let mut games: Vec<GameSummary> = listed.into_iter().map(|(game, _)| game).collect();
     worp.name_seats(&mut games).await?;
-    // Saturating: the sum is checked against the bound, not trusted.
-    let next = offset.saturating_add(limit);
     Ok(GamePage {
         games,
-        next_offset: (more && filter.after.is_none() && next <= MAX_OFFSET).then_some(next),
+        next_offset: next_offset(offset, limit).filter(|_| more && filter.after.is_none()),
         next_cursor,
     })
 }

@@ -9,6 +9,7 @@ use crate::auth::MaybeCaller;
 use crate::events::StoredEvent;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::game_response;
+use crate::routes::paging::log_page;
 use crate::routes::views::GameView;
 use crate::service::Worp;
 
@@ -52,13 +53,7 @@ pub async fn list_events(
     id: web::Path<Uuid>,
     q: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let after = q.after.unwrap_or(0);
-    let limit = q.limit.unwrap_or(100);
-    if after < 0 || !(1..=1000).contains(&limit) {
-        return Err(ApiError::BadRequest(
-            "after must be 0 or more and limit 1 to 1000".into(),
-        ));
-    }
+    let (after, limit) = log_page(q.after, q.limit, 100)?;
     let reader = caller.0.map(|p| p.id);
     let events = worp
         .readable_events(id.into_inner(), after, limit, reader)

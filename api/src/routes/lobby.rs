@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::problem::{ApiError, Problem};
 use crate::ratings::Standing;
-use crate::routes::paging::{page, MAX_OFFSET};
+use crate::routes::paging::{next_offset, page};
 use crate::service::{GameSummary, Worp, LEADERBOARD_MAX_DEVIATION};
 
 /// Which waiting games to list.
@@ -81,8 +81,7 @@ pub async fn lobby(
         .collect();
     Ok(HttpResponse::Ok().json(LobbyPage {
         games,
-        // Not beyond what an offset may skip: the lobby of open games is short.
-        next_offset: Some(offset.saturating_add(limit)).filter(|next| more && *next <= MAX_OFFSET),
+        next_offset: next_offset(offset, limit).filter(|_| more),
     }))
 }
 

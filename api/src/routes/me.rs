@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::auth::Caller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::{game_page, GamePage};
-use crate::routes::paging::{page, MAX_OFFSET};
+use crate::routes::paging::{next_offset, page};
 use crate::service::Worp;
 use crate::store::{Delivery, GameFilter};
 
@@ -293,9 +293,8 @@ pub async fn deliveries(
     let id = id.into_inner();
     let deliveries = worp.deliveries(&caller.0, id, limit, offset).await?;
     let mut answer = HttpResponse::Ok();
-    let next = offset.saturating_add(limit);
-    // No link to a page beyond what an offset may skip.
-    if deliveries.len() as i64 == limit && next <= MAX_OFFSET {
+    let next = next_offset(offset, limit).filter(|_| deliveries.len() as i64 == limit);
+    if let Some(next) = next {
         answer.insert_header((
             header::LINK,
             format!("</v1/players/me/webhooks/{id}/deliveries?limit={limit}&offset={next}>; rel=\"next\""),

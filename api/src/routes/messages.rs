@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
+use crate::routes::paging::log_page;
 use crate::service::messages::Message;
 use crate::service::Worp;
 
@@ -94,13 +95,7 @@ pub async fn list_messages(
     q: web::Query<MessagesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
-    let after = q.after.unwrap_or(0);
-    let limit = q.limit.unwrap_or(1000);
-    if after < 0 || !(1..=1000).contains(&limit) {
-        return Err(ApiError::BadRequest(
-            "after must be 0 or more and limit 1 to 1000".into(),
-        ));
-    }
+    let (after, limit) = log_page(q.after, q.limit, 1000)?;
     let messages = worp
         .messages(id, caller.0.map(|p| p.id), after, limit)
         .await?;

@@ -34,6 +34,29 @@ pub fn page(
     Ok((limit, offset))
 }
 
+/// `after` (a sequence number of a game's log, default 0, not negative) and `limit`
+/// (default `default`, 1 to 1,000) of a page of a game's events or messages.
+pub fn log_page(
+    after: Option<i64>,
+    limit: Option<i64>,
+    default: i64,
+) -> Result<(i64, i64), ApiError> {
+    let (after, limit) = (after.unwrap_or(0), limit.unwrap_or(default));
+    if after < 0 || !(1..=1000).contains(&limit) {
+        return Err(ApiError::BadRequest(
+            "after must be 0 or more and limit 1 to 1000".into(),
+        ));
+    }
+    Ok((after, limit))
+}
+
+/// The offset of the page after one of `limit` rows at `offset`, unless it lies beyond
+/// what an offset may skip (saturating: the sum is checked against the bound, not
+/// trusted).
+pub fn next_offset(offset: i64, limit: i64) -> Option<i64> {
+    Some(offset.saturating_add(limit)).filter(|next| *next <= MAX_OFFSET)
+}
+
 /// The cursor of a game listing after `at`: the time of its last change in seconds and
 /// nanoseconds, and its id (`1764020207.264041000_ea9644ad11384775bc87d714080ffd3c`).
 /// Clients pass it back as it is.
@@ -109,5 +132,7 @@ mod tests {
         assert!(page(None, Some(i64::MAX), 50, 200).is_err());
         assert!(page(None, Some(-1), 50, 200).is_err());
         assert!(page(Some(0), None, 50, 200).is_err());
+        assert_eq!(next_offset(9_950, 50), Some(MAX_OFFSET));
+        assert_eq!(next_offset(MAX_OFFSET, 50), None);
     }
 }
