@@ -2,6 +2,7 @@
 
 mod helpers;
 
+mod answers;
 mod audit;
 mod checkpoints;
 mod correspondence;

@@ -1,4 +1,4 @@
-use actix_web::http::header;
+use actix_web::http::{header, StatusCode};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,8 +9,8 @@ use uuid::Uuid;
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
 use crate::routes::paging::{game_cursor, next_offset, page, parse_game_cursor};
-use crate::routes::views::{game_json, GameView};
-use crate::service::{CreateGame, GameSummary, Idempotency, Refusal, Worp};
+use crate::routes::views::{game_body, game_json, GameView};
+use crate::service::{CreateGame, GameSummary, Idempotency, Played, Refusal, Worp};
 use crate::store::{GameFilter, SavedResponse};
 use crate::table::Table;
 
@@ -30,10 +30,18 @@ pub(crate) async fn game_response(
             .changes(table.id)
             .map(<[_]>::to_vec);
     }
-    Ok(HttpResponse::build(status)
+    let body = serde_json::to_vec(&view)
+        .map_err(|e| ApiError::Internal(format!("the game's view: {e}")))?;
+    Ok(game_answer(status, table, body))
+}
+
+/// The answer `body` (the view of `table`, see [`game_response`]) with its headers.
+fn game_answer(status: actix_web::http::StatusCode, table: &Table, body: Vec<u8>) -> HttpResponse {
+    HttpResponse::build(status)
         .insert_header((header::ETAG, format!("\"{}\"", table.version)))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .json(view))
+        .content_type(header::ContentType::json())
+        .body(body)
 }
 
 /// Reads an optional JSON body: empty means the defaults.
@@ -382,7 +390,7 @@ pub async fn play_move(
         None => (String::new(), String::new()),
     };
     if let Some(k) = &key {
-        if let Some(saved) = worp.saved_response(&caller.0, k).await? {
+        if let Some(saved) = Box::pin(worp.saved_response(&caller.0, k)).await? {
             return replay(saved, &request, &body_hash);
         }
     }
@@ -398,15 +406,21 @@ pub async fn play_move(
                 body_hash: &body_hash,
                 answer: game_json,
             }),
+            Some(game_body),
         )
         .await;
     match (result, &key) {
-        (Ok(table), _) => game_response(&worp, actix_web::http::StatusCode::OK, &table).await,
-        // A retry that raced its own first attempt: answer what the first one stored.
-        (Err(Refusal::Conflict(m)), Some(k)) => match worp.saved_response(&caller.0, k).await? {
-            Some(saved) => replay(saved, &request, &body_hash),
-            None => Err(ApiError::Conflict(m)),
+        (Ok(Played { table, answer }), _) => match answer {
+            Some(body) => Ok(game_answer(StatusCode::OK, &table, body)),
+            None => Box::pin(game_response(&worp, StatusCode::OK, &table)).await,
         },
+        // A retry that raced its own first attempt: answer what the first one stored.
+        (Err(Refusal::Conflict(m)), Some(k)) => {
+            match Box::pin(worp.saved_response(&caller.0, k)).await? {
+                Some(saved) => replay(saved, &request, &body_hash),
+                None => Err(ApiError::Conflict(m)),
+            }
+        }
         (Err(e), _) => Err(e.into()),
     }
 }

@@ -136,6 +136,16 @@ fn empty_list() -> Box<RawValue> {
     serde_json::value::to_raw_value::<[u8]>(&[]).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
+/// The view of `t` as the body of an answer, written before the change that made `t` is
+/// committed; `None` for a finished rated game, whose rating changes are known only
+/// once it is.
+pub fn game_body(t: &Table, names: &NameBook) -> Option<Vec<u8>> {
+    if t.rated && t.result.is_some() {
+        return None;
+    }
+    serde_json::to_vec(&GameView::of(t, names)).ok()
+}
+
 /// The view of `t` as a JSON value (the answer kept for an `Idempotency-Key`).
 pub fn game_json(t: &Table, names: &NameBook) -> Value {
     serde_json::to_value(GameView::of(t, names)).unwrap_or(Value::Null)

@@ -2,15 +2,14 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, Seat};
 
+use super::changes::{Idempotency, Played, Render};
 use super::draft::Draft;
-use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
 use super::seats::chosen_seat;
 use super::text;
@@ -18,21 +17,8 @@ use super::worp::Worp;
 use crate::bots::BotKind;
 use crate::dice;
 use crate::events::{Event, RetireReason, StoredEvent};
-use crate::live::Change;
-use crate::store::{Append, KeptAnswer, Player, SavedResponse};
+use crate::store::Player;
 use crate::table::{Status, Table};
-
-/// A retry key of a move (`Idempotency-Key`), and how to render the answer kept for it
-/// (the same body the first request was answered with).
-#[derive(Debug, Clone, Copy)]
-pub struct Idempotency<'a> {
-    pub key: &'a str,
-    /// The request's method and path: the key answers only this request.
-    pub request: &'a str,
-    /// The SHA-256 of the request's body, hex: the key answers only this body.
-    pub body_hash: &'a str,
-    pub answer: fn(&Table, &super::name_book::NameBook) -> Value,
-}
 
 /// A seat in a create request: a player id, a bot, or `null` for an open seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
@@ -79,103 +65,6 @@ pub struct CreateGame {
 }
 
 impl Worp {
-    /// A draft of new events for `table`, with its secret seed.
-    async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
-        // The secret never changes once stored: cached after the first read.
-        let seed = match self.cache.secret(table.id) {
-            Some(s) => s,
-            None => {
-                let s = self.store.secret(table.id).await?.ok_or_else(|| {
-                    Refusal::Internal(format!("game {} has no dice seed", table.id))
-                })?;
-                self.cache.put_secret(table.id, &s);
-                s
-            }
-        };
-        Ok(Draft {
-            table: table.clone(),
-            events: Vec::new(),
-            now,
-            seed,
-        })
-    }
-
-    /// Appends `draft` as one change judged on `expected_version`, then caches the new
-    /// table and tells live listeners.
-    async fn record(
-        &self,
-        before: Option<&Table>,
-        draft: Draft,
-        expected_version: i64,
-        secret: Option<&[u8]>,
-        idempotency: Option<(Uuid, Idempotency<'_>)>,
-    ) -> Result<Arc<Table>, Refusal> {
-        let table = draft.table;
-        let mut notices = notices(before, &table);
-        if notices.iter().any(|n| n.kind == "invited") {
-            // Invitations are heard only by players who want them (a new game: rare).
-            let mut kept = Vec::with_capacity(notices.len());
-            for n in notices {
-                if n.kind != "invited" || self.store.invitation_notices(n.player_id).await? {
-                    kept.push(n);
-                }
-            }
-            notices = kept;
-        }
-        if idempotency.is_some() {
-            self.learn_table_names(&table).await?;
-        }
-        self.store
-            .append(Append {
-                game_id: table.id,
-                expected_version,
-                events: draft.events,
-                row: game_row(&table),
-                secret: secret.map(<[u8]>::to_vec),
-                // The answer is rendered only for an Idempotency-Key (it costs).
-                idempotency: idempotency.map(|(player_id, i)| KeptAnswer {
-                    player_id,
-                    key: i.key.to_owned(),
-                    answer: SavedResponse {
-                        body: (i.answer)(&table, &self.names),
-                        request: i.request.to_owned(),
-                        body_hash: i.body_hash.to_owned(),
-                    },
-                    expired_before: self.answers_since(),
-                }),
-                notices: notices.clone(),
-            })
-            .await?;
-        if let Some(s) = secret {
-            self.cache.put_secret(table.id, s);
-        }
-        let table = Arc::new(table);
-        self.cache.put(table.clone());
-        self.live.publish(Change {
-            origin: self.live.origin,
-            game_id: table.id,
-            version: table.version,
-            notices,
-        });
-        Ok(table)
-    }
-
-    /// Records `event` on `table` (judged on its version), with every roll the server
-    /// then owes and every move bots then play.
-    pub(super) async fn change(
-        &self,
-        table: &Table,
-        event: Event,
-        now: DateTime<Utc>,
-        idempotency: Option<(Uuid, Idempotency<'_>)>,
-    ) -> Result<Arc<Table>, Refusal> {
-        let mut draft = self.draft(table, now).await?;
-        draft.push(event)?;
-        draft.advance()?;
-        self.record(Some(table), draft, table.version, None, idempotency)
-            .await
-    }
-
     /// Creates a game.
     #[tracing::instrument(name = "service.create_game", level = "info", skip_all)]
     pub async fn create_game(
@@ -309,10 +198,13 @@ impl Worp {
             seed: seed.to_vec(),
         };
         draft.advance()?;
-        self.record(None, draft, 0, Some(&seed), None).await
+        self.record(None, draft, 0, Some(&seed), None, None)
+            .await
+            .map(|p| p.table)
     }
 
-    /// Plays a move for the caller's seat.
+    /// Plays a move for the caller's seat; `render`, if given, writes the answer while
+    /// the move's commit is in flight.
     #[tracing::instrument(name = "service.play", level = "info", skip_all)]
     pub async fn play(
         &self,
@@ -321,7 +213,8 @@ impl Worp {
         mv: Value,
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
-    ) -> Result<Arc<Table>, Refusal> {
+        render: Option<Render>,
+    ) -> Result<Played, Refusal> {
         text::check_json("move", &mv)?;
         // The newest cached state is trusted without reading the log first: if another
         // process appended since, the append's version check refuses this one, and so
@@ -331,22 +224,21 @@ impl Worp {
         let mut refused = None;
         if let Some(cached) = &cached {
             match self
-                .play_on(cached, player, mv.clone(), if_match, idempotency)
+                .play_on(cached, player, mv.clone(), if_match, idempotency, render)
                 .await
             {
-                Ok(t) => return Ok(t),
+                Ok(p) => return Ok(p),
                 Err(e @ (Refusal::Unavailable(_) | Refusal::Internal(_))) => return Err(e),
                 Err(e) => refused = Some((cached.version, e)),
             }
         }
-        let table = self.load(id).await?;
+        // Boxed, as is the second judgement below: both are rare, and kept in place they
+        // would widen the future of every move.
+        let table = Box::pin(self.load(id)).await?;
         match refused {
             // The log has not moved on: judged on this very state already.
             Some((version, e)) if version == table.version => Err(e),
-            _ => {
-                self.play_on(&table, player, mv, if_match, idempotency)
-                    .await
-            }
+            _ => Box::pin(self.play_on(&table, player, mv, if_match, idempotency, render)).await,
         }
     }
 
@@ -357,7 +249,8 @@ impl Worp {
         mv: Value,
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
-    ) -> Result<Arc<Table>, Refusal> {
+        render: Option<Render>,
+    ) -> Result<Played, Refusal> {
         if let Some(v) = if_match {
             if v != table.version {
                 return Err(Refusal::Stale(format!(
@@ -367,11 +260,12 @@ impl Worp {
             }
         }
         let seat = self.seat_to_act(table, player)?;
-        self.change(
+        self.change_answered(
             table,
             Event::MovePlayed { seat: seat.0, mv },
             self.now(),
             idempotency.map(|i| (player.id, i)),
+            render,
         )
         .await
     }

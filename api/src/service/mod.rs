@@ -7,12 +7,14 @@
 //! edge (`problem.rs`) alone turns them into statuses.
 //!
 //! - [`games`]: creating, moving, resigning, time-outs; [`seats`]: taking a seat,
-//!   accepting or declining an invitation.
+//!   accepting or declining an invitation; `changes`: how each of them is drafted,
+//!   appended, cached and published.
 //! - [`players`]: registering, tokens, webhooks.
 //! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild.
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
 //! - [`text`]: the checks of the strings and JSON that are stored.
 
+mod changes;
 mod draft;
 pub mod games;
 mod limits;
@@ -30,7 +32,8 @@ pub mod text;
 mod worp;
 
 pub use crate::clock::{Clock, SystemClock};
-pub use games::{CreateGame, Idempotency, SeatRequest, DAYS_PER_MOVE};
+pub use changes::{Idempotency, Played, Render};
+pub use games::{CreateGame, SeatRequest, DAYS_PER_MOVE};
 pub use limits::OpenGames;
 pub use names::{NameBook, PlayerProfile};
 pub use players::{token_hash, MAX_NAME};

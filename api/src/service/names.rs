@@ -40,7 +40,9 @@ impl Worp {
     pub async fn learn_names(&self, players: Vec<Uuid>) -> Result<(), Refusal> {
         for id in players {
             if self.names.get(id).is_none() {
-                if let Some(name) = self.store.player_name(id).await? {
+                // Boxed: a read that is rarely needed would otherwise widen the future
+                // of every change that asks for names.
+                if let Some(name) = Box::pin(self.store.player_name(id)).await? {
                     self.names.put(id, name);
                 }
             }

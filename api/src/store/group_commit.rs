@@ -6,9 +6,8 @@
 //! and a parse on the database. Here each of `GROUP_COMMIT_WRITERS` writer tasks takes
 //! every change waiting in the queue (up to [`MAX_BATCH`]) and sends them as one
 //! statement of data-modifying CTEs over `unnest`ed arrays: the same rows, the same
-//! checks, a single commit. Every change names the last sequence number its caller saw:
-//!
-//! The statements are in [`super::sql`], with the three forms of the version check.
+//! checks, a single commit. Every change names the last sequence number its caller saw
+//! (the statements are in [`super::sql`], with the three forms of the version check):
 //!
 //! - A batch of moves to existing games (the common case, [`APPEND_MOVES`]) is judged
 //!   change by change. A change's `games` row is updated only while it is still at that
@@ -30,15 +29,18 @@
 //! on its way down or turned standby: a failover) are reported to every change of the
 //! batch, as a single append would report them.
 //!
-//! The announcements to other server processes (`NOTIFY`) are not part of the
-//! statement: PostgreSQL serialises the commits of transactions that notify (a global
-//! lock held through the commit's flush), which would undo group commit across
-//! processes. `live::announce` sends them after the commit, in batches of their own.
+//! The announcements to other processes (`NOTIFY`) are not part of the statement:
+//! PostgreSQL serialises the commits of transactions that notify (a global lock held
+//! through the commit's flush), which would undo group commit across processes;
+//! `live::announce` sends them after the commit, in batches of their own.
 //!
-//! A change is acknowledged only after its commit returned: fsync and
-//! `synchronous_commit` apply exactly as before.
+//! A change is acknowledged only after its commit returned (fsync, `synchronous_commit`).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Weak};
+
+use futures_util::future::{ready, Either, FutureExt};
 
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::PgPoolOptions;
@@ -59,8 +61,7 @@ pub const GROUP_COMMIT_WRITERS: usize = 2;
 /// The most changes one statement carries.
 pub const MAX_BATCH: usize = 256;
 /// How many changes may wait for the writers by default (`WORP_WRITE_QUEUE`): beyond,
-/// an append is refused at once as [`StoreError::Overloaded`] rather than queued
-/// without bound.
+/// an append is refused at once ([`StoreError::Overloaded`]), not queued without bound.
 pub const WRITE_QUEUE: usize = 16 * MAX_BATCH;
 
 type Answer = Result<Vec<StoredEvent>, StoreError>;
@@ -186,30 +187,32 @@ impl GroupCommit {
         self.outbox.clone()
     }
 
-    /// Appends one change (see the module's documentation).
-    pub async fn append(&self, a: Append) -> Answer {
+    /// Appends one change (see the module's documentation); it joins the queue now.
+    /// Not an `async fn`, which would keep the change, its job and the lone append each
+    /// in a place of its own: several KiB that every future around it copies.
+    pub fn append(&self, a: Append) -> impl Future<Output = Answer> + Send + '_ {
+        let alone = |a: Append| -> Pin<Box<dyn Future<Output = Answer> + Send + '_>> {
+            Box::pin(async move { append_alone(&self.pool, &a, &self.outbox).await })
+        };
         if a.events.is_empty() {
-            // Only a version check: nothing to batch.
-            return append_alone(&self.pool, &a, &self.outbox).await;
+            return Either::Left(alone(a)); // Only a version check: nothing to batch.
         }
         let (reply, answer) = oneshot::channel();
-        let job = Job { append: a, reply };
         let queue = self.own_queue();
         let queue = queue.as_ref().unwrap_or(&self.queue);
         crate::telemetry::metrics::write_queue(queue);
-        match queue.try_send(job) {
+        match queue.try_send(Job { append: a, reply }) {
             Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
-            Err(mpsc::error::TrySendError::Closed(job)) => {
-                // The writers are gone (their runtime ended): append here.
-                return append_alone(&self.pool, &job.append, &self.outbox).await;
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                return Either::Left(Box::pin(ready(Err(StoreError::Overloaded))))
             }
+            // The writers are gone (their runtime ended): append here.
+            Err(mpsc::error::TrySendError::Closed(job)) => return Either::Left(alone(job.append)),
         }
-        answer.await.unwrap_or_else(|_| {
-            // The writer was stopped in the middle of this change: whether it was
-            // committed is unknown, as when a connection breaks.
-            Err(StoreError::Database(sqlx::Error::WorkerCrashed))
-        })
+        // A writer stopped in the middle of this change: whether it was committed is
+        // unknown, as when a connection breaks.
+        let crashed = || Err(StoreError::Database(sqlx::Error::WorkerCrashed));
+        Either::Right(answer.map(move |answer| answer.unwrap_or_else(|_| crashed())))
     }
 }
 

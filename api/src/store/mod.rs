@@ -26,11 +26,13 @@ pub mod sqlite_commit;
 mod statements;
 mod webhook_statements;
 
+use std::future::Future;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use futures_util::future::{Either, FutureExt};
 use serde_json::Value;
 use sqlx::postgres::PgPoolOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -78,12 +80,12 @@ pub enum Store {
 pub const DATABASE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// `work`, or [`StoreError::TimedOut`] if it takes longer than [`DATABASE_DEADLINE`].
-async fn bounded<T>(
-    work: impl std::future::Future<Output = Result<T, StoreError>>,
-) -> Result<T, StoreError> {
-    tokio::time::timeout(DATABASE_DEADLINE, work)
-        .await
-        .unwrap_or(Err(StoreError::TimedOut))
+fn bounded<T>(
+    work: impl Future<Output = Result<T, StoreError>>,
+) -> impl Future<Output = Result<T, StoreError>> {
+    // A combinator, not an `async fn`: that would keep `work` twice in its state (as
+    // its argument and inside the timeout), and every caller's future would carry both.
+    tokio::time::timeout(DATABASE_DEADLINE, work).map(|r| r.unwrap_or(Err(StoreError::TimedOut)))
 }
 
 /// Runs statement `$f` of the configured backend on its pool, within
@@ -228,15 +230,16 @@ impl Store {
 
     /// Appends one change of a game atomically: all of it or nothing. The changes that
     /// arrive together share one commit (one statement on PostgreSQL, one transaction
-    /// on SQLite).
-    pub async fn append(&self, a: Append) -> Result<Vec<StoredEvent>, StoreError> {
-        bounded(async {
-            match self {
-                Store::Postgres(s) => s.group.append(a).await,
-                Store::Sqlite(s) => s.commit.append(a).await,
-            }
+    /// on SQLite). The change joins the writers' queue when this is called, not when
+    /// the answer is first awaited.
+    pub fn append(
+        &self,
+        a: Append,
+    ) -> impl Future<Output = Result<Vec<StoredEvent>, StoreError>> + Send + '_ {
+        bounded(match self {
+            Store::Postgres(s) => Either::Left(s.group.append(a)),
+            Store::Sqlite(s) => Either::Right(s.commit.append(a)),
         })
-        .await
     }
 
     /// Signalled whenever an append wrote webhook deliveries to the outbox (the delivery

@@ -32,6 +32,7 @@
 //! The queue is bounded (`WORP_WRITE_QUEUE`): a full one answers
 //! [`StoreError::Overloaded`], as on PostgreSQL.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -137,17 +138,21 @@ impl SqliteCommit {
         self.outbox.clone()
     }
 
-    /// Appends one change (see the module's documentation).
-    pub async fn append(&self, append: Append) -> Answer {
+    /// Appends one change (see the module's documentation). The change joins the queue
+    /// now; the future answers once it is written.
+    pub fn append(&self, append: Append) -> impl Future<Output = Answer> + Send {
         let (reply, answer) = oneshot::channel();
-        match self.queue.try_send(Job { append, reply }) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => return Err(StoreError::Overloaded),
-            Err(mpsc::error::TrySendError::Closed(_)) => return Err(gone()),
+        let sent = match self.queue.try_send(Job { append, reply }) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Overloaded),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(gone()),
+        };
+        async move {
+            sent?;
+            // A writer stopped in the middle of this change: whether it was committed is
+            // unknown, as when a connection breaks.
+            answer.await.unwrap_or_else(|_| Err(gone()))
         }
-        // A writer stopped in the middle of this change: whether it was committed is
-        // unknown, as when a connection breaks.
-        answer.await.unwrap_or_else(|_| Err(gone()))
     }
 }
 

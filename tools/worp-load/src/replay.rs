@@ -73,9 +73,10 @@ pub async fn bot_game(
             .cloned()
             .ok_or("no legal move")?;
         table = worp
-            .play(&creator, table.id, mv, None, None)
+            .play(&creator, table.id, mv, None, None, None)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| e.to_string())?
+            .table;
     }
     Ok(table.id)
 }
