@@ -1,4 +1,5 @@
-//! A bounded in-memory cache of game states by (game, sequence number).
+//! A bounded in-memory cache of the newest state of each recent game, by (game, sequence
+//! number).
 //!
 //! A read that finds the game's newest cached state only reads the events recorded after
 //! it, instead of replaying the whole game, so a state written by another process is
@@ -24,7 +25,7 @@ use crate::checkpoints::Checkpoints;
 use crate::store::Player;
 use crate::table::Table;
 
-/// Recent tables by (game, version).
+/// The newest table of each recent game, by (game, version).
 #[derive(Debug)]
 pub struct StateCache {
     inner: Mutex<Inner>,
@@ -36,7 +37,8 @@ pub struct StateCache {
 #[derive(Debug)]
 struct Inner {
     states: LruCache<(Uuid, i64), Arc<Table>>,
-    /// The newest version cached per game (may point at an evicted entry).
+    /// The newest version cached per game (may point at an evicted entry); `states`
+    /// holds no other version of it.
     newest: HashMap<Uuid, i64>,
     capacity: usize,
 }
@@ -85,7 +87,7 @@ impl StateCache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The state of `game` right after event `version`, if cached.
+    /// The state of `game` right after event `version`, if it is the newest cached.
     pub fn get(&self, game: Uuid, version: i64) -> Option<Arc<Table>> {
         self.lock().states.get(&(game, version)).cloned()
     }
@@ -97,14 +99,19 @@ impl StateCache {
         inner.states.get(&(game, v)).cloned()
     }
 
-    /// Keeps `table` (at its version).
+    /// Keeps `table` as its game's newest state. The state it supersedes leaves the
+    /// cache, so that a game takes one entry however many moves it makes: the states a
+    /// busy game leaves behind never push out another game's newest. A state older than
+    /// its game's newest is not kept.
     pub fn put(&self, table: Arc<Table>) {
         let mut inner = self.lock();
         let key = (table.id, table.version);
-        let newest = inner.newest.entry(table.id).or_insert(table.version);
-        if *newest < table.version {
-            *newest = table.version;
-        }
+        let superseded = match inner.newest.get(&table.id) {
+            Some(&newest) if newest > table.version => return,
+            Some(&newest) if newest < table.version => inner.states.pop(&(table.id, newest)),
+            _ => None,
+        };
+        inner.newest.insert(table.id, table.version);
         let evicted = inner.states.push(key, table);
         // A game whose newest state leaves the live cache keeps it with the historical
         // states: loading it again folds only the events recorded after it.
@@ -115,6 +122,7 @@ impl StateCache {
             newest.retain(|g, v| states.contains(&(*g, *v)));
         }
         drop(inner);
+        drop(superseded);
         if let Some((_, table)) = demoted {
             self.history.keep(table);
         }

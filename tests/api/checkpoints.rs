@@ -236,3 +236,35 @@ async fn a_game_evicted_from_the_live_cache_leaves_its_newest_state_behind() {
         .nearest(Uuid::from_u128(100), i64::MAX)
         .is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_game_takes_one_entry_of_the_live_cache() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let live = worp::cache::StateCache::new(8);
+    let id = bot_game(&app.worp, "ludo", Value::Null, 4).await;
+    let table = app.worp.load(id).await.expect("load");
+    // Seven quiet games, each at its newest state.
+    let quiet: Vec<Uuid> = (1..=7).map(Uuid::from_u128).collect();
+    for q in &quiet {
+        let mut t = (*table).clone();
+        t.id = *q;
+        live.put(Arc::new(t));
+    }
+    // The busy game moves a hundred times: each state supersedes the one before.
+    for v in 1..=100 {
+        let mut t = (*table).clone();
+        t.version = v;
+        live.put(Arc::new(t));
+    }
+    for q in &quiet {
+        assert!(live.newest(*q).is_some(), "game {q} was pushed out");
+    }
+    assert_eq!(live.newest(id).map(|t| t.version), Some(100));
+    assert!(live.get(id, 99).is_none());
+    // A state older than the newest (a slower reader's) is not kept either.
+    let mut old = (*table).clone();
+    old.version = 50;
+    live.put(Arc::new(old));
+    assert_eq!(live.newest(id).map(|t| t.version), Some(100));
+    assert!(live.get(id, 50).is_none());
+}
