@@ -8,10 +8,11 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
+use crate::routes::kept_answers::kept_answer;
 use crate::routes::paging::{game_cursor, next_offset, page, parse_game_cursor};
 use crate::routes::views::{game_body, game_json, GameView};
 use crate::service::{CreateGame, GameSummary, Idempotency, Played, Refusal, Worp};
-use crate::store::{GameFilter, SavedResponse};
+use crate::store::GameFilter;
 use crate::table::Table;
 
 /// The game as the answer of a request, with its version as the ETag and its players'
@@ -391,7 +392,7 @@ pub async fn play_move(
     };
     if let Some(k) = &key {
         if let Some(saved) = Box::pin(worp.saved_response(&caller.0, k)).await? {
-            return replay(saved, &request, &body_hash);
+            return kept_answer(&worp, saved, &request, &body_hash).await;
         }
     }
     let result = worp
@@ -417,35 +418,12 @@ pub async fn play_move(
         // A retry that raced its own first attempt: answer what the first one stored.
         (Err(Refusal::Conflict(m)), Some(k)) => {
             match Box::pin(worp.saved_response(&caller.0, k)).await? {
-                Some(saved) => replay(saved, &request, &body_hash),
+                Some(saved) => kept_answer(&worp, saved, &request, &body_hash).await,
                 None => Err(ApiError::Conflict(m)),
             }
         }
         (Err(e), _) => Err(e.into()),
     }
-}
-
-/// The answer kept for an `Idempotency-Key`, if it was kept for this very request (a
-/// request and body hash left empty: kept before requests were recorded); else 422.
-fn replay(saved: SavedResponse, request: &str, body_hash: &str) -> Result<HttpResponse, ApiError> {
-    let same = (saved.request.is_empty() || saved.request == request)
-        && (saved.body_hash.is_empty() || saved.body_hash == body_hash);
-    if !same {
-        return Err(ApiError::KeyReused(format!(
-            "this Idempotency-Key was used for another request ({}); use a new key",
-            if saved.request == request {
-                "another body"
-            } else {
-                "another game"
-            }
-        )));
-    }
-    let mut answer = HttpResponse::Ok();
-    answer.insert_header(("Idempotent-Replayed", "true"));
-    if let Some(version) = saved.body.get("version").and_then(Value::as_i64) {
-        answer.insert_header((header::ETAG, format!("\"{version}\"")));
-    }
-    Ok(answer.json(saved.body))
 }
 
 /// `POST /v1/games/{id}/resign` (the body is optional).

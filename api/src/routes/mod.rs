@@ -4,6 +4,7 @@ pub mod audit;
 pub mod games;
 pub mod health;
 pub mod history;
+mod kept_answers;
 pub mod lobby;
 pub mod me;
 pub mod messages;
