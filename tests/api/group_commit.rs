@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 use worp::store::Store;
 
-use crate::helpers::{spawn_app, Backend, BACKENDS};
+use crate::helpers::{spawn_app, spawn_app_with, Backend, ManualClock, BACKENDS};
 use crate::play::two_seat_variant;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -253,4 +253,89 @@ async fn batch_of_moves(backend: Backend) {
         }
         assert_log(&app, *id, *len, if won[0] { h1 } else { h2 }).await;
     }
+}
+
+/// A lone move (a batch of one, each move when a single client plays) is written by a
+/// statement of its own shape: its events take their positions in their order, its
+/// `games` row carries the second of the change the listings are ordered by, and its
+/// notices reach the webhook outbox. Backgammon, whose moves are followed by the next
+/// roll (two events), with a webhook registered for one player, and a clock that moves
+/// on by more than a second between moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_moves_events_take_their_positions_in_order() {
+    let clock = ManualClock::new();
+    let app = spawn_app_with(Backend::Postgres, clock.clone()).await;
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL store");
+    };
+    let (a, b, mut game) = app.two_player_game("backgammon").await;
+    let resp = app
+        .post(
+            "/v1/players/me/webhooks",
+            &a,
+            json!({"url": "http://127.0.0.1:9/hook"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let id = game["id"].as_str().expect("id").to_owned();
+    let mut moves = 0;
+    while game["status"] == "active" && moves < 40 {
+        clock.advance(chrono::Duration::milliseconds(1_100));
+        let who = if game["to_move"] == 0 { &a } else { &b };
+        let resp = app
+            .post(
+                &format!("/v1/games/{id}/moves"),
+                who,
+                json!({"move": game["legal_moves"][0]}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
+        game = resp.json().await.expect("json");
+        moves += 1;
+    }
+    let game_id: uuid::Uuid = id.parse().expect("uuid");
+    let events: Vec<(i64, i64, String)> =
+        sqlx::query_as("SELECT seq, position, kind FROM events WHERE game_id = $1 ORDER BY seq")
+            .bind(game_id)
+            .fetch_all(&pg.pool)
+            .await
+            .expect("events");
+    assert!(
+        events.iter().filter(|e| e.2 == "dice_rolled").count() >= moves / 2,
+        "moves and the rolls after them: {events:?}"
+    );
+    assert!(
+        events.windows(2).all(|w| w[0].1 < w[1].1),
+        "positions in the order of the game's sequence: {events:?}"
+    );
+    const UNLISTED: &str = "SELECT count(*) FROM games WHERE listed_second IS DISTINCT FROM \
+         date_bin('1 second', updated_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')";
+    let unlisted = || async {
+        let n: i64 = sqlx::query_scalar(UNLISTED)
+            .fetch_one(&pg.pool)
+            .await
+            .expect("games");
+        n
+    };
+    assert_eq!(
+        unlisted().await,
+        0,
+        "every row is listed by the second of its change"
+    );
+    // The same once the read models are written again from the log.
+    assert_eq!(app.worp.rebuild().await.expect("rebuild"), 1);
+    assert_eq!(unlisted().await, 0, "every rebuilt row too");
+    let turns: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM webhook_deliveries WHERE game_id = $1 AND player_id = $2 \
+         AND kind = 'your_turn'",
+    )
+    .bind(game_id)
+    .bind(a.id)
+    .fetch_one(&pg.pool)
+    .await
+    .expect("deliveries");
+    assert!(
+        turns >= (moves as i64) / 2 - 1,
+        "a delivery for each turn of the player with a webhook: {turns} in {moves} moves"
+    );
 }

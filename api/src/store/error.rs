@@ -74,3 +74,27 @@ pub(crate) fn unavailable(e: &sqlx::Error) -> bool {
         _ => false,
     }
 }
+
+/// Whether the database refused the statement, so that nothing of it was committed. Not
+/// when the server is going away or is a standby now ([`unavailable`]): a commit
+/// cut off while it waited for a synchronous standby ("terminating connection due to
+/// administrator command") may have been recorded, so its outcome is unknown.
+pub(super) fn refused(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(_)) && !unavailable(e)
+}
+
+/// A copy of a connection-level error, for every change of a failed batch.
+pub(super) fn same_error(e: &sqlx::Error) -> sqlx::Error {
+    match e {
+        sqlx::Error::Io(io) => sqlx::Error::Io(std::io::Error::new(io.kind(), io.to_string())),
+        sqlx::Error::PoolTimedOut => sqlx::Error::PoolTimedOut,
+        sqlx::Error::PoolClosed => sqlx::Error::PoolClosed,
+        sqlx::Error::WorkerCrashed => sqlx::Error::WorkerCrashed,
+        // The server went away or is a standby now: still unavailable (503), not a fault.
+        sqlx::Error::Database(_) => sqlx::Error::Io(std::io::Error::new(
+            std::io::ErrorKind::ConnectionAborted,
+            e.to_string(),
+        )),
+        other => sqlx::Error::Protocol(other.to_string()),
+    }
+}

@@ -49,10 +49,11 @@ use tokio::sync::{mpsc, oneshot, Mutex, Notify};
 use uuid::Uuid;
 
 use super::batch_columns::{AnswerColumns, EventColumns, NoticeColumns, RowColumns};
-use super::error::StoreError;
+use super::error::{refused, same_error, StoreError};
+use super::lone_move;
 use super::postgres::append_alone;
 use super::records::Append;
-use super::sql::{APPEND_MOVES, APPEND_ONE_MOVE, APPEND_TOGETHER};
+use super::sql::{APPEND_MOVES, APPEND_TOGETHER};
 use crate::events::StoredEvent;
 
 /// Writer tasks: while one waits for its commit, the next gathers the changes that
@@ -341,30 +342,6 @@ async fn write(
     }
 }
 
-/// Whether the database refused the statement, so that nothing of it was committed. Not
-/// when the server is going away or is a standby now (`error::unavailable`): a commit
-/// cut off while it waited for a synchronous standby ("terminating connection due to
-/// administrator command") may have been recorded, so its outcome is unknown.
-fn refused(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(_)) && !super::error::unavailable(e)
-}
-
-/// A copy of a connection-level error, for every change of a failed batch.
-fn same_error(e: &sqlx::Error) -> sqlx::Error {
-    match e {
-        sqlx::Error::Io(io) => sqlx::Error::Io(std::io::Error::new(io.kind(), io.to_string())),
-        sqlx::Error::PoolTimedOut => sqlx::Error::PoolTimedOut,
-        sqlx::Error::PoolClosed => sqlx::Error::PoolClosed,
-        sqlx::Error::WorkerCrashed => sqlx::Error::WorkerCrashed,
-        // The server went away or is a standby now: still unavailable (503), not a fault.
-        sqlx::Error::Database(_) => sqlx::Error::Io(std::io::Error::new(
-            std::io::ErrorKind::ConnectionAborted,
-            e.to_string(),
-        )),
-        other => sqlx::Error::Protocol(other.to_string()),
-    }
-}
-
 /// What a batch statement did for each of its changes, in order: the positions of the
 /// change's events, or `None` when nothing of it was written (its game had moved on);
 /// and the number of webhook deliveries written.
@@ -377,6 +354,12 @@ async fn append_together(
     connection: &mut PgConnection,
     jobs: &[Job],
 ) -> Result<Written, sqlx::Error> {
+    if let [job] = jobs {
+        if let Some(statement) = lone_move::statement(&job.append) {
+            let (at, deliveries) = lone_move::append(connection, &job.append, statement).await?;
+            return Ok((vec![at], deliveries));
+        }
+    }
     let mut heads = (Vec::new(), Vec::new());
     let mut ev = EventColumns::default();
     let mut rows = RowColumns::default();
@@ -417,10 +400,10 @@ async fn append_together(
         && jobs
             .iter()
             .all(|j| j.append.expected_version > 0 && !j.append.events.is_empty());
-    let mut statement = sqlx::query(match (only_moves, jobs.len()) {
-        (true, 1) => APPEND_ONE_MOVE,
-        (true, _) => APPEND_MOVES,
-        (false, _) => APPEND_TOGETHER,
+    let mut statement = sqlx::query(if only_moves {
+        APPEND_MOVES
+    } else {
+        APPEND_TOGETHER
     })
     .bind(heads.0)
     .bind(heads.1)

@@ -6,7 +6,8 @@
 //!   [`postgres`] and [`sqlite`].
 //! - [`group_commit`]: on PostgreSQL, the changes that arrive together share one
 //!   statement and one durable commit (each actix-web worker thread has a writer of its
-//!   own; their columns in `batch_columns`); [`sqlite_commit`]: on SQLite, one writer thread
+//!   own; their columns in `batch_columns`, a batch of one move in `lone_move`);
+//!   [`sqlite_commit`]: on SQLite, one writer thread
 //!   writes them in one transaction and one durable commit.
 //! - [`records`]: what is read and written; [`error`]: what can fail.
 //!
@@ -18,6 +19,7 @@
 mod batch_columns;
 pub mod error;
 pub mod group_commit;
+mod lone_move;
 pub mod postgres;
 pub mod records;
 pub mod sql;

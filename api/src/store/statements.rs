@@ -7,8 +7,9 @@
 /// Defines, in the module it is invoked in, one `async fn` per statement over a
 /// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
 /// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]); `$list_games` and
-/// `$list_games_of` list games in the backend's order (`LIST_GAMES_*`), and
-/// `$list_games_after` and `$list_games_of_after` the games after a given one.
+/// `$list_games_of` list games in the backend's order (`LIST_GAMES_*`),
+/// `$list_games_after` and `$list_games_of_after` the games after a given one, and
+/// `$write_game_row` writes a `games` row (`WRITE_GAME_ROW*`).
 macro_rules! statements {
     (
         $Db:ty,
@@ -16,7 +17,8 @@ macro_rules! statements {
         $list_games:expr,
         $list_games_of:expr,
         $list_games_after:expr,
-        $list_games_of_after:expr
+        $list_games_of_after:expr,
+        $write_game_row:expr
     ) => {
         use chrono::{DateTime, Utc};
         use serde_json::Value;
@@ -243,7 +245,7 @@ macro_rules! statements {
             row: &GameRow,
             seats: bool,
         ) -> Result<(), StoreError> {
-            sqlx::query(sql::WRITE_GAME_ROW)
+            sqlx::query($write_game_row)
                 .bind(row.id)
                 .bind(&row.variant)
                 .bind(&row.status)

@@ -1,0 +1,81 @@
+//! A group-commit batch of one move (each move, when a single client plays): its rows
+//! bound one by one to a statement of its shape ([`sql::append_one_move`]), not
+//! gathered into arrays ([`super::batch_columns`]).
+
+use sqlx::{PgConnection, Row};
+
+use super::records::Append;
+use super::sql;
+
+/// The statement for `a` alone, when it is a move to an existing game (no new game, seat
+/// or kept answer) whose rows are all of its own game, within the shapes kept.
+pub(super) fn statement(a: &Append) -> Option<&'static str> {
+    let own = a.row.id == a.game_id
+        && a.events.iter().all(|e| e.game_id == a.game_id)
+        && a.notices.iter().all(|n| n.game_id == a.game_id);
+    let move_only = a.expected_version > 0
+        && a.secret.is_none()
+        && a.idempotency.is_none()
+        && !a.seats_changed();
+    if !own || !move_only {
+        return None;
+    }
+    sql::append_one_move(a.events.len(), a.notices.len())
+}
+
+/// Appends `a` with `statement` (from [`statement`]): the positions of its events, or
+/// `None` when its game had moved on; and the number of webhook deliveries written.
+pub(super) async fn append(
+    connection: &mut PgConnection,
+    a: &Append,
+    statement: &'static str,
+) -> Result<(Option<Vec<i64>>, i64), sqlx::Error> {
+    let row = &a.row;
+    let mut query = sqlx::query(statement)
+        .bind(a.game_id)
+        .bind(a.expected_version)
+        .bind(row.status.as_str())
+        .bind(row.version)
+        .bind(row.to_move_seat)
+        .bind(row.to_move_player)
+        .bind(row.summary.get())
+        .bind(row.updated_at)
+        .bind(row.deadline);
+    for e in &a.events {
+        query = query
+            .bind(e.seq)
+            .bind(e.kind.as_str())
+            .bind(serde_json::to_string(&e.payload).unwrap_or_default())
+            .bind(e.rules_version)
+            .bind(e.recorded_at)
+            .bind(e.hash.as_str());
+    }
+    for n in &a.notices {
+        query = query
+            .bind(n.player_id)
+            .bind(n.version)
+            .bind(n.kind.as_str())
+            .bind(n.payload.get());
+    }
+    let returned = query.fetch_all(connection).await?;
+    let mut deliveries = 0;
+    let mut at = Vec::with_capacity(a.events.len());
+    for e in &a.events {
+        let r = returned
+            .iter()
+            .find(|r| r.try_get::<i64, _>("seq").ok() == Some(e.seq));
+        if let Some(r) = r {
+            deliveries = r.try_get("deliveries")?;
+            at.push(r.try_get::<i64, _>("position")?);
+        }
+    }
+    match (returned.len(), at.len()) {
+        // The game had moved on: nothing was written.
+        (0, _) => Ok((None, deliveries)),
+        (n, found) if n == a.events.len() && found == n => Ok((Some(at), deliveries)),
+        // The statement writes a change's events together or not at all.
+        _ => Err(sqlx::Error::Protocol(
+            "only some of a change's events were returned".into(),
+        )),
+    }
+}
