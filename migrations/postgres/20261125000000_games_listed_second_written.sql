@@ -5,7 +5,4 @@
 -- about a fiftieth of the database's time per move. The server now writes the column
 -- with every row, computed in the statement from `updated_at` by the same expression
 -- (`listed_second!` in api/src/store/sql.rs). The values already stored are kept.
--- A server built before this migration does not write the column: stop such servers
--- before migrating (as the README's upgrade order has it), or the games they create or
--- move meanwhile are listed out of order until their next move.
 ALTER TABLE games ALTER COLUMN listed_second DROP EXPRESSION;
