@@ -9,6 +9,7 @@ use worp::store::Store;
 
 use crate::helpers::{spawn_app, spawn_app_with, Backend, ManualClock, BACKENDS};
 use crate::play::two_seat_variant;
+use crate::store::move_once;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn group_commit_writers_give_their_connections_back_when_quiet() {
@@ -281,16 +282,7 @@ async fn a_lone_moves_events_take_their_positions_in_order() {
     let mut moves = 0;
     while game["status"] == "active" && moves < 40 {
         clock.advance(chrono::Duration::milliseconds(1_100));
-        let who = if game["to_move"] == 0 { &a } else { &b };
-        let resp = app
-            .post(
-                &format!("/v1/games/{id}/moves"),
-                who,
-                json!({"move": game["legal_moves"][0]}),
-            )
-            .await;
-        assert_eq!(resp.status(), 200);
-        game = resp.json().await.expect("json");
+        game = move_once(&app, &game, &a, &b).await;
         moves += 1;
     }
     let game_id: uuid::Uuid = id.parse().expect("uuid");

@@ -82,7 +82,12 @@ async fn rebuild_remakes_the_listing_from_the_log() {
 }
 
 /// One legal move in `game` by whichever of `a` (seat 0) and `b` is to move.
-async fn move_once(app: &TestApp, game: &Value, a: &TestPlayer, b: &TestPlayer) -> Value {
+pub(crate) async fn move_once(
+    app: &TestApp,
+    game: &Value,
+    a: &TestPlayer,
+    b: &TestPlayer,
+) -> Value {
     let who = if game["to_move"] == 0 { a } else { b };
     let id = game["id"].as_str().expect("id");
     let resp = app
