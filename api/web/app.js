@@ -426,6 +426,9 @@ async function gameView(id) {
 
   function show(g) {
     if (!g || st.closed) return;
+    // Reads may be answered out of order (a stream event's read, a move's answer): an
+    // older state than the one shown is not shown again.
+    if (st.game && g.id === st.game.id && g.version < st.game.version) return;
     const changed = !st.game || g.version !== st.game.version;
     st.game = g;
     if (changed) { st.hops = []; st.source = null; st.chooser = null; }

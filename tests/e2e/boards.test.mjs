@@ -436,3 +436,39 @@ test('Hoofden: a legend of the head letters beside the board', async () => {
   const letters = new Set(await ann.page.locator('#board .pawn text').allTextContents());
   for (const l of letters) assert.ok(['b', 'g', 'r', 'y'].includes(l), l);
 });
+
+test('a read of the game answered late does not take the page back to an older state', async () => {
+  const id = await newGame(ann, 'backgammon', bob);
+  await open(ann, id);
+  const page = ann.page;
+  const version = async () => Number(await page.getAttribute('main', 'data-version'));
+  const moveNow = async () => {
+    const g = await game(id);
+    await call(g.to_move === 0 ? ann : bob, 'POST', `/v1/games/${id}/moves`, { move: g.legal_moves[0] });
+    return (await game(id)).version;
+  };
+  // The page's next read of the game is answered only once a newer state is shown.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let heldRead;
+  const reading = new Promise((r) => { heldRead = r; });
+  let armed = true;
+  const path = `/v1/games/${id}`;
+  const thisGame = (u) => u.pathname === path;
+  await page.route(thisGame, async (route) => {
+    if (!armed || route.request().method() !== 'GET') return route.continue();
+    armed = false;
+    const response = await route.fetch();
+    heldRead();
+    await held;
+    await route.fulfill({ response });
+  });
+  await moveNow();
+  await reading;
+  const newest = await moveNow();
+  await page.waitForFunction((v) => Number(document.querySelector('main')?.getAttribute('data-version')) === v, newest);
+  release();
+  await sleep(500);
+  assert.equal(await version(), newest, 'the late answer, older than what is shown, is not shown');
+  await page.unroute(thisGame);
+});
