@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use worp::clock::SystemClock;
 
-use crate::helpers::{spawn_app, spawn_app_from, test_settings, TestApp, TestPlayer, BACKENDS};
+use crate::helpers::{
+    spawn_app, spawn_app_from, test_settings, Backend, TestApp, TestPlayer, BACKENDS,
+};
 
 /// `creator` opens a game of backgammon with one open seat; `joiner` finds it in the
 /// lobby and takes it; `loser` resigns. Returns the finished game.
@@ -192,5 +194,98 @@ async fn a_server_folds_the_ratings_as_it_starts_before_a_request_needs_them() {
             );
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
+    }
+}
+
+/// Asks for the ratings with the check for late finishes due, and returns the book's
+/// number of finishes folded and the settled mark.
+async fn check_now(app: &TestApp) -> (u64, i64, u64) {
+    app.worp.ratings.0.lock().await.checked_at = None;
+    let book = app.worp.rating_book().await.expect("ratings");
+    let projection = app.worp.ratings.0.lock().await;
+    (
+        book.folded,
+        projection.settled.position,
+        projection.settled.folded,
+    )
+}
+
+/// A finish that took its position before another and committed after it (two writers,
+/// or two processes) is still folded in: the check waits for the transactions that were
+/// writing events when it noted the book's end, then counts the finishes from the last
+/// settled mark to that end only, never the whole log again.
+#[tokio::test]
+async fn a_finish_that_commits_late_is_caught_by_counting_the_newest_finishes_only() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob) = (app.player("alice").await, app.player("bob").await);
+        let first = rated_game(&app, &alice, &bob, &bob).await;
+        // Settles the first finish: a first step notes it, a second counts it.
+        check_now(&app).await;
+        let (folded, settled_at, settled) = check_now(&app).await;
+        assert_eq!((folded, settled), (1, 1), "{backend:?}");
+        assert!(settled_at > 0, "{backend:?}");
+
+        // On PostgreSQL, a copy of the first game's finish under a new game takes its
+        // position now and commits only after the next game's finish has been read.
+        let mut late = None;
+        if backend == Backend::Postgres {
+            use sqlx::Connection;
+            let mut conn = sqlx::PgConnection::connect(&app.database)
+                .await
+                .expect("connect");
+            let copy = uuid::Uuid::new_v4();
+            sqlx::query("BEGIN")
+                .execute(&mut conn)
+                .await
+                .expect("begin");
+            sqlx::query(
+                "INSERT INTO games (id, variant, status, version, to_move_seat, to_move_player, \
+                 summary, deadline, created_at, updated_at, listed_second) \
+                 SELECT $1, variant, status, version, to_move_seat, to_move_player, summary, \
+                 deadline, created_at, updated_at, listed_second FROM games WHERE id = $2::uuid",
+            )
+            .bind(copy)
+            .bind(first["id"].as_str().expect("id"))
+            .execute(&mut conn)
+            .await
+            .expect("the copy's row");
+            sqlx::query(
+                "INSERT INTO events (game_id, seq, kind, payload, rules_version, recorded_at, hash) \
+                 SELECT $1, 1, kind, payload, rules_version, recorded_at, hash FROM events \
+                 WHERE game_id = $2::uuid AND kind = 'game_finished'",
+            )
+            .bind(copy)
+            .bind(first["id"].as_str().expect("id"))
+            .execute(&mut conn)
+            .await
+            .expect("the copy's finish");
+            late = Some(conn);
+        }
+        rated_game(&app, &bob, &alice, &alice).await;
+        // The first step notes the end, with the late writer among those writing.
+        let (folded, settled_at_now, _) = check_now(&app).await;
+        assert_eq!((folded, settled_at_now), (2, settled_at), "{backend:?}");
+        if let Some(mut conn) = late.take() {
+            // While it may still commit, nothing settles.
+            assert_eq!(check_now(&app).await, (2, settled_at, 1));
+            sqlx::query("COMMIT")
+                .execute(&mut conn)
+                .await
+                .expect("commit");
+        }
+        // The second step counts the finishes after the settled mark.
+        let (folded, settled_at_now, settled) = check_now(&app).await;
+        let expected = if backend == Backend::Postgres { 3 } else { 2 };
+        assert_eq!((folded, settled), (expected, expected), "{backend:?}");
+        assert!(
+            settled_at_now > settled_at,
+            "{backend:?}: the mark moved on"
+        );
+        let live = app.worp.rating_book().await.expect("live");
+        let again = app.worp.rating_book_from_scratch().await.expect("fold");
+        assert_eq!(*live, again, "{backend:?}");
+        let page = app.get_json(&format!("/v1/players/{}", alice.id)).await;
+        assert_eq!(page["ratings"][0]["games"], expected, "{backend:?}: {page}");
     }
 }

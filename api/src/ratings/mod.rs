@@ -312,7 +312,7 @@ impl RatingBook {
 }
 
 /// The projection shared by a process's requests (one refresh at a time): the book, and
-/// when it was last checked against a count of the whole log.
+/// how far it is known to hold every finish of the log (`service::ratings`).
 #[derive(Debug, Default)]
 pub struct Projector(pub tokio::sync::Mutex<Projection>);
 
@@ -320,7 +320,21 @@ pub struct Projector(pub tokio::sync::Mutex<Projection>);
 #[derive(Debug, Default)]
 pub struct Projection {
     pub book: std::sync::Arc<RatingBook>,
-    pub counted_at: Option<std::time::Instant>,
+    /// When the book was last checked for a finish that committed late.
+    pub checked_at: Option<std::time::Instant>,
+    /// Up to this mark the log can gain no finish, and the book holds every one.
+    pub settled: Mark,
+    /// The book's end when it was last checked, and the transactions that might then
+    /// still commit a finish below it: once they all ended, the finishes up to it are
+    /// counted, and the mark settles.
+    pub pending: Option<(Mark, Vec<String>)>,
+}
+
+/// A position of the log, and how many finishes the book had folded up to it.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Mark {
+    pub position: i64,
+    pub folded: u64,
 }
 
 #[cfg(test)]

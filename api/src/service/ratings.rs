@@ -1,12 +1,24 @@
 //! Keeping the ratings current: the book is folded from the log's `game_finished` events
 //! in global order, read on demand. A refresh folds in the events after the newest
-//! folded position (an index range of the new finishes only). A finish can also commit
-//! late, below a position already read (two writers commit out of order): at most every
-//! [`COUNT_EVERY`] a refresh also counts the finishes up to the newest folded position,
-//! and when the book lacks one it folds the whole log again. Either way the book equals a
-//! fold of the whole log from the start (`worp ratings`; a test compares), a late commit
-//! within [`COUNT_EVERY`] of the next refresh. Counting on every refresh made each one
-//! cost a pass over every finish ever recorded.
+//! folded position (an index range of the new finishes only).
+//!
+//! A finish can also commit late, below a position already read: two writers took their
+//! positions in one order and committed in the other. At most every [`CHECK_EVERY`] a
+//! refresh looks for one, in two steps that each cost a count of the newest finishes
+//! only, never of the whole log:
+//!
+//! 1. It notes the book's end (position, finishes folded) and the transactions writing
+//!    events at that moment ([`Store::event_writers`](crate::store::Store::event_writers)):
+//!    any that will still commit a finish below that end is one of them.
+//! 2. Once none of those is left, it counts the log's finishes between the last settled
+//!    mark and the noted end. The same number as the book's: the mark settles there.
+//!    Fewer in the book: one committed late, and the whole log is folded again.
+//!
+//! Either way the book equals a fold of the whole log from the start (`worp ratings`; a
+//! test compares), a late commit within about two [`CHECK_EVERY`] of its commit. Counting
+//! every finish up to the book's end instead made each check cost a pass over every
+//! finish ever recorded (11 ms at 100,000 finishes, 292 ms before a vacuum), with the
+//! projection locked.
 
 use std::sync::Arc;
 
@@ -18,7 +30,7 @@ use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::events::Event;
 pub use crate::ratings::LEADERBOARD_MAX_DEVIATION;
-use crate::ratings::{FinishedGame, RatingBook};
+use crate::ratings::{FinishedGame, Mark, Projection, RatingBook};
 
 /// A finished game read from a `game_finished` event and its game's listing entry.
 fn finished_game(
@@ -78,19 +90,47 @@ impl Worp {
             projection.book = Arc::new(grown);
         }
         let due = projection
-            .counted_at
-            .is_none_or(|at| at.elapsed() >= COUNT_EVERY);
+            .checked_at
+            .is_none_or(|at| at.elapsed() >= CHECK_EVERY);
         if due {
-            // Every finish up to the newest folded must be in: one that committed late,
-            // below a position already read, means folding again from the start.
-            let book = &projection.book;
-            let (upto, _) = self.store.finished_count(book.last_position).await?;
-            if upto != book.folded as i64 {
-                projection.book = Arc::new(self.rating_book_from_scratch().await?);
-            }
-            projection.counted_at = Some(std::time::Instant::now());
+            self.check_late_finishes(&mut projection).await?;
+            projection.checked_at = Some(std::time::Instant::now());
         }
         Ok(projection.book.clone())
+    }
+
+    /// The two steps of a check for a finish that committed late (see the module's
+    /// documentation).
+    async fn check_late_finishes(&self, projection: &mut Projection) -> Result<(), Refusal> {
+        let writing = self.store.event_writers().await?;
+        if let Some((end, writers)) = &projection.pending {
+            if writers.iter().any(|w| writing.contains(w)) {
+                return Ok(()); // One of them may still commit below the noted end.
+            }
+            let settled = projection.settled;
+            let found = self
+                .store
+                .finished_count(settled.position, end.position)
+                .await?;
+            let found = u64::try_from(found).unwrap_or_default();
+            if Some(found) != end.folded.checked_sub(settled.folded) {
+                projection.book = Arc::new(self.rating_book_from_scratch().await?);
+            }
+            projection.settled = Mark {
+                position: end.position,
+                folded: settled.folded + found,
+            };
+            projection.pending = None;
+            return Ok(());
+        }
+        let end = Mark {
+            position: projection.book.last_position,
+            folded: projection.book.folded,
+        };
+        if end != projection.settled {
+            projection.pending = Some((end, writing));
+        }
+        Ok(())
     }
 
     /// The ratings folded from the whole log, from the start (what `worp ratings` prints).
@@ -104,6 +144,6 @@ impl Worp {
 /// How many finishes a fold reads per query.
 const FINISHES_PER_READ: i64 = 1000;
 
-/// How often a refresh of the ratings counts every finish to catch one that committed
-/// late (see the module's documentation).
-pub const COUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+/// How often a refresh of the ratings takes a step of the check for a finish that
+/// committed late (see the module's documentation).
+pub const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(2);

@@ -303,8 +303,13 @@ impl Store {
     ) -> Result<Option<(String, DateTime<Utc>)>, StoreError> {
         on_backend!(self.player_profile(id))
     }
-    pub async fn finished_count(&self, position: i64) -> Result<(i64, i64), StoreError> {
-        on_backend!(self.finished_count(position))
+    pub async fn finished_count(&self, after: i64, upto: i64) -> Result<i64, StoreError> {
+        on_backend!(self.finished_count(after, upto))
+    }
+    /// The transactions that may be writing events now, by an id of each that is not
+    /// reused; see [`postgres::event_writers`] and [`sqlite::event_writers`].
+    pub async fn event_writers(&self) -> Result<Vec<String>, StoreError> {
+        on_backend!(self.event_writers())
     }
     pub async fn finished_after(
         &self,

@@ -31,3 +31,14 @@ pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError>
         .await?;
     Ok(row.try_get("n")?)
 }
+
+/// The transactions that may be writing events now, in this process or another, by
+/// their virtual transaction ids: a transaction takes its `ROW EXCLUSIVE` lock on
+/// `events` before it takes a position, and holds it until it ends, so one that will
+/// still commit an event below a position already read is among them.
+pub async fn event_writers(pool: &Pool) -> Result<Vec<String>, StoreError> {
+    let rows = sqlx::query(sql::EVENT_WRITERS_POSTGRES)
+        .fetch_all(pool)
+        .await?;
+    rows.iter().map(|r| Ok(r.try_get("vxid")?)).collect()
+}

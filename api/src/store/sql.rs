@@ -336,9 +336,17 @@ pub const RECORD_ATTEMPT: &str =
 pub const DELETE_WEBHOOK_DELIVERIES: &str = "DELETE FROM webhook_deliveries WHERE webhook_id = \
      (SELECT id FROM webhooks WHERE player_id = $1 AND id = $2)";
 /// Every game, in the order of its first event.
-/// How many `game_finished` events there are up to a position, and the newest of them.
-pub const FINISHED_COUNT: &str = "SELECT count(*) AS n, coalesce(max(position), 0) AS top \
-     FROM events WHERE kind = 'game_finished' AND position <= $1";
+/// How many `game_finished` events there are after a position and up to another (an
+/// index range of `events_finished`).
+pub const FINISHED_COUNT: &str = "SELECT count(*) AS n FROM events \
+     WHERE kind = 'game_finished' AND position > $1 AND position <= $2";
+/// The transactions that may be writing events now (each holds a `ROW EXCLUSIVE` lock on
+/// `events` from the start of its insert to its end, before it takes a position), by
+/// their virtual transaction ids; other processes' too. `pg_locks` is readable by every
+/// role.
+pub const EVENT_WRITERS_POSTGRES: &str = "SELECT virtualtransaction AS vxid FROM pg_locks \
+     WHERE locktype = 'relation' AND relation = to_regclass('events') \
+     AND mode = 'RowExclusiveLock' AND pid IS DISTINCT FROM pg_backend_pid()";
 /// The first `$2` `game_finished` events after a position, in global order, with their
 /// games' listing entries (players, variant, whether rated).
 /// Each game's entry is looked up by its key: a join let the planner read every game

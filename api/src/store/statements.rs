@@ -395,13 +395,14 @@ macro_rules! statements {
             rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
         }
 
-        /// How many `game_finished` events there are up to `position`, and the newest.
-        pub async fn finished_count(pool: &Pool, position: i64) -> Result<(i64, i64), StoreError> {
+        /// How many `game_finished` events there are after `after` and up to `upto`.
+        pub async fn finished_count(pool: &Pool, after: i64, upto: i64) -> Result<i64, StoreError> {
             let r = sqlx::query(sql::FINISHED_COUNT)
-                .bind(position)
+                .bind(after)
+                .bind(upto)
                 .fetch_one(pool)
                 .await?;
-            Ok((r.try_get("n")?, r.try_get("top")?))
+            Ok(r.try_get("n")?)
         }
 
         /// The `game_finished` events after `position`, in global order: each with its
