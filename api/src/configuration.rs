@@ -53,6 +53,11 @@ pub struct Settings {
     /// `WORP_MAX_CONNECTIONS`: the most connections served at once; more wait to be
     /// accepted.
     pub max_connections: usize,
+    /// `WORP_WORKERS`: the threads that serve HTTP, 1 to 64 (default 1). Each thread's
+    /// changes share one statement and one durable commit on PostgreSQL, so one thread
+    /// makes the fewest, largest commits; more serve more requests at once where the
+    /// HTTP work outgrows one core (many cores, the database on another machine).
+    pub workers: usize,
     /// `WORP_SHUTDOWN_GRACE_SECS`: after SIGTERM, how long the server keeps accepting
     /// (answering `/readyz` 503 and closing each connection after its answer) before it
     /// stops listening; `0`: stop listening at once.
@@ -160,6 +165,15 @@ impl Settings {
             header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
             max_connections: parsed("WORP_MAX_CONNECTIONS", 512usize)?.max(1),
+            workers: match parsed("WORP_WORKERS", 1usize)? {
+                n @ 1..=64 => n,
+                _ => {
+                    return Err(SettingError {
+                        name: "WORP_WORKERS",
+                        reason: "must be a number of threads from 1 to 64".into(),
+                    })
+                }
+            },
             shutdown_grace: std::time::Duration::from_secs(parsed(
                 "WORP_SHUTDOWN_GRACE_SECS",
                 1u64,

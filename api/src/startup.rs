@@ -170,11 +170,6 @@ fn listen(address: SocketAddr) -> std::io::Result<TcpListener> {
     socket.listen(BACKLOG)?.into_std()
 }
 
-/// The server's worker threads: one per processor, as actix-web chooses by default.
-fn workers() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
     let e = match &err {
         JsonPayloadError::Overflow { limit }
@@ -249,7 +244,7 @@ fn serve(
         .with_registrations(settings.players_per_hour_per_address);
     let body_limit = settings.body_timeout;
     // actix-web caps connections per worker: each takes its share of the cap.
-    let workers = workers();
+    let workers = settings.workers;
     let per_worker = settings.max_connections.div_ceil(workers).max(1);
     let header_timeout = settings.header_timeout;
     let shutdown_timeout = settings.shutdown_timeout.as_secs();

@@ -146,6 +146,7 @@ pub fn test_settings(database: String) -> Settings {
         header_timeout: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),
         max_connections: 512,
+        workers: 1,
         shutdown_grace: std::time::Duration::from_secs(1),
         shutdown_timeout: std::time::Duration::from_secs(30),
         log_format: Default::default(),

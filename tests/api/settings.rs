@@ -262,3 +262,47 @@ async fn the_metrics_bind_serves_metrics_on_their_own_address_only() {
     assert!(app.metrics_address.is_none());
     assert_eq!(app.get("/metrics").await.status(), 200);
 }
+
+/// The threads named as actix-web names its workers in process `pid`.
+fn http_workers(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("the server's threads")
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+        .filter(|name| name.starts_with("actix-server wo"))
+        .count()
+}
+
+/// `WORP_WORKERS` sets the threads that serve HTTP (one by default: every change of the
+/// process then shares the fewest commits); a value out of 1 to 64 stops the server
+/// with a message naming the setting.
+#[tokio::test]
+async fn the_server_runs_the_configured_number_of_http_workers() {
+    use crate::shutdown::{free_port, until_ready, worp_command};
+    let (url, _dir) = fresh_database(Backend::Sqlite).await;
+    for (setting, expected) in [(None, 1), (Some("3"), 3)] {
+        let port = free_port();
+        let env: Vec<(&str, &str)> = setting.map(|n| ("WORP_WORKERS", n)).into_iter().collect();
+        let mut server = worp_command(&url, port, &env)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("worp serve starts");
+        until_ready(&format!("http://127.0.0.1:{port}/readyz")).await;
+        let workers = http_workers(server.id());
+        let _ = server.kill();
+        let _ = server.wait();
+        assert_eq!(workers, expected, "WORP_WORKERS={setting:?}");
+    }
+    for bad in ["0", "65", "many"] {
+        let out = worp_command(&url, free_port(), &[("WORP_WORKERS", bad)])
+            .output()
+            .expect("worp serve runs");
+        assert!(!out.status.success(), "WORP_WORKERS={bad} was accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("WORP_WORKERS"),
+            "WORP_WORKERS={bad}: {stderr}"
+        );
+    }
+}

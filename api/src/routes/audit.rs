@@ -114,7 +114,10 @@ pub async fn audit_game(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let (export, _) = worp.export(id.into_inner()).await?;
-    let report = crate::export::audit_export(&export)
+    // Replaying a long game takes milliseconds: off the thread that serves requests.
+    let report = web::block(move || crate::export::audit_export(&export))
+        .await
+        .map_err(|e| ApiError::Internal(format!("the audit stopped: {e}")))?
         .map_err(|e| ApiError::Internal(format!("the stored log fails its audit: {e}")))?;
     Ok(HttpResponse::Ok().json(report))
 }
