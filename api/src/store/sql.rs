@@ -335,7 +335,6 @@ pub const RECORD_ATTEMPT: &str =
 /// The deliveries of a webhook being deleted (in the same transaction).
 pub const DELETE_WEBHOOK_DELIVERIES: &str = "DELETE FROM webhook_deliveries WHERE webhook_id = \
      (SELECT id FROM webhooks WHERE player_id = $1 AND id = $2)";
-/// Every game, in the order of its first event.
 /// How many `game_finished` events there are after a position and up to another (an
 /// index range of `events_finished`).
 pub const FINISHED_COUNT: &str = "SELECT count(*) AS n FROM events \
