@@ -114,7 +114,7 @@ pub async fn audit_game(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let (export, _) = worp.export(id.into_inner()).await?;
-    // Replaying a long game takes milliseconds: off the thread that serves requests.
+    // The audit replays the game again, with every roll: on the blocking pool too.
     let report = web::block(move || crate::export::audit_export(&export))
         .await
         .map_err(|e| ApiError::Internal(format!("the audit stopped: {e}")))?

@@ -191,7 +191,15 @@ impl Worp {
         if events.is_empty() {
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
-        let table = Table::from_events(&events)?;
+        // A replay of the whole game takes milliseconds for a long one: on the blocking
+        // pool, off the thread that serves requests (one by default, `WORP_WORKERS`).
+        let (events, table) = tokio::task::spawn_blocking(move || {
+            let table = Table::from_events(&events);
+            (events, table)
+        })
+        .await
+        .map_err(|e| Refusal::Internal(format!("the replay of game {id} stopped: {e}")))?;
+        let table = table?;
         Ok((Export::of(&table, events), table))
     }
 
