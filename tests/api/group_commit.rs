@@ -66,12 +66,32 @@ async fn group_commit_writers_give_their_connections_back_when_quiet() {
 /// A move judged on `table` (the `pick`th legal move), as the service would append it
 /// (without the dice that follow), and the hash it would record.
 pub(crate) fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::Append, String) {
-    use worp::events::{Event, StoredEvent};
     let seat = table.to_move().expect("a seat to move");
     let moves = table.game.legal_moves();
     let mv = moves[pick.min(moves.len() - 1)].clone();
-    let event = Event::MovePlayed { seat: seat.0, mv };
-    let stored = StoredEvent::new(
+    change_on(table, worp::events::Event::MovePlayed { seat: seat.0, mv })
+}
+
+/// A message of seat 0 posted on `table`, and the hash it would record.
+fn message_on(table: &worp::table::Table) -> (worp::store::Append, String) {
+    use sha2::Digest;
+    let text = "gl hf".to_owned();
+    let text_sha256 = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+    let event = worp::events::Event::MessagePosted {
+        seat: 0,
+        text: Some(text),
+        text_sha256,
+    };
+    change_on(table, event)
+}
+
+/// `event` judged on `table`, as the service would append it, and the hash it would
+/// record.
+fn change_on(
+    table: &worp::table::Table,
+    event: worp::events::Event,
+) -> (worp::store::Append, String) {
+    let stored = worp::events::StoredEvent::new(
         table.id,
         table.version + 1,
         &event,
@@ -81,7 +101,7 @@ pub(crate) fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::
     let mut after = table.clone();
     after
         .apply_event(&stored, event)
-        .expect("a legal move applies");
+        .expect("the change applies");
     let hash = stored.hash.clone();
     (
         worp::store::Append {
@@ -161,7 +181,7 @@ async fn batch_of_moves(backend: Backend) {
 
     let app = spawn_app(backend).await;
     let mut tables = Vec::new();
-    for _ in 0..22 {
+    for _ in 0..26 {
         let (_, _, game) = app.two_player_game(two_seat_variant()).await;
         let id: uuid::Uuid = game["id"].as_str().expect("id").parse().expect("uuid");
         tables.push(app.worp.load(id).await.expect("load"));
@@ -253,6 +273,34 @@ async fn batch_of_moves(backend: Backend) {
             assert!(matches!(refused, Err(StoreError::Conflict)), "{refused:?}");
         }
         assert_log(&app, *id, *len, if won[0] { h1 } else { h2 }).await;
+    }
+
+    // Two changes of one game at once, the second (a message) judged on the state the
+    // first (a move) leaves: a batch naming a game twice. The first is written; the
+    // second is written after it or refused, and the `games` row follows the log either
+    // way: the batch's upsert refuses to write one row twice, and a statement that did
+    // would leave the row at one change while the log holds both.
+    let mut changes = Vec::new();
+    let mut expected = Vec::new();
+    for table in &tables[22..26] {
+        let (first, h1) = move_on(table, 0);
+        let mut events = app.worp.all_events(table.id).await.expect("events");
+        events.extend(first.events.iter().cloned());
+        let after = worp::table::Table::from_events(&events).expect("the move replays");
+        let (second, h2) = message_on(&after);
+        changes.push(first);
+        changes.push(second);
+        expected.push((table.id, table.version, h1, h2));
+    }
+    let answers =
+        futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
+    for ((id, version, h1, h2), pair) in expected.iter().zip(answers.chunks(2)) {
+        assert!(pair[0].is_ok(), "the move is written: {pair:?}");
+        match &pair[1] {
+            Ok(_) => assert_log(&app, *id, version + 2, h2).await,
+            Err(StoreError::Conflict) => assert_log(&app, *id, version + 1, h1).await,
+            Err(e) => panic!("the message is written or refused: {e:?}"),
+        }
     }
 }
 
