@@ -137,7 +137,10 @@ async fn a_retry_with_the_same_idempotency_key_appends_nothing() {
             Some("true")
         );
         let second: Value = second.json().await.expect("json");
-        assert_eq!(first["version"], second["version"]);
+        assert_eq!(
+            first, second,
+            "{backend:?}: the retry is answered as the first time"
+        );
         let now = app.get_json(&format!("/v1/games/{id}")).await;
         assert_eq!(now["version"], first["version"]);
     }

@@ -11,6 +11,7 @@ use worp_engine::{Awaiting, GameResult};
 use crate::bots::BotKind;
 use crate::ratings::RatingChange;
 use crate::service::NameBook;
+use crate::store::JsonText;
 use crate::table::{FinishReason, LastDice, Status, Table};
 
 /// A seat in a game view.
@@ -146,7 +147,7 @@ pub fn game_body(t: &Table, names: &NameBook) -> Option<Vec<u8>> {
     serde_json::to_vec(&GameView::of(t, names)).ok()
 }
 
-/// The view of `t` as a JSON value (the answer kept for an `Idempotency-Key`).
-pub fn game_json(t: &Table, names: &NameBook) -> Value {
-    serde_json::to_value(GameView::of(t, names)).unwrap_or(Value::Null)
+/// The view of `t` as JSON text (the answer kept for an `Idempotency-Key`).
+pub fn game_json(t: &Table, names: &NameBook) -> JsonText {
+    JsonText::of(&GameView::of(t, names))
 }

@@ -6,7 +6,6 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::draft::Draft;
@@ -16,7 +15,7 @@ use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::events::Event;
 use crate::live::Change;
-use crate::store::{Append, KeptAnswer, SavedResponse};
+use crate::store::{Append, JsonText, KeptAnswer};
 use crate::table::Table;
 
 /// A retry key of a move (`Idempotency-Key`), and how to render the answer kept for it
@@ -28,7 +27,8 @@ pub struct Idempotency<'a> {
     pub request: &'a str,
     /// The SHA-256 of the request's body, hex: the key answers only this body.
     pub body_hash: &'a str,
-    pub answer: fn(&Table, &NameBook) -> Value,
+    /// Renders the answer kept when the route's own [`Render`] cannot (before the commit).
+    pub answer: fn(&Table, &NameBook) -> JsonText,
 }
 
 /// How a route writes its answer to a change, run while the change's commit is in
@@ -96,23 +96,31 @@ impl Worp {
         if idempotency.is_some() || render.is_some() {
             self.learn_table_names(&table).await?;
         }
+        // An answer kept for an Idempotency-Key goes in with the change, so it is
+        // rendered now; the answer sent is then the same text.
+        let mut rendered = None;
+        let idempotency = idempotency.map(|(player_id, i)| {
+            rendered = render.and_then(|render| render(&table, &self.names));
+            let body = rendered
+                .clone()
+                .and_then(JsonText::from_text)
+                .unwrap_or_else(|| (i.answer)(&table, &self.names));
+            KeptAnswer {
+                player_id,
+                key: i.key.to_owned(),
+                body,
+                request: i.request.to_owned(),
+                body_hash: i.body_hash.to_owned(),
+                expired_before: self.answers_since(),
+            }
+        });
         let append = self.store.append(Append {
             game_id: table.id,
             expected_version,
             events: draft.events,
             row: game_row(&table),
             secret: secret.map(<[u8]>::to_vec),
-            // The answer is rendered only for an Idempotency-Key (it costs).
-            idempotency: idempotency.map(|(player_id, i)| KeptAnswer {
-                player_id,
-                key: i.key.to_owned(),
-                answer: SavedResponse {
-                    body: (i.answer)(&table, &self.names),
-                    request: i.request.to_owned(),
-                    body_hash: i.body_hash.to_owned(),
-                },
-                expired_before: self.answers_since(),
-            }),
+            idempotency,
             notices: notices.clone(),
         });
         // The change is in the writers' queue: the answer is written while the database
@@ -120,6 +128,7 @@ impl Worp {
         // writer may run on this very thread).
         let early = async {
             match render {
+                _ if rendered.is_some() => rendered,
                 Some(render) => {
                     tokio::task::yield_now().await;
                     render(&table, &self.names)

@@ -97,10 +97,10 @@ impl AnswerColumns {
     pub(super) fn push(&mut self, kept: &KeptAnswer, at: chrono::DateTime<chrono::Utc>) {
         self.player_id.push(kept.player_id);
         self.key.push(kept.key.clone());
-        self.body.push(kept.answer.body.to_string());
+        self.body.push(kept.body.get().to_owned());
         self.at.push(at);
-        self.request.push(kept.answer.request.clone());
-        self.body_hash.push(kept.answer.body_hash.clone());
+        self.request.push(kept.request.clone());
+        self.body_hash.push(kept.body_hash.clone());
         self.expired_before = self.expired_before.max(Some(kept.expired_before));
     }
 }

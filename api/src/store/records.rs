@@ -29,6 +29,14 @@ impl JsonText {
         JsonText(raw)
     }
 
+    /// JSON text already written (e.g. an answer's body), or `None` if it is not JSON.
+    pub fn from_text(text: Vec<u8>) -> Option<JsonText> {
+        let text = String::from_utf8(text).ok()?;
+        serde_json::value::RawValue::from_string(text)
+            .ok()
+            .map(JsonText)
+    }
+
     /// The text.
     pub fn get(&self) -> &str {
         self.0.get()
@@ -171,7 +179,12 @@ pub struct SavedResponse {
 pub struct KeptAnswer {
     pub player_id: Uuid,
     pub key: String,
-    pub answer: SavedResponse,
+    /// The answer's body, as it was sent.
+    pub body: JsonText,
+    /// The request's method and path (see [`SavedResponse`]).
+    pub request: String,
+    /// The SHA-256 of the request's body, hex.
+    pub body_hash: String,
     /// Answers kept before this have expired: they are deleted when this one is written.
     pub expired_before: DateTime<Utc>,
 }

@@ -443,10 +443,10 @@ fn change(connection: &Connection, a: &Append) -> Result<Written, StoreError> {
             .execute(params![
                 &kept.player_id.as_bytes()[..],
                 kept.key,
-                kept.answer.body.to_string(),
+                kept.body.get(),
                 at(a.row.updated_at),
-                kept.answer.request,
-                kept.answer.body_hash
+                kept.request,
+                kept.body_hash
             ])
             .map_err(conflict_or)?;
     }

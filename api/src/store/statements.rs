@@ -225,10 +225,10 @@ macro_rules! statements {
                 sqlx::query(sql::INSERT_ANSWER)
                     .bind(kept.player_id)
                     .bind(&kept.key)
-                    .bind(Json(&kept.answer.body))
+                    .bind(Json(&kept.body))
                     .bind(a.row.updated_at)
-                    .bind(&kept.answer.request)
-                    .bind(&kept.answer.body_hash)
+                    .bind(&kept.request)
+                    .bind(&kept.body_hash)
                     .execute(&mut *tx)
                     .await
                     .map_err(conflict_or)?;
