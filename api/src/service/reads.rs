@@ -18,6 +18,37 @@ use crate::table::Table;
 /// Events read per query when folding a game.
 const PAGE: i64 = 1000;
 
+/// The most events a fold applies on the thread that serves requests (a few
+/// microseconds each); a longer page goes to the blocking pool.
+const FOLD_HERE: usize = 64;
+
+/// Folds `events` onto `table` (or, with none, starts from the first event); returns the
+/// table and a copy of each state made that `keep` picks.
+fn fold_page(
+    table: Option<Table>,
+    events: &[StoredEvent],
+    keep: impl Fn(&Table) -> bool,
+) -> Result<(Table, Vec<Arc<Table>>), Refusal> {
+    let mut kept = Vec::new();
+    let (mut table, rest) = match table {
+        Some(t) => (t, events),
+        None => {
+            let first = Table::from_events(events.get(..1).unwrap_or_default())?;
+            if keep(&first) {
+                kept.push(Arc::new(first.clone()));
+            }
+            (first, events.get(1..).unwrap_or_default())
+        }
+    };
+    for e in rest {
+        table.apply(e)?;
+        if keep(&table) {
+            kept.push(Arc::new(table.clone()));
+        }
+    }
+    Ok((table, kept))
+}
+
 impl Worp {
     /// The newest state of a game: the cached one and the events after it, or, when the
     /// game is not cached, its newest checkpoint and the events after that.
@@ -37,13 +68,12 @@ impl Worp {
             self.cache.put(table.clone());
             return Ok(table);
         }
-        let table = self
-            .fold(id, start, events, i64::MAX, |t| {
-                if is_checkpoint(t.version) {
-                    history.keep(Arc::new(t.clone()));
-                }
-            })
+        let (table, kept) = self
+            .fold(id, start, events, i64::MAX, |t| is_checkpoint(t.version))
             .await?;
+        for t in kept {
+            history.keep(t);
+        }
         crate::telemetry::metrics::replay(usize::try_from(table.version - after).unwrap_or(0));
         let table = Arc::new(table);
         self.cache.put(table.clone());
@@ -76,25 +106,26 @@ impl Worp {
         if events.is_empty() && start.is_none() {
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
-        let mut found = None;
-        let table = self
-            .fold(id, start, events, until, |t| {
-                if t.version >= at || is_checkpoint(t.version) {
-                    let kept = Arc::new(t.clone());
-                    if t.version == at {
-                        found = Some(kept.clone());
-                    }
-                    history.keep(kept);
-                }
+        let (table, kept) = self
+            .fold(id, start, events, until, move |t| {
+                t.version >= at || is_checkpoint(t.version)
             })
             .await?;
+        let found = kept.iter().find(|t| t.version == at).cloned();
+        for t in kept {
+            history.keep(t);
+        }
         found.ok_or_else(|| {
             Refusal::NotFound(format!("game {id} has only {} events", table.version))
         })
     }
 
     /// Folds `events` (the first page after `start`, or from event 1) and the pages after
-    /// them, up to event `until`, onto a copy of `start`; `visit` sees each state made.
+    /// them, up to event `until`, onto a copy of `start`; returns the table and a copy of
+    /// each state made that `keep` picks, oldest first. A page of more than
+    /// [`FOLD_HERE`] events is folded on the blocking pool, off the thread that serves
+    /// requests (one by default, `WORP_WORKERS`): a cold load of a long game folds
+    /// thousands of events.
     #[tracing::instrument(name = "service.replay", level = "info", skip_all, fields(game = %id, from = start.as_ref().map_or(0, |t| t.version)))]
     async fn fold(
         &self,
@@ -102,35 +133,33 @@ impl Worp {
         start: Option<Arc<Table>>,
         mut events: Vec<StoredEvent>,
         until: i64,
-        mut visit: impl FnMut(&Table) + Send,
-    ) -> Result<Table, Refusal> {
-        let mut skip = 0;
-        let mut table = match start {
-            Some(t) => (*t).clone(),
-            None => {
-                skip = 1;
-                let first = Table::from_events(events.get(..1).unwrap_or_default())?;
-                visit(&first);
-                first
-            }
-        };
+        keep: impl Fn(&Table) -> bool + Send + Copy + 'static,
+    ) -> Result<(Table, Vec<Arc<Table>>), Refusal> {
+        let mut kept = Vec::new();
+        let mut table = start.map(Arc::unwrap_or_clone);
         loop {
             let full = events.len() as i64 == PAGE;
-            for e in &events[skip..] {
-                table.apply(e)?;
-                visit(&table);
-            }
-            if !full || table.version >= until {
-                return Ok(table);
+            let (folded, page_kept) = if events.len() > FOLD_HERE {
+                tokio::task::spawn_blocking(move || fold_page(table, &events, keep))
+                    .await
+                    .map_err(|e| {
+                        Refusal::Internal(format!("the replay of game {id} stopped: {e}"))
+                    })??
+            } else {
+                fold_page(table, &events, keep)?
+            };
+            kept.extend(page_kept);
+            if !full || folded.version >= until {
+                return Ok((folded, kept));
             }
             events = self
                 .store
-                .events(id, table.version, (until - table.version).min(PAGE))
+                .events(id, folded.version, (until - folded.version).min(PAGE))
                 .await?;
-            skip = 0;
             if events.is_empty() {
-                return Ok(table);
+                return Ok((folded, kept));
             }
+            table = Some(folded);
         }
     }
 
