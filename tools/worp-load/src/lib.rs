@@ -122,6 +122,10 @@ pub struct Args {
     /// The server's process id, to report its resident memory (`--replay`).
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// Send each move with an `Idempotency-Key` (its game and version), as a client that
+    /// retries safely does: the server then keeps each answer with the move.
+    #[arg(long)]
+    pub idempotency_keys: bool,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -453,7 +457,8 @@ impl Seen {
 /// `reqwest` client.
 enum Mover {
     Own(Box<OwnConnection>),
-    Shared(reqwest::Client),
+    /// Through the shared client; with an `Idempotency-Key` on each move or not.
+    Shared(reqwest::Client, bool),
 }
 
 struct OwnConnection {
@@ -465,6 +470,8 @@ struct OwnConnection {
     /// The request being written, then the answer being read.
     request: Vec<u8>,
     answer: Vec<u8>,
+    /// Whether each move carries an `Idempotency-Key`.
+    keyed: bool,
 }
 
 /// Where the body of an answer is, once its head has been read.
@@ -476,10 +483,10 @@ enum Framing {
 }
 
 impl Mover {
-    fn new(url: &str, http: &reqwest::Client) -> Result<Mover, String> {
+    fn new(url: &str, http: &reqwest::Client, keyed: bool) -> Result<Mover, String> {
         let parsed = reqwest::Url::parse(url).map_err(|e| format!("--url {url:?}: {e}"))?;
         if parsed.scheme() != "http" {
-            return Ok(Mover::Shared(http.clone()));
+            return Ok(Mover::Shared(http.clone(), keyed));
         }
         let host = parsed
             .host_str()
@@ -491,6 +498,7 @@ impl Mover {
             stream: None,
             request: Vec::with_capacity(1024),
             answer: Vec::with_capacity(16 * 1024),
+            keyed,
         })))
     }
 
@@ -506,9 +514,12 @@ impl Mover {
         let started = Instant::now();
         let micros = || u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
         match self {
-            Mover::Shared(http) => {
-                let r = http
-                    .post(format!("{url}/v1/games/{game}/moves"))
+            Mover::Shared(http, keyed) => {
+                let mut request = http.post(format!("{url}/v1/games/{game}/moves"));
+                if *keyed {
+                    request = request.header("Idempotency-Key", format!("{game}-{version}"));
+                }
+                let r = request
                     .bearer_auth(token)
                     .header("If-Match", format!("\"{version}\""))
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -600,9 +611,18 @@ impl OwnConnection {
         write!(
             self.request,
             "POST {}/v1/games/{game}/moves HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {token}\r\n\
-             If-Match: \"{version}\"\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+             If-Match: \"{version}\"\r\n",
             self.base,
             self.authority,
+        )
+        .map_err(|e| e.to_string())?;
+        if self.keyed {
+            write!(self.request, "Idempotency-Key: {game}-{version}\r\n")
+                .map_err(|e| e.to_string())?;
+        }
+        write!(
+            self.request,
+            "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
             body.len()
         )
         .map_err(|e| e.to_string())?;
@@ -721,6 +741,8 @@ struct Plan {
     variant: String,
     options: Value,
     seats: usize,
+    /// Whether each move carries an `Idempotency-Key`.
+    keyed: bool,
 }
 
 /// One client: plays until it is asked to stop (`stats.patience.stop`) or cannot go on
@@ -749,7 +771,7 @@ async fn play(
     stats: &mut ClientStats,
 ) -> Result<(), ClientEnd> {
     let url = plan.url.as_str();
-    let mut mover = Mover::new(url, http)?;
+    let mut mover = Mover::new(url, http, plan.keyed)?;
     let mut players = Vec::new();
     for s in 0..plan.seats {
         players.push(new_player(http, &mut stats.patience, url, &format!("load-{n}-{s}")).await?);
@@ -994,6 +1016,7 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
         variant: args.variant.clone(),
         options,
         seats,
+        keyed: args.idempotency_keys,
     });
     let mut tasks = Vec::new();
     for n in 0..args.clients {
@@ -1729,7 +1752,12 @@ mod tests {
     }
 
     fn mover(authority: &str) -> Mover {
-        Mover::new(&format!("http://{authority}"), &reqwest::Client::new()).unwrap()
+        Mover::new(
+            &format!("http://{authority}"),
+            &reqwest::Client::new(),
+            false,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -1851,6 +1879,29 @@ mod tests {
         assert!(first.contains("\r\nAuthorization: Bearer tok\r\n"));
         assert!(first.contains("\r\nIf-Match: \"7\"\r\n"));
         assert!(first.ends_with(&format!("Content-Length: 11\r\n\r\n{body}")));
+        assert!(!first.contains("Idempotency-Key"));
+    }
+
+    #[tokio::test]
+    async fn keyed_moves_carry_their_game_and_version_as_the_idempotency_key() {
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\ncontent-type: application/json\r\n\r\n{GAME}",
+            GAME.len()
+        );
+        let (authority, server) = serve(vec![answer]).await;
+        let mut mover = Mover::new(
+            &format!("http://{authority}"),
+            &reqwest::Client::new(),
+            true,
+        )
+        .unwrap();
+        let game = Uuid::nil();
+        let body = r#"{"move":[]}"#;
+        let sent = mover.send("", game, "tok", 7, body).await.unwrap();
+        assert_eq!(sent.status, 200);
+        let requests = server.await.unwrap();
+        assert!(requests[0].contains(&format!("\r\nIdempotency-Key: {game}-7\r\n")));
+        assert!(requests[0].ends_with(&format!("Content-Length: 11\r\n\r\n{body}")));
     }
 
     #[tokio::test]
@@ -2020,6 +2071,7 @@ mod tests {
             variant: "backgammon".into(),
             options: Value::Null,
             seats: 2,
+            keyed: false,
         });
         let stop = Arc::new(AtomicBool::new(false));
         let acked = Arc::new(vec![AtomicU64::new(0)]);
