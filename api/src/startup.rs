@@ -351,6 +351,9 @@ fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
                 Ok(n) => tracing::info!("{n} seats ran out of time"),
                 Err(e) => tracing::warn!("the deadline sweep failed: {e}"),
             }
+            if let Err(e) = w.sweep_answers().await {
+                tracing::warn!("the sweep of expired answers failed: {e}");
+            }
         }
     });
     // The ratings folded now rather than by the first request that shows one: on a long

@@ -399,6 +399,92 @@ async fn an_expired_idempotency_key_is_new_and_old_answers_are_deleted() {
     }
 }
 
+/// The sweep deletes expired answers through their index on `created_at`: with 5,000
+/// answers kept and none expired, a step reads a few pages, not the table.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_of_expired_answers_reads_their_index_not_every_answer() {
+    let app = spawn_app(Backend::Postgres).await;
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL store");
+    };
+    let (player, _) = app.worp.create_player("keeper").await.expect("player");
+    sqlx::query(
+        "INSERT INTO idempotency (player_id, key, status, body, created_at, request, body_hash) \
+         SELECT $1, 'key-' || g, 200, '{\"version\": 1}', now(), '', '' \
+         FROM generate_series(1, 5000) g",
+    )
+    .bind(player.id)
+    .execute(&pg.pool)
+    .await
+    .expect("answers");
+    let plan: Value = sqlx::query_scalar(&format!(
+        "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {}",
+        worp::store::sql::DELETE_EXPIRED_ANSWERS
+    ))
+    .bind(chrono::Utc::now() - chrono::Duration::hours(24))
+    .fetch_one(&pg.pool)
+    .await
+    .expect("plan");
+    let top = &plan[0]["Plan"];
+    let pages = top["Shared Hit Blocks"].as_u64().unwrap_or(0)
+        + top["Shared Read Blocks"].as_u64().unwrap_or(0);
+    assert!(
+        pages <= 16,
+        "deleting no expired answer read {pages} pages of 5,000 answers: {plan}"
+    );
+    let kept = run_sql(&app, "DELETE FROM idempotency", None)
+        .await
+        .expect("count");
+    assert_eq!(kept, 5000, "no answer kept today was deleted");
+}
+
+/// Answers expire after a day whatever their key: the background sweep deletes them (a
+/// keyed write deletes only an expired answer of its own key, by that key), and a key
+/// used again after that is new.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_deletes_every_expired_answer() {
+    for backend in BACKENDS {
+        let clock = crate::helpers::ManualClock::new();
+        let app = crate::helpers::spawn_app_with(backend, clock.clone()).await;
+        let (a, b, first) = app.two_player_game(two_seat_variant()).await;
+        let who = mover(&first, &a, &b);
+        let resp = play(
+            &app,
+            &game_id(&first),
+            who,
+            &first["legal_moves"][0],
+            Some("first-key"),
+        )
+        .await;
+        assert_eq!(resp.status(), 200);
+        assert_eq!(
+            app.worp.sweep_answers().await.expect("sweep"),
+            0,
+            "{backend:?}"
+        );
+        clock.advance(chrono::Duration::hours(25));
+        let second = game_to_move(&app, &a, &b, who).await;
+        let resp = play(
+            &app,
+            &game_id(&second),
+            who,
+            &second["legal_moves"][0],
+            Some("second-key"),
+        )
+        .await;
+        assert_eq!(resp.status(), 200, "{backend:?}");
+        assert_eq!(
+            app.worp.sweep_answers().await.expect("sweep"),
+            1,
+            "{backend:?}: the expired answer is swept, the new one kept"
+        );
+        let kept = run_sql(&app, "DELETE FROM idempotency", None)
+            .await
+            .expect("count");
+        assert_eq!(kept, 1, "{backend:?}");
+    }
+}
+
 // ---- R3: a full write queue answers 503 ----
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,6 +58,16 @@ impl Worp {
             .unwrap_or(DateTime::<Utc>::MIN_UTC)
     }
 
+    /// Deletes the answers kept for `Idempotency-Key`s that have expired (run by the
+    /// background sweep; a write deletes only the expired answer of its own key); returns
+    /// how many.
+    pub async fn sweep_answers(&self) -> Result<u64, super::Refusal> {
+        Ok(self
+            .store
+            .delete_expired_answers(self.answers_since())
+            .await?)
+    }
+
     /// Now, to the microsecond (what the database keeps).
     pub fn now(&self) -> DateTime<Utc> {
         self.clock.now().trunc_subsecs(6)

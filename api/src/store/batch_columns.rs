@@ -89,8 +89,6 @@ pub(super) struct AnswerColumns {
     pub(super) at: Vec<chrono::DateTime<chrono::Utc>>,
     pub(super) request: Vec<String>,
     pub(super) body_hash: Vec<String>,
-    /// The latest time before which the batch's answers count as expired.
-    pub(super) expired_before: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl AnswerColumns {
@@ -101,6 +99,5 @@ impl AnswerColumns {
         self.at.push(at);
         self.request.push(kept.request.clone());
         self.body_hash.push(kept.body_hash.clone());
-        self.expired_before = self.expired_before.max(Some(kept.expired_before));
     }
 }

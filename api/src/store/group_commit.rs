@@ -442,8 +442,7 @@ async fn append_together(
             .bind(answers.body)
             .bind(answers.at)
             .bind(answers.request)
-            .bind(answers.body_hash)
-            .bind(answers.expired_before);
+            .bind(answers.body_hash);
     }
     let returned = statement.fetch_all(connection).await?;
     let mut positions = std::collections::HashMap::with_capacity(total);

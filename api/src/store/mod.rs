@@ -363,6 +363,11 @@ impl Store {
     pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<ListedGame>, StoreError> {
         on_backend!(self.list_games(f))
     }
+    /// Deletes answers kept before `before` (expired), oldest first, up to ten thousand;
+    /// returns how many.
+    pub async fn delete_expired_answers(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        on_backend!(self.delete_expired_answers(before))
+    }
     /// The answer kept for `(player, key)` since `not_before` (older ones have expired).
     pub async fn saved_response(
         &self,

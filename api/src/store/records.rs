@@ -185,7 +185,8 @@ pub struct KeptAnswer {
     pub request: String,
     /// The SHA-256 of the request's body, hex.
     pub body_hash: String,
-    /// Answers kept before this have expired: they are deleted when this one is written.
+    /// An answer kept for this key before this has expired: it is deleted when this one
+    /// is written (the background sweep deletes the other expired answers).
     pub expired_before: DateTime<Utc>,
 }
 

@@ -156,8 +156,21 @@ pub const INSERT_DELIVERY: &str = concat!(
 pub const INSERT_ANSWER: &str =
     "INSERT INTO idempotency (player_id, key, status, body, created_at, request, body_hash) \
      VALUES ($1, $2, 200, $3, $4, $5, $6)";
-/// Deletes the answers kept before `$1` (expired), before a new one is written.
-pub const DELETE_EXPIRED_ANSWERS: &str = "DELETE FROM idempotency WHERE created_at < $1";
+/// Deletes player `$1`'s answer for key `$2` if it was kept before `$3` (expired), before
+/// a new answer takes the key: one row, by its key. The other expired answers are left to
+/// [`DELETE_EXPIRED_ANSWERS`].
+pub const DELETE_EXPIRED_ANSWER: &str =
+    "DELETE FROM idempotency WHERE player_id = $1 AND key = $2 AND created_at < $3";
+/// The background sweep's deletion of answers kept before `$1` (expired): the oldest
+/// [`EXPIRED_PER_SWEEP_STEP`] at a time, through their index on `created_at` (both
+/// backends: row values). Writes no longer delete them: a bare `created_at < $1` in every
+/// batch of keyed moves was planned as a scan of every answer kept while the table was
+/// young, and read all of them each time.
+pub const DELETE_EXPIRED_ANSWERS: &str = "DELETE FROM idempotency WHERE (player_id, key) IN \
+     (SELECT e.player_id, e.key FROM idempotency e WHERE e.created_at < $1 \
+     ORDER BY e.created_at LIMIT 1000)";
+/// How many answers one step of [`DELETE_EXPIRED_ANSWERS`] deletes at most.
+pub const EXPIRED_PER_SWEEP_STEP: u64 = 1000;
 
 // ---- The group commit on SQLite: a transaction per batch, a savepoint per change ----
 
@@ -576,10 +589,10 @@ WITH game_rows AS (
 }
 
 /// Form 2 of the version check: a batch with new games, seats taken or
-/// `Idempotency-Key` answers, `$1` to `$37`, all or nothing: when the log of any of its
-/// games does not end at its change's version (`stale`), nothing is inserted. Answers
-/// kept before `$37` have expired and are deleted (when a new answer reuses an expired
-/// key the statement may fail on the key, and the change is appended alone).
+/// `Idempotency-Key` answers, `$1` to `$36`, all or nothing: when the log of any of its
+/// games does not end at its change's version (`stale`), nothing is inserted. When a new
+/// answer reuses an expired key the statement fails on the key, and the change is
+/// appended alone, which deletes the expired answer first.
 pub const APPEND_TOGETHER: &str = concat!(
     heads!(),
     ", stale AS (
@@ -617,8 +630,6 @@ pub const APPEND_TOGETHER: &str = concat!(
     FROM unnest($31::uuid[], $32::text[], $33::text[], $34::timestamptz[], $35::text[], $36::text[])
         AS a(player_id, key, body, at, request, body_hash)
     WHERE NOT EXISTS (SELECT 1 FROM stale)
-), expired AS (
-    DELETE FROM idempotency WHERE created_at < $37::timestamptz
 )",
     append_answer!()
 );

@@ -436,8 +436,12 @@ fn change(connection: &Connection, a: &Append) -> Result<Written, StoreError> {
     }
     if let Some(kept) = &a.idempotency {
         connection
-            .prepare_cached(sql::DELETE_EXPIRED_ANSWERS)?
-            .execute([at(kept.expired_before)])?;
+            .prepare_cached(sql::DELETE_EXPIRED_ANSWER)?
+            .execute(params![
+                &kept.player_id.as_bytes()[..],
+                kept.key,
+                at(kept.expired_before)
+            ])?;
         connection
             .prepare_cached(sql::INSERT_ANSWER)?
             .execute(params![
