@@ -58,14 +58,20 @@ impl Worp {
             .unwrap_or(DateTime::<Utc>::MIN_UTC)
     }
 
-    /// Deletes the answers kept for `Idempotency-Key`s that have expired (run by the
+    /// Deletes the answers kept for `Idempotency-Key`s that have expired, a short
+    /// transaction per step of [`crate::store::sql::EXPIRED_PER_SWEEP_STEP`] (run by the
     /// background sweep; a write deletes only the expired answer of its own key); returns
     /// how many.
     pub async fn sweep_answers(&self) -> Result<u64, super::Refusal> {
-        Ok(self
-            .store
-            .delete_expired_answers(self.answers_since())
-            .await?)
+        let before = self.answers_since();
+        let mut deleted = 0;
+        loop {
+            let n = self.store.delete_expired_answers(before).await?;
+            deleted += n;
+            if n < crate::store::sql::EXPIRED_PER_SWEEP_STEP {
+                return Ok(deleted);
+            }
+        }
     }
 
     /// Now, to the microsecond (what the database keeps).

@@ -363,8 +363,8 @@ impl Store {
     pub async fn list_games(&self, f: &GameFilter) -> Result<Vec<ListedGame>, StoreError> {
         on_backend!(self.list_games(f))
     }
-    /// Deletes answers kept before `before` (expired), oldest first, up to ten thousand;
-    /// returns how many.
+    /// Deletes answers kept before `before` (expired), the oldest
+    /// [`sql::EXPIRED_PER_SWEEP_STEP`] at most; returns how many.
     pub async fn delete_expired_answers(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
         on_backend!(self.delete_expired_answers(before))
     }

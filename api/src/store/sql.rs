@@ -639,6 +639,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_step_of_the_answers_sweep_deletes_as_many_as_it_says() {
+        assert!(DELETE_EXPIRED_ANSWERS.ends_with(&format!("LIMIT {EXPIRED_PER_SWEEP_STEP})")));
+    }
+
+    #[test]
     fn the_three_version_checks_read_the_same_columns() {
         assert!(INSERT_FIRST_EVENT
             .contains("COALESCE((SELECT max(seq) FROM events WHERE game_id = $1), 0) = $8"));

@@ -362,26 +362,15 @@ macro_rules! statements {
                 .collect()
         }
 
-        /// Deletes answers kept before `before` (expired), the oldest first, a step of
-        /// [`sql::EXPIRED_PER_SWEEP_STEP`] at a time and at most ten steps; returns how
-        /// many (the next sweep goes on where this one stopped).
         pub async fn delete_expired_answers(
             pool: &Pool,
             before: DateTime<Utc>,
         ) -> Result<u64, StoreError> {
-            let mut deleted = 0;
-            for _ in 0..10 {
-                let n = sqlx::query(sql::DELETE_EXPIRED_ANSWERS)
-                    .bind(before)
-                    .execute(pool)
-                    .await?
-                    .rows_affected();
-                deleted += n;
-                if n < sql::EXPIRED_PER_SWEEP_STEP {
-                    break;
-                }
-            }
-            Ok(deleted)
+            Ok(sqlx::query(sql::DELETE_EXPIRED_ANSWERS)
+                .bind(before)
+                .execute(pool)
+                .await?
+                .rows_affected())
         }
 
         pub async fn saved_response(
