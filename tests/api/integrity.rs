@@ -358,39 +358,45 @@ async fn an_idempotency_key_answers_only_the_request_it_was_first_sent_with() {
     }
 }
 
+/// Two keyed moves a day apart (the first key has expired by the second), in a fresh
+/// app: the second is played anew, not answered from the first one's key.
+async fn keyed_moves_a_day_apart(backend: Backend, first_key: &str, second_key: &str) -> TestApp {
+    let clock = crate::helpers::ManualClock::new();
+    let app = crate::helpers::spawn_app_with(backend, clock.clone()).await;
+    let (a, b, first) = app.two_player_game(two_seat_variant()).await;
+    let who = mover(&first, &a, &b);
+    let resp = play(
+        &app,
+        &game_id(&first),
+        who,
+        &first["legal_moves"][0],
+        Some(first_key),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    clock.advance(chrono::Duration::hours(25));
+    let second = game_to_move(&app, &a, &b, who).await;
+    let resp = play(
+        &app,
+        &game_id(&second),
+        who,
+        &second["legal_moves"][0],
+        Some(second_key),
+    )
+    .await;
+    assert_eq!(resp.status(), 200, "{backend:?}");
+    assert!(resp.headers().get("idempotent-replayed").is_none());
+    let after = app
+        .get_json(&format!("/v1/games/{}", game_id(&second)))
+        .await;
+    assert!(after["version"].as_i64() > second["version"].as_i64());
+    app
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_idempotency_key_is_new_and_old_answers_are_deleted() {
     for backend in BACKENDS {
-        let clock = crate::helpers::ManualClock::new();
-        let app = crate::helpers::spawn_app_with(backend, clock.clone()).await;
-        let (a, b, first) = app.two_player_game(two_seat_variant()).await;
-        let who = mover(&first, &a, &b);
-        let key = "the-same-key";
-        let resp = play(
-            &app,
-            &game_id(&first),
-            who,
-            &first["legal_moves"][0],
-            Some(key),
-        )
-        .await;
-        assert_eq!(resp.status(), 200);
-        clock.advance(chrono::Duration::hours(25));
-        let second = game_to_move(&app, &a, &b, who).await;
-        let resp = play(
-            &app,
-            &game_id(&second),
-            who,
-            &second["legal_moves"][0],
-            Some(key),
-        )
-        .await;
-        assert_eq!(resp.status(), 200, "{backend:?}");
-        assert!(resp.headers().get("idempotent-replayed").is_none());
-        let after = app
-            .get_json(&format!("/v1/games/{}", game_id(&second)))
-            .await;
-        assert!(after["version"].as_i64() > second["version"].as_i64());
+        let app = keyed_moves_a_day_apart(backend, "the-same-key", "the-same-key").await;
         // The expired answer is gone; the new one is kept.
         let kept = run_sql(&app, "DELETE FROM idempotency", None)
             .await
@@ -439,45 +445,17 @@ async fn the_sweep_of_expired_answers_reads_their_index_not_every_answer() {
 }
 
 /// Answers expire after a day whatever their key: the background sweep deletes them (a
-/// keyed write deletes only an expired answer of its own key, by that key), and a key
-/// used again after that is new.
+/// keyed write deletes only an expired answer of its own key, by that key).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sweep_deletes_every_expired_answer() {
     for backend in BACKENDS {
-        let clock = crate::helpers::ManualClock::new();
-        let app = crate::helpers::spawn_app_with(backend, clock.clone()).await;
-        let (a, b, first) = app.two_player_game(two_seat_variant()).await;
-        let who = mover(&first, &a, &b);
-        let resp = play(
-            &app,
-            &game_id(&first),
-            who,
-            &first["legal_moves"][0],
-            Some("first-key"),
-        )
-        .await;
-        assert_eq!(resp.status(), 200);
-        assert_eq!(
-            app.worp.sweep_answers().await.expect("sweep"),
-            0,
-            "{backend:?}"
-        );
-        clock.advance(chrono::Duration::hours(25));
-        let second = game_to_move(&app, &a, &b, who).await;
-        let resp = play(
-            &app,
-            &game_id(&second),
-            who,
-            &second["legal_moves"][0],
-            Some("second-key"),
-        )
-        .await;
-        assert_eq!(resp.status(), 200, "{backend:?}");
+        let app = keyed_moves_a_day_apart(backend, "first-key", "second-key").await;
         assert_eq!(
             app.worp.sweep_answers().await.expect("sweep"),
             1,
             "{backend:?}: the expired answer is swept, the new one kept"
         );
+        assert_eq!(app.worp.sweep_answers().await.expect("sweep"), 0);
         let kept = run_sql(&app, "DELETE FROM idempotency", None)
             .await
             .expect("count");
