@@ -62,7 +62,7 @@ impl Worp {
     /// transaction per step of [`crate::store::sql::EXPIRED_PER_SWEEP_STEP`] (run by the
     /// background sweep; a write deletes only the expired answer of its own key); returns
     /// how many.
-    pub async fn sweep_answers(&self) -> Result<u64, super::Refusal> {
+    pub async fn sweep_answers(&self) -> Result<u64, super::refusal::Refusal> {
         let before = self.answers_since();
         let mut deleted = 0;
         loop {
