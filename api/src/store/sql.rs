@@ -639,6 +639,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_write_deletes_an_expired_answer_only_by_its_own_key() {
+        // Every other expired answer is the sweep's: a range over `created_at` in a
+        // write's statement read every answer kept, once per batch of keyed moves.
+        for write in [APPEND_TOGETHER, APPEND_MOVES, INSERT_ANSWER] {
+            assert!(!write.contains("DELETE FROM idempotency"), "{write}");
+        }
+        assert!(DELETE_EXPIRED_ANSWER.contains("WHERE player_id = $1 AND key = $2 AND"));
+    }
+
+    #[test]
     fn a_step_of_the_answers_sweep_deletes_as_many_as_it_says() {
         assert!(DELETE_EXPIRED_ANSWERS.ends_with(&format!("LIMIT {EXPIRED_PER_SWEEP_STEP})")));
     }
