@@ -190,3 +190,28 @@ async fn a_move_rewrites_its_game_row_heap_only_and_the_listing_stays_newest_cha
         "the last update of the game's row was not heap-only"
     );
 }
+
+/// Every event is written to the log's one full index, its key `(game_id, seq)`; the
+/// other indexes of `events` are partial (finishes, messages). The global position is
+/// read only through `events_finished`: an index of its own cost each move two more
+/// index entries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_is_indexed_once_by_its_game_and_sequence_number() {
+    use sqlx::Connection;
+    let app = spawn_app(Backend::Postgres).await;
+    let mut db = sqlx::PgConnection::connect(&app.database)
+        .await
+        .expect("connect");
+    let full: Vec<(String, bool)> = sqlx::query_as(
+        "SELECT pg_get_indexdef(i.indexrelid), i.indisunique FROM pg_index i \
+         WHERE i.indrelid = 'events'::regclass AND i.indpred IS NULL",
+    )
+    .fetch_all(&mut db)
+    .await
+    .expect("the indexes of events");
+    assert_eq!(full.len(), 1, "full indexes of events: {full:?}");
+    assert!(
+        full[0].1 && full[0].0.ends_with("(game_id, seq)"),
+        "the log's key: {full:?}"
+    );
+}
