@@ -740,3 +740,57 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         assert!(kinds.contains(&"game_finished".to_owned()), "{kinds:?}");
     }
 }
+
+/// A process alone on its database announces nothing (its own listener does not count);
+/// once another process's `LISTEN` connection is open (named `worp relay <origin>`), the
+/// next change is announced to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_announces_changes_only_while_another_listens() {
+    use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+    use std::str::FromStr;
+    let app = spawn_app(Backend::Postgres).await;
+    let (a, b) = (app.player("a").await, app.player("b").await);
+    let mut game = app
+        .create(
+            &a,
+            two_seat_variant(),
+            Value::Null,
+            vec![Some(a.id), Some(b.id)],
+        )
+        .await;
+    let options = PgConnectOptions::from_str(&app.database).expect("url");
+    let listener_on = |name: &str| {
+        PgPoolOptions::new()
+            .max_connections(1)
+            .connect_lazy_with(options.clone().application_name(name))
+    };
+    // A client that is not a server process hears nothing of a lone process's moves.
+    let bystander_pool = listener_on("psql");
+    let mut bystander = PgListener::connect_with(&bystander_pool)
+        .await
+        .expect("listen");
+    bystander.listen("worp_events").await.expect("listen");
+    for _ in 0..3 {
+        game = crate::store::move_once(&app, &game, &a, &b).await;
+    }
+    let heard = tokio::time::timeout(Duration::from_millis(600), bystander.recv()).await;
+    assert!(heard.is_err(), "a lone process announced: {heard:?}");
+    // Another process starts listening: the next move is announced, with its version.
+    let peer_pool = listener_on(&format!("worp relay {}", uuid::Uuid::new_v4()));
+    let mut peer = PgListener::connect_with(&peer_pool).await.expect("listen");
+    peer.listen("worp_events").await.expect("listen");
+    game = crate::store::move_once(&app, &game, &a, &b).await;
+    let version = game["version"].as_i64().expect("version");
+    let notification = tokio::time::timeout(Duration::from_secs(5), peer.recv())
+        .await
+        .expect("the move was announced")
+        .expect("a notification");
+    let envelope: Value = serde_json::from_str(notification.payload()).expect("json");
+    let changes = envelope["changes"].as_array().expect("changes");
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["game_id"] == game["id"] && c["version"] == version),
+        "{envelope}"
+    );
+}

@@ -19,10 +19,10 @@ pub struct Live {
     /// This process, as named in its announcements.
     pub origin: Uuid,
     tx: broadcast::Sender<Change>,
-    /// Announcements for other processes, packed by [`relay::announce`];
-    /// `None` when no other process shares the store (SQLite).
-    outbound: Option<mpsc::Sender<String>>,
-    outbound_rx: std::sync::Mutex<Option<mpsc::Receiver<String>>>,
+    /// Changes for other processes, announced by [`relay::announce`]; `None` when no
+    /// other process shares the store (SQLite).
+    outbound: Option<mpsc::Sender<Change>>,
+    outbound_rx: std::sync::Mutex<Option<mpsc::Receiver<Change>>>,
 }
 
 impl Live {
@@ -46,7 +46,7 @@ impl Live {
 
     /// The queue of announcements for other processes, for the one task that sends
     /// them (`None` after the first call, or when nothing is relayed).
-    pub fn take_outbound(&self) -> Option<mpsc::Receiver<String>> {
+    pub fn take_outbound(&self) -> Option<mpsc::Receiver<Change>> {
         self.outbound_rx.lock().ok().and_then(|mut r| r.take())
     }
 
@@ -72,9 +72,9 @@ impl Live {
             self.publish_local(change);
             return;
         };
-        let payload = relay::announcement(&change);
+        let announced = outbound.try_send(change.clone());
         self.publish_local(change);
-        if outbound.try_send(payload).is_err() {
+        if announced.is_err() {
             tracing::warn!(
                 "the announcement queue is full: another process's streams may miss a change"
             );

@@ -262,6 +262,15 @@ impl Store {
         }
     }
 
+    /// Whether another server process listens for announcements (PostgreSQL; `own` is
+    /// this process's listener name). On SQLite there is only one process.
+    pub async fn others_listen(&self, own: &str) -> Result<bool, StoreError> {
+        match self {
+            Store::Postgres(s) => bounded(postgres::others_listen(&s.pool, own)).await,
+            Store::Sqlite(_) => Ok(false),
+        }
+    }
+
     pub async fn ping(&self) -> Result<(), StoreError> {
         on_backend!(self.ping())
     }

@@ -23,6 +23,16 @@ pub async fn announce(pool: &Pool, payloads: &[String]) -> Result<(), StoreError
     Ok(())
 }
 
+/// Whether another process's `LISTEN` connection (named otherwise than `own`) is open
+/// on this database.
+pub async fn others_listen(pool: &Pool, own: &str) -> Result<bool, StoreError> {
+    let row = sqlx::query(sql::OTHERS_LISTEN)
+        .bind(own)
+        .fetch_one(pool)
+        .await?;
+    Ok(row.try_get("others")?)
+}
+
 /// How many games `player` created that still wait for players.
 pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {
     let row = sqlx::query(sql::OPEN_GAMES_OF_POSTGRES)

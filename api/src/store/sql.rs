@@ -380,6 +380,12 @@ pub const CLEAR_SEATS: &str = "DELETE FROM game_seats";
 pub const LOCK_READ_MODELS_POSTGRES: &str = "LOCK TABLE games, game_seats IN EXCLUSIVE MODE";
 pub const LOCK_READ_MODELS_SQLITE: &str = CLEAR_SEATS;
 pub const CLEAR_GAMES: &str = "DELETE FROM games";
+/// Whether a process other than `$1` listens for changes on this database: its `LISTEN`
+/// connection is named `worp relay <origin>` (`application_name`, which every role may
+/// read in `pg_stat_activity`).
+pub const OTHERS_LISTEN: &str = "SELECT EXISTS (SELECT 1 FROM pg_stat_activity \
+     WHERE datname = current_database() AND application_name LIKE 'worp relay %' \
+     AND application_name <> $1) AS others";
 /// Tells other processes on the same PostgreSQL server that games changed.
 pub const ANNOUNCE: &str = "SELECT pg_notify('worp_events', p) FROM unnest($1::text[]) AS p";
 
