@@ -749,15 +749,7 @@ async fn a_process_announces_changes_only_while_another_listens() {
     use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
     use std::str::FromStr;
     let app = spawn_app(Backend::Postgres).await;
-    let (a, b) = (app.player("a").await, app.player("b").await);
-    let mut game = app
-        .create(
-            &a,
-            two_seat_variant(),
-            Value::Null,
-            vec![Some(a.id), Some(b.id)],
-        )
-        .await;
+    let (a, b, mut game) = app.two_player_game(two_seat_variant()).await;
     let options = PgConnectOptions::from_str(&app.database).expect("url");
     let listener_on = |name: &str| {
         PgPoolOptions::new()
