@@ -398,11 +398,16 @@ async fn an_expired_idempotency_key_is_new_and_old_answers_are_deleted() {
     for backend in BACKENDS {
         let app = keyed_moves_a_day_apart(backend, "the-same-key", "the-same-key").await;
         // The expired answer is gone; the new one is kept.
-        let kept = run_sql(&app, "DELETE FROM idempotency", None)
-            .await
-            .expect("count");
+        let kept = answers_kept(&app).await;
         assert_eq!(kept, 1, "{backend:?}: only the new answer is kept");
     }
+}
+
+/// How many `Idempotency-Key` answers the store keeps (counted by deleting them all).
+async fn answers_kept(app: &TestApp) -> u64 {
+    run_sql(app, "DELETE FROM idempotency", None)
+        .await
+        .expect("count")
 }
 
 /// The sweep deletes expired answers through their index on `created_at`: with 5,000
@@ -438,9 +443,7 @@ async fn the_sweep_of_expired_answers_reads_their_index_not_every_answer() {
         pages <= 16,
         "deleting no expired answer read {pages} pages of 5,000 answers: {plan}"
     );
-    let kept = run_sql(&app, "DELETE FROM idempotency", None)
-        .await
-        .expect("count");
+    let kept = answers_kept(&app).await;
     assert_eq!(kept, 5000, "no answer kept today was deleted");
 }
 
@@ -456,9 +459,7 @@ async fn the_sweep_deletes_every_expired_answer() {
             "{backend:?}: the expired answer is swept, the new one kept"
         );
         assert_eq!(app.worp.sweep_answers().await.expect("sweep"), 0);
-        let kept = run_sql(&app, "DELETE FROM idempotency", None)
-            .await
-            .expect("count");
+        let kept = answers_kept(&app).await;
         assert_eq!(kept, 1, "{backend:?}");
     }
 }
