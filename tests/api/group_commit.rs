@@ -379,3 +379,52 @@ async fn a_lone_moves_events_take_their_positions_in_order() {
         "a delivery for each turn of the player with a webhook: {turns} in {moves} moves"
     );
 }
+
+/// A lone move whose notices go to players without a webhook is written without the
+/// outbox, by a statement that writes nothing when one of them has a webhook after all.
+/// A webhook registered in the middle of a game hears every turn from the next one on,
+/// exactly once each: the first through the move appended again with its outbox, the
+/// later ones because the writer then knows the player has a webhook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_registered_during_a_game_hears_each_later_turn_once() {
+    let app = spawn_app(Backend::Postgres).await;
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL store");
+    };
+    let (a, b, mut game) = app.two_player_game("backgammon").await;
+    for _ in 0..6 {
+        game = move_once(&app, &game, &a, &b).await;
+    }
+    assert_eq!(game["status"], "active", "{game}");
+    let resp = app
+        .post(
+            "/v1/players/me/webhooks",
+            &a,
+            json!({"url": "http://127.0.0.1:9/hook"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let mut turns = 0;
+    for _ in 0..12 {
+        if game["status"] != "active" {
+            break;
+        }
+        let before = game["to_move"].clone();
+        game = move_once(&app, &game, &a, &b).await;
+        if game["status"] == "active" && game["to_move"] == 0 && before != 0 {
+            turns += 1;
+        }
+    }
+    assert!(turns >= 3, "the turn came back to the player: {turns}");
+    let game_id: uuid::Uuid = game["id"].as_str().expect("id").parse().expect("uuid");
+    let heard: Vec<(i64, uuid::Uuid)> = sqlx::query_as(
+        "SELECT version, player_id FROM webhook_deliveries WHERE game_id = $1 \
+         AND kind = 'your_turn' ORDER BY version",
+    )
+    .bind(game_id)
+    .fetch_all(&pg.pool)
+    .await
+    .expect("deliveries");
+    assert_eq!(heard.len(), turns, "one delivery per turn: {heard:?}");
+    assert!(heard.iter().all(|(_, p)| *p == a.id), "{heard:?}");
+}

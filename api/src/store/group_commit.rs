@@ -236,6 +236,7 @@ async fn writer(
 ) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     let mut connection: Option<PoolConnection<Postgres>> = None;
+    let mut watched = lone_move::Watched::default();
     let mut last_batch = tokio::time::Instant::now();
     let quiet = tokio::time::sleep(IDLE_CONNECTION);
     tokio::pin!(quiet);
@@ -272,7 +273,8 @@ async fn writer(
             return;
         }
         let (n, started) = (jobs.len(), std::time::Instant::now());
-        write(&pool, &mut connection, std::mem::take(&mut jobs), &outbox).await;
+        let batch = std::mem::take(&mut jobs);
+        write(&pool, &mut connection, batch, &outbox, &mut watched).await;
         last_batch = tokio::time::Instant::now();
         crate::telemetry::metrics::group_commit(n, started.elapsed());
         tracing::debug!(
@@ -292,11 +294,12 @@ async fn write(
     connection: &mut Option<PoolConnection<Postgres>>,
     jobs: Vec<Job>,
     outbox: &Notify,
+    watched: &mut lone_move::Watched,
 ) {
     let together = match connection {
-        Some(c) => append_together(c, &jobs).await,
+        Some(c) => append_together(c, &jobs, watched).await,
         None => match pool.acquire().await {
-            Ok(c) => append_together(connection.insert(c), &jobs).await,
+            Ok(c) => append_together(connection.insert(c), &jobs, watched).await,
             Err(e) => Err(e),
         },
     };
@@ -353,10 +356,12 @@ type Written = (Vec<Option<Vec<i64>>>, i64);
 async fn append_together(
     connection: &mut PgConnection,
     jobs: &[Job],
+    watched: &mut lone_move::Watched,
 ) -> Result<Written, sqlx::Error> {
     if let [job] = jobs {
-        if let Some(statement) = lone_move::statement(&job.append) {
-            let (at, deliveries) = lone_move::append(connection, &job.append, statement).await?;
+        if let Some(statement) = lone_move::statement(&job.append, watched) {
+            let (at, deliveries) =
+                lone_move::append(connection, &job.append, statement, watched).await?;
             return Ok((vec![at], deliveries));
         }
     }

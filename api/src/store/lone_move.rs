@@ -1,15 +1,51 @@
 //! A group-commit batch of one move (each move, when a single client plays): its rows
 //! bound one by one to a statement of its shape ([`sql::append_one_move`]), not
-//! gathered into arrays ([`super::batch_columns`]).
+//! gathered into arrays ([`super::batch_columns`]). A move whose notices go to players
+//! not known to have a webhook is written by the statement without an outbox
+//! ([`sql::append_one_quiet_move`]), which writes nothing when one of them has one.
+
+use std::collections::HashSet;
 
 use sqlx::{PgConnection, Row};
+use uuid::Uuid;
 
 use super::records::Append;
 use super::sql;
 
+/// The players a writer found with a webhook: their moves are written with the outbox
+/// at once. A hint only: a player wrongly in it costs a dearer statement, one missing
+/// (a webhook registered since) a statement that writes nothing and the move appended
+/// again on its own, with its outbox.
+#[derive(Debug, Default)]
+pub(super) struct Watched(HashSet<Uuid>);
+
+/// Players remembered at most; past it the hint is emptied and learnt again.
+const WATCHED: usize = 1 << 16;
+
+impl Watched {
+    fn any(&self, a: &Append) -> bool {
+        a.notices.iter().any(|n| self.0.contains(&n.player_id))
+    }
+
+    fn learn(&mut self, a: &Append) {
+        if self.0.len() + a.notices.len() > WATCHED {
+            self.0.clear();
+        }
+        self.0.extend(a.notices.iter().map(|n| n.player_id));
+    }
+}
+
+/// The statement of a lone move, and whether it writes the outbox.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Statement {
+    sql: &'static str,
+    /// Written only while the players it notifies have no webhook, without the outbox.
+    unwatched: bool,
+}
+
 /// The statement for `a` alone, when it is a move to an existing game (no new game, seat
 /// or kept answer) whose rows are all of its own game, within the shapes kept.
-pub(super) fn statement(a: &Append) -> Option<&'static str> {
+pub(super) fn statement(a: &Append, watched: &Watched) -> Option<Statement> {
     let own = a.row.id == a.game_id
         && a.events.iter().all(|e| e.game_id == a.game_id)
         && a.notices.iter().all(|n| n.game_id == a.game_id);
@@ -20,18 +56,32 @@ pub(super) fn statement(a: &Append) -> Option<&'static str> {
     if !own || !move_only {
         return None;
     }
-    sql::append_one_move(a.events.len(), a.notices.len())
+    if !a.notices.is_empty() && !watched.any(a) {
+        let sql = sql::append_one_quiet_move(a.events.len())?;
+        return Some(Statement {
+            sql,
+            unwatched: true,
+        });
+    }
+    let sql = sql::append_one_move(a.events.len(), a.notices.len())?;
+    Some(Statement {
+        sql,
+        unwatched: false,
+    })
 }
 
 /// Appends `a` with `statement` (from [`statement`]): the positions of its events, or
-/// `None` when its game had moved on; and the number of webhook deliveries written.
+/// `None` when nothing was written (its game had moved on, or a player it notifies has
+/// a webhook: then `watched` learns its players); and the number of webhook deliveries
+/// written.
 pub(super) async fn append(
     connection: &mut PgConnection,
     a: &Append,
-    statement: &'static str,
+    statement: Statement,
+    watched: &mut Watched,
 ) -> Result<(Option<Vec<i64>>, i64), sqlx::Error> {
     let row = &a.row;
-    let mut query = sqlx::query(statement)
+    let mut query = sqlx::query(statement.sql)
         .bind(a.game_id)
         .bind(a.expected_version)
         .bind(row.status.as_str())
@@ -41,6 +91,9 @@ pub(super) async fn append(
         .bind(row.summary.get())
         .bind(row.updated_at)
         .bind(row.deadline);
+    if statement.unwatched {
+        query = query.bind(a.notices.iter().map(|n| n.player_id).collect::<Vec<_>>());
+    }
     for e in &a.events {
         query = query
             .bind(e.seq)
@@ -50,12 +103,14 @@ pub(super) async fn append(
             .bind(e.recorded_at)
             .bind(e.hash.as_str());
     }
-    for n in &a.notices {
-        query = query
-            .bind(n.player_id)
-            .bind(n.version)
-            .bind(n.kind.as_str())
-            .bind(n.payload.get());
+    if !statement.unwatched {
+        for n in &a.notices {
+            query = query
+                .bind(n.player_id)
+                .bind(n.version)
+                .bind(n.kind.as_str())
+                .bind(n.payload.get());
+        }
     }
     let returned = query.fetch_all(connection).await?;
     let mut deliveries = 0;
@@ -70,8 +125,14 @@ pub(super) async fn append(
         }
     }
     match (returned.len(), at.len()) {
-        // The game had moved on: nothing was written.
-        (0, _) => Ok((None, deliveries)),
+        // Nothing was written: the game had moved on, or a player has a webhook (or
+        // both); the move is appended again on its own, with its outbox.
+        (0, _) => {
+            if statement.unwatched {
+                watched.learn(a);
+            }
+            Ok((None, deliveries))
+        }
         (n, found) if n == a.events.len() && found == n => Ok((Some(at), deliveries)),
         // The statement writes a change's events together or not at all.
         _ => Err(sqlx::Error::Protocol(
