@@ -428,3 +428,63 @@ async fn a_webhook_registered_during_a_game_hears_each_later_turn_once() {
     assert_eq!(heard.len(), turns, "one delivery per turn: {heard:?}");
     assert!(heard.iter().all(|(_, p)| *p == a.id), "{heard:?}");
 }
+
+/// [`move_on`] with a notice to `player` that it is their turn.
+fn noticed_move_on(table: &worp::table::Table, player: uuid::Uuid) -> worp::store::Append {
+    let (mut change, _) = move_on(table, 0);
+    change.notices = vec![worp::store::PlayerNotice {
+        player_id: player,
+        game_id: table.id,
+        version: table.version + 1,
+        kind: "your_turn".to_owned(),
+        payload: worp::store::JsonText::of(&json!({"type": "your_turn"})),
+    }];
+    change
+}
+
+/// A batch of moves whose notices go to players without a webhook is written without
+/// the outbox, by a statement that writes nothing at all when one of them has a webhook
+/// after all; the writer then learns who and writes the batch with its outbox. Here one
+/// batch (on a single-threaded runtime the thread's own writer takes every change
+/// queued before it runs) of moves to six games, one of which turns to a player with a
+/// webhook the writer has not seen: that player hears the turn once, the others nothing.
+#[tokio::test]
+async fn a_batch_of_moves_to_a_player_with_a_webhook_writes_the_delivery() {
+    let app = spawn_app(Backend::Postgres).await;
+    let Store::Postgres(pg) = &app.worp.store else {
+        panic!("a PostgreSQL store");
+    };
+    let mut games = Vec::new();
+    let mut changes = Vec::new();
+    for _ in 0..6 {
+        let (a, b, game) = app.two_player_game("backgammon").await;
+        let id: uuid::Uuid = game["id"].as_str().expect("id").parse().expect("uuid");
+        let table = app.worp.load(id).await.expect("load");
+        changes.push(noticed_move_on(&table, b.id));
+        games.push((a, b, id));
+    }
+    let (watcher, heard_by) = (&games[0].1, games[0].1.id);
+    let resp = app
+        .post(
+            "/v1/players/me/webhooks",
+            watcher,
+            json!({"url": "http://127.0.0.1:9/hook"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let answers =
+        futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    let heard: Vec<(uuid::Uuid, uuid::Uuid, String)> = sqlx::query_as(
+        "SELECT game_id, player_id, kind FROM webhook_deliveries WHERE game_id = ANY($1)",
+    )
+    .bind(games.iter().map(|g| g.2).collect::<Vec<_>>())
+    .fetch_all(&pg.pool)
+    .await
+    .expect("deliveries");
+    assert_eq!(
+        heard,
+        vec![(games[0].2, heard_by, "your_turn".to_owned())],
+        "one delivery, to the player with a webhook"
+    );
+}

@@ -9,12 +9,14 @@
 //! checks, a single commit. Every change names the last sequence number its caller saw
 //! (the statements are in [`super::sql`], with the three forms of the version check):
 //!
-//! - A batch of moves to existing games (the common case, [`APPEND_MOVES`]) is judged
-//!   change by change. A change's `games` row is updated only while it is still at that
-//!   version (the upsert finds and locks the row by its key anyway, so the check costs
-//!   no index scan of the log), and its events and notices are written only with its
-//!   row. A change to a game whose log has moved on, or not reached that version, writes
-//!   nothing; the rest of the batch is written.
+//! - A batch of moves to existing games (the common case, [`super::sql::APPEND_MOVES`])
+//!   is judged change by change. A change's `games` row is updated only while it is
+//!   still at that version (the upsert finds and locks the row by its key anyway, so the
+//!   check costs no index scan of the log), and its events and notices are written only
+//!   with its row. A change to a game whose log has moved on, or not reached that
+//!   version, writes nothing; the rest of the batch is written. While none of the
+//!   players a batch notifies is known to have a webhook, it is written without the
+//!   outbox ([`super::watched`]).
 //! - Any other batch (new games, seats taken, `Idempotency-Key` answers) is all or
 //!   nothing: if the log of any of its games is not at the version named, nothing is
 //!   inserted (every insert is guarded by the `stale` CTE).
@@ -27,7 +29,8 @@
 //! answer: the loser of a race its [`StoreError::Conflict`], the others their events.
 //! Errors that leave the outcome unknown (the connection broke, or the server ended it
 //! on its way down or turned standby: a failover) are reported to every change of the
-//! batch, as a single append would report them.
+//! batch, as a single append would report them. The statements themselves are built in
+//! [`super::batch`].
 //!
 //! The announcements to other processes (`NOTIFY`) are not part of the statement:
 //! PostgreSQL serialises the commits of transactions that notify (a global lock held
@@ -44,16 +47,14 @@ use futures_util::future::{ready, Either, FutureExt};
 
 use sqlx::pool::PoolConnection;
 use sqlx::postgres::PgPoolOptions;
-use sqlx::{PgConnection, PgPool, Postgres, Row};
+use sqlx::{PgPool, Postgres};
 use tokio::sync::{mpsc, oneshot, Mutex, Notify};
-use uuid::Uuid;
 
-use super::batch_columns::{AnswerColumns, EventColumns, NoticeColumns, RowColumns};
+use super::batch::append_together;
 use super::error::{refused, same_error, StoreError};
-use super::lone_move;
 use super::postgres::append_alone;
 use super::records::Append;
-use super::sql::{APPEND_MOVES, APPEND_TOGETHER};
+use super::watched::Watched;
 use crate::events::StoredEvent;
 
 /// Writer tasks: while one waits for its commit, the next gathers the changes that
@@ -236,7 +237,7 @@ async fn writer(
 ) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     let mut connection: Option<PoolConnection<Postgres>> = None;
-    let mut watched = lone_move::Watched::default();
+    let mut watched = Watched::default();
     let mut last_batch = tokio::time::Instant::now();
     let quiet = tokio::time::sleep(IDLE_CONNECTION);
     tokio::pin!(quiet);
@@ -294,12 +295,13 @@ async fn write(
     connection: &mut Option<PoolConnection<Postgres>>,
     jobs: Vec<Job>,
     outbox: &Notify,
-    watched: &mut lone_move::Watched,
+    watched: &mut Watched,
 ) {
+    let appends: Vec<&Append> = jobs.iter().map(|j| &j.append).collect();
     let together = match connection {
-        Some(c) => append_together(c, &jobs, watched).await,
+        Some(c) => append_together(c, &appends, watched).await,
         None => match pool.acquire().await {
-            Ok(c) => append_together(connection.insert(c), &jobs, watched).await,
+            Ok(c) => append_together(connection.insert(c), &appends, watched).await,
             Err(e) => Err(e),
         },
     };
@@ -343,145 +345,4 @@ async fn write(
         let answer = append_alone(pool, &job.append, outbox).await;
         let _ = job.reply.send(answer);
     }
-}
-
-/// What a batch statement did for each of its changes, in order: the positions of the
-/// change's events, or `None` when nothing of it was written (its game had moved on);
-/// and the number of webhook deliveries written.
-type Written = (Vec<Option<Vec<i64>>>, i64);
-
-/// Appends the changes of `jobs` in one statement. A batch of moves to existing games is
-/// judged change by change ([`APPEND_MOVES`]); any other batch is all or nothing (every
-/// change `None` when a game had moved on).
-async fn append_together(
-    connection: &mut PgConnection,
-    jobs: &[Job],
-    watched: &mut lone_move::Watched,
-) -> Result<Written, sqlx::Error> {
-    if let [job] = jobs {
-        if let Some(statement) = lone_move::statement(&job.append, watched) {
-            let (at, deliveries) =
-                lone_move::append(connection, &job.append, statement, watched).await?;
-            return Ok((vec![at], deliveries));
-        }
-    }
-    let mut heads = (Vec::new(), Vec::new());
-    let mut ev = EventColumns::default();
-    let mut rows = RowColumns::default();
-    let mut seats = (Vec::new(), Vec::new(), Vec::new());
-    let mut secrets = (Vec::new(), Vec::new());
-    let mut notices = NoticeColumns::default();
-    let mut answers = AnswerColumns::default();
-    for job in jobs {
-        let a = &job.append;
-        heads.0.push(a.game_id);
-        heads.1.push(a.expected_version);
-        for e in &a.events {
-            ev.push(e);
-        }
-        rows.push(&a.row);
-        if a.seats_changed() {
-            for (seat, player) in a.row.seats.iter().enumerate() {
-                seats.0.push(a.game_id);
-                seats.1.push(seat as i32);
-                seats.2.push(*player);
-            }
-        }
-        if let Some(seed) = &a.secret {
-            secrets.0.push(a.game_id);
-            secrets.1.push(seed.clone());
-        }
-        for n in &a.notices {
-            notices.push(n, a.row.updated_at);
-        }
-        if let Some(kept) = &a.idempotency {
-            answers.push(kept, a.row.updated_at);
-        }
-    }
-    let total = ev.game_id.len();
-    let only_moves = seats.0.is_empty()
-        && secrets.0.is_empty()
-        && answers.player_id.is_empty()
-        && jobs
-            .iter()
-            .all(|j| j.append.expected_version > 0 && !j.append.events.is_empty());
-    let mut statement = sqlx::query(if only_moves {
-        APPEND_MOVES
-    } else {
-        APPEND_TOGETHER
-    })
-    .bind(heads.0)
-    .bind(heads.1)
-    .bind(ev.game_id)
-    .bind(ev.seq)
-    .bind(ev.kind)
-    .bind(ev.payload)
-    .bind(ev.rules_version)
-    .bind(ev.recorded_at)
-    .bind(ev.hash)
-    .bind(rows.id)
-    .bind(rows.variant)
-    .bind(rows.status)
-    .bind(rows.version)
-    .bind(rows.to_move_seat)
-    .bind(rows.to_move_player)
-    .bind(rows.summary)
-    .bind(rows.created_at)
-    .bind(rows.updated_at)
-    .bind(rows.deadline)
-    .bind(notices.player_id)
-    .bind(notices.game_id)
-    .bind(notices.version)
-    .bind(notices.kind)
-    .bind(notices.payload)
-    .bind(notices.at);
-    if !only_moves {
-        statement = statement
-            .bind(seats.0)
-            .bind(seats.1)
-            .bind(seats.2)
-            .bind(secrets.0)
-            .bind(secrets.1)
-            .bind(answers.player_id)
-            .bind(answers.key)
-            .bind(answers.body)
-            .bind(answers.at)
-            .bind(answers.request)
-            .bind(answers.body_hash);
-    }
-    let returned = statement.fetch_all(connection).await?;
-    let mut positions = std::collections::HashMap::with_capacity(total);
-    let mut deliveries = 0;
-    for r in &returned {
-        deliveries = r.try_get("deliveries")?;
-        let game: Uuid = r.try_get("game_id")?;
-        let seq: i64 = r.try_get("seq")?;
-        let position: i64 = r.try_get("position")?;
-        positions.insert((game, seq), position);
-    }
-    if !only_moves && returned.len() != total {
-        // All or nothing: a game had moved on.
-        return Ok((jobs.iter().map(|_| None).collect(), deliveries));
-    }
-    // A statement that succeeded wrote each game at most once: a returned event is its
-    // game's (and sequence number's) one change.
-    let mut written = Vec::with_capacity(jobs.len());
-    for job in jobs {
-        let events = &job.append.events;
-        let at: Vec<i64> = events
-            .iter()
-            .filter_map(|e| positions.get(&(e.game_id, e.seq)).copied())
-            .collect();
-        if at.is_empty() {
-            written.push(None);
-        } else if at.len() == events.len() {
-            written.push(Some(at));
-        } else {
-            // The statement writes a change's events together or not at all.
-            return Err(sqlx::Error::Protocol(
-                "only some of a change's events were returned".into(),
-            ));
-        }
-    }
-    Ok((written, deliveries))
 }

@@ -1,39 +1,14 @@
 //! A group-commit batch of one move (each move, when a single client plays): its rows
 //! bound one by one to a statement of its shape ([`sql::append_one_move`]), not
 //! gathered into arrays ([`super::batch_columns`]). A move whose notices go to players
-//! not known to have a webhook is written by the statement without an outbox
-//! ([`sql::append_one_quiet_move`]), which writes nothing when one of them has one.
-
-use std::collections::HashSet;
+//! not known to have a webhook is written without the outbox
+//! ([`sql::append_one_quiet_move`], [`super::watched`]).
 
 use sqlx::{PgConnection, Row};
-use uuid::Uuid;
 
 use super::records::Append;
 use super::sql;
-
-/// The players a writer found with a webhook: their moves are written with the outbox
-/// at once. A hint only: a player wrongly in it costs a dearer statement, one missing
-/// (a webhook registered since) a statement that writes nothing and the move appended
-/// again on its own, with its outbox.
-#[derive(Debug, Default)]
-pub(super) struct Watched(HashSet<Uuid>);
-
-/// Players remembered at most; past it the hint is emptied and learnt again.
-const WATCHED: usize = 1 << 16;
-
-impl Watched {
-    fn any(&self, a: &Append) -> bool {
-        a.notices.iter().any(|n| self.0.contains(&n.player_id))
-    }
-
-    fn learn(&mut self, a: &Append) {
-        if self.0.len() + a.notices.len() > WATCHED {
-            self.0.clear();
-        }
-        self.0.extend(a.notices.iter().map(|n| n.player_id));
-    }
-}
+use super::watched::Watched;
 
 /// The statement of a lone move, and whether it writes the outbox.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +31,7 @@ pub(super) fn statement(a: &Append, watched: &Watched) -> Option<Statement> {
     if !own || !move_only {
         return None;
     }
-    if !a.notices.is_empty() && !watched.any(a) {
+    if !a.notices.is_empty() && watched.unwatched([a]) {
         let sql = sql::append_one_quiet_move(a.events.len())?;
         return Some(Statement {
             sql,
@@ -71,14 +46,40 @@ pub(super) fn statement(a: &Append, watched: &Watched) -> Option<Statement> {
 }
 
 /// Appends `a` with `statement` (from [`statement`]): the positions of its events, or
-/// `None` when nothing was written (its game had moved on, or a player it notifies has
-/// a webhook: then `watched` learns its players); and the number of webhook deliveries
-/// written.
+/// `None` when its game had moved on; and the number of webhook deliveries written.
+/// When a statement without the outbox wrote nothing because a player it notifies has
+/// a webhook, `watched` learns who, and the move is written again with its outbox.
 pub(super) async fn append(
     connection: &mut PgConnection,
     a: &Append,
     statement: Statement,
     watched: &mut Watched,
+) -> Result<(Option<Vec<i64>>, i64), sqlx::Error> {
+    let written = append_with(connection, a, statement).await?;
+    if written.0.is_some() || !statement.unwatched {
+        return Ok(written);
+    }
+    if !watched.learn(connection, Watched::notified([a])).await? {
+        return Ok(written); // The game had moved on.
+    }
+    match sql::append_one_move(a.events.len(), a.notices.len()) {
+        Some(sql) => {
+            let statement = Statement {
+                sql,
+                unwatched: false,
+            };
+            append_with(connection, a, statement).await
+        }
+        None => Ok(written),
+    }
+}
+
+/// Appends `a` with `statement`: the positions of its events, or `None` when nothing
+/// was written; and the number of webhook deliveries written.
+async fn append_with(
+    connection: &mut PgConnection,
+    a: &Append,
+    statement: Statement,
 ) -> Result<(Option<Vec<i64>>, i64), sqlx::Error> {
     let row = &a.row;
     let mut query = sqlx::query(statement.sql)
@@ -125,14 +126,9 @@ pub(super) async fn append(
         }
     }
     match (returned.len(), at.len()) {
-        // Nothing was written: the game had moved on, or a player has a webhook (or
-        // both); the move is appended again on its own, with its outbox.
-        (0, _) => {
-            if statement.unwatched {
-                watched.learn(a);
-            }
-            Ok((None, deliveries))
-        }
+        // Nothing was written: the game had moved on, or (without the outbox) a player
+        // it notifies has a webhook.
+        (0, _) => Ok((None, deliveries)),
         (n, found) if n == a.events.len() && found == n => Ok((Some(at), deliveries)),
         // The statement writes a change's events together or not at all.
         _ => Err(sqlx::Error::Protocol(

@@ -6,7 +6,8 @@
 //!   [`postgres`] and [`sqlite`].
 //! - [`group_commit`]: on PostgreSQL, the changes that arrive together share one
 //!   statement and one durable commit (each actix-web worker thread has a writer of its
-//!   own; their columns in `batch_columns`, a batch of one move in `lone_move`);
+//!   own; the batch's statement in `batch`, its columns in `batch_columns`, a batch of
+//!   one move in `lone_move`, the players known to have a webhook in `watched`);
 //!   [`sqlite_commit`]: on SQLite, one writer thread
 //!   writes them in one transaction and one durable commit.
 //! - [`records`]: what is read and written; [`error`]: what can fail.
@@ -16,6 +17,7 @@
 //! record. A lost race comes back as [`StoreError::Conflict`], never as a gap or a
 //! duplicate (`UNIQUE (game_id, seq)`).
 
+mod batch;
 mod batch_columns;
 pub mod error;
 pub mod group_commit;
@@ -26,6 +28,7 @@ pub mod sql;
 pub mod sqlite;
 pub mod sqlite_commit;
 mod statements;
+mod watched;
 mod webhook_statements;
 
 use std::future::Future;
