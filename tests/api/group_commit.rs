@@ -10,6 +10,7 @@ use worp::store::Store;
 use crate::helpers::{spawn_app, spawn_app_with, Backend, ManualClock, BACKENDS};
 use crate::play::two_seat_variant;
 use crate::store::move_once;
+use crate::webhooks::register;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn group_commit_writers_give_their_connections_back_when_quiet() {
@@ -318,14 +319,7 @@ async fn a_lone_moves_events_take_their_positions_in_order() {
         panic!("a PostgreSQL store");
     };
     let (a, b, mut game) = app.two_player_game("backgammon").await;
-    let resp = app
-        .post(
-            "/v1/players/me/webhooks",
-            &a,
-            json!({"url": "http://127.0.0.1:9/hook"}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201);
+    register(&app, &a, "http://127.0.0.1:9/hook").await;
     let id = game["id"].as_str().expect("id").to_owned();
     let mut moves = 0;
     while game["status"] == "active" && moves < 40 {
@@ -396,14 +390,7 @@ async fn a_webhook_registered_during_a_game_hears_each_later_turn_once() {
         game = move_once(&app, &game, &a, &b).await;
     }
     assert_eq!(game["status"], "active", "{game}");
-    let resp = app
-        .post(
-            "/v1/players/me/webhooks",
-            &a,
-            json!({"url": "http://127.0.0.1:9/hook"}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201);
+    register(&app, &a, "http://127.0.0.1:9/hook").await;
     let mut turns = 0;
     for _ in 0..12 {
         if game["status"] != "active" {
@@ -464,14 +451,7 @@ async fn a_batch_of_moves_to_a_player_with_a_webhook_writes_the_delivery() {
         games.push((a, b, id));
     }
     let (watcher, heard_by) = (&games[0].1, games[0].1.id);
-    let resp = app
-        .post(
-            "/v1/players/me/webhooks",
-            watcher,
-            json!({"url": "http://127.0.0.1:9/hook"}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201);
+    register(&app, watcher, "http://127.0.0.1:9/hook").await;
     let answers =
         futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
     assert!(answers.iter().all(Result::is_ok), "{answers:?}");

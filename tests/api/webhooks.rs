@@ -131,7 +131,7 @@ async fn outbox(database: &str, url: String, games: usize) -> (worp::store::Stor
 }
 
 /// Registers `url` for `who`; returns the webhook's id.
-async fn register(app: &TestApp, who: &TestPlayer, url: &str) -> String {
+pub(crate) async fn register(app: &TestApp, who: &TestPlayer, url: &str) -> String {
     let resp = app
         .post("/v1/players/me/webhooks", who, json!({"url": url}))
         .await;
