@@ -128,20 +128,21 @@ fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde
 /// Relays changes announced by other processes into this one (PostgreSQL only). Runs
 /// until the process ends, reconnecting after errors.
 pub async fn listen(pool: sqlx::PgPool, origin: Uuid, hub: broadcast::Sender<Change>) {
+    // A pool of its own, for the connection's name ([`listener_name`]); a broken
+    // connection it gets back is tested and replaced at the next attempt.
+    let named = (*pool.connect_options())
+        .clone()
+        .application_name(&listener_name(origin));
+    let own_pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_lazy_with(named);
+    let own = format!("{{\"origin\":\"{origin}\"");
     loop {
-        // A pool of its own, for the connection's name ([`listener_name`]).
-        let named = (*pool.connect_options())
-            .clone()
-            .application_name(&listener_name(origin));
-        let own_pool = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(1)
-            .connect_lazy_with(named);
         match sqlx::postgres::PgListener::connect_with(&own_pool).await {
             Ok(mut listener) => {
                 if let Err(e) = listener.listen(CHANNEL).await {
                     tracing::warn!("LISTEN failed: {e}");
                 } else {
-                    let own = format!("{{\"origin\":\"{origin}\"");
                     loop {
                         match listener.recv().await {
                             Ok(n) => match foreign_changes(n.payload(), &own) {
