@@ -31,18 +31,39 @@ enum Form {
     Together,
 }
 
-/// Appends `appends` in one statement: the moves of a batch that wrote nothing because
-/// a player it notifies has a webhook are written again with the outbox, once `watched`
-/// knows who.
+/// Appends `appends` in one statement, without the outbox while none of the players they
+/// notify is known to have a webhook; when such a statement wrote nothing because one
+/// has, `watched` learns who and the changes are written again with the outbox.
 pub(super) async fn append_together(
     connection: &mut PgConnection,
     appends: &[&Append],
     watched: &mut Watched,
 ) -> Result<Written, sqlx::Error> {
+    let quiet = watched.unwatched(appends.iter().copied());
+    let (written, unwatched) = append_once(connection, appends, quiet).await?;
+    if !unwatched || written.0.iter().any(Option::is_some) {
+        return Ok(written);
+    }
+    if !watched
+        .learn(connection, Watched::notified(appends.iter().copied()))
+        .await?
+    {
+        return Ok(written); // Every game had moved on.
+    }
+    Ok(append_once(connection, appends, false).await?.0)
+}
+
+/// Appends `appends` in one statement, without the outbox if `quiet` allows; and whether
+/// the statement was one that writes nothing when a player notified has a webhook.
+async fn append_once(
+    connection: &mut PgConnection,
+    appends: &[&Append],
+    quiet: bool,
+) -> Result<(Written, bool), sqlx::Error> {
     if let [a] = appends {
-        if let Some(statement) = lone_move::statement(a, watched) {
-            let (at, deliveries) = lone_move::append(connection, a, statement, watched).await?;
-            return Ok((vec![at], deliveries));
+        if let Some(statement) = lone_move::statement(a, quiet) {
+            let (at, deliveries) = lone_move::append(connection, a, statement).await?;
+            return Ok(((vec![at], deliveries), statement.unwatched()));
         }
     }
     let only_moves = appends.iter().all(|a| {
@@ -54,20 +75,13 @@ pub(super) async fn append_together(
     });
     let form = match only_moves {
         false => Form::Together,
-        true if watched.unwatched(appends.iter().copied()) => Form::QuietMoves,
+        true if quiet => Form::QuietMoves,
         true => Form::Moves,
     };
-    let written = append_with(connection, appends, form).await?;
-    if form != Form::QuietMoves || written.0.iter().any(Option::is_some) {
-        return Ok(written);
-    }
-    if !watched
-        .learn(connection, Watched::notified(appends.iter().copied()))
-        .await?
-    {
-        return Ok(written); // Every game had moved on.
-    }
-    append_with(connection, appends, Form::Moves).await
+    Ok((
+        append_with(connection, appends, form).await?,
+        form == Form::QuietMoves,
+    ))
 }
 
 /// Appends `appends` with the statement of `form`.

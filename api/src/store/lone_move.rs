@@ -1,8 +1,8 @@
 //! A group-commit batch of one move (each move, when a single client plays): its rows
 //! bound one by one to a statement of its shape ([`sql::append_one_move`]), not
 //! gathered into arrays ([`super::batch_columns`]). A move whose notices go to players
-//! not known to have a webhook is written without the outbox
-//! ([`sql::append_one_quiet_move`], [`super::watched`]).
+//! not known to have a webhook may be written without the outbox
+//! ([`sql::append_one_quiet_move`]; [`super::batch`] decides, [`super::watched`]).
 
 use sqlx::{PgConnection, Row};
 
@@ -19,8 +19,9 @@ pub(super) struct Statement {
 }
 
 /// The statement for `a` alone, when it is a move to an existing game (no new game, seat
-/// or kept answer) whose rows are all of its own game, within the shapes kept.
-pub(super) fn statement(a: &Append, watched: &Watched) -> Option<Statement> {
+/// or kept answer) whose rows are all of its own game, within the shapes kept: without
+/// the outbox when `quiet` and it has notices.
+pub(super) fn statement(a: &Append, quiet: bool) -> Option<Statement> {
     let own = a.row.id == a.game_id
         && a.events.iter().all(|e| e.game_id == a.game_id)
         && a.notices.iter().all(|n| n.game_id == a.game_id);
@@ -31,7 +32,7 @@ pub(super) fn statement(a: &Append, watched: &Watched) -> Option<Statement> {
     if !own || !move_only {
         return None;
     }
-    if !a.notices.is_empty() && watched.unwatched([a]) {
+    if quiet && !a.notices.is_empty() {
         let sql = sql::append_one_quiet_move(a.events.len())?;
         return Some(Statement {
             sql,
@@ -45,38 +46,17 @@ pub(super) fn statement(a: &Append, watched: &Watched) -> Option<Statement> {
     })
 }
 
-/// Appends `a` with `statement` (from [`statement`]): the positions of its events, or
-/// `None` when its game had moved on; and the number of webhook deliveries written.
-/// When a statement without the outbox wrote nothing because a player it notifies has
-/// a webhook, `watched` learns who, and the move is written again with its outbox.
-pub(super) async fn append(
-    connection: &mut PgConnection,
-    a: &Append,
-    statement: Statement,
-    watched: &mut Watched,
-) -> Result<(Option<Vec<i64>>, i64), sqlx::Error> {
-    let written = append_with(connection, a, statement).await?;
-    if written.0.is_some() || !statement.unwatched {
-        return Ok(written);
-    }
-    if !watched.learn(connection, Watched::notified([a])).await? {
-        return Ok(written); // The game had moved on.
-    }
-    match sql::append_one_move(a.events.len(), a.notices.len()) {
-        Some(sql) => {
-            let statement = Statement {
-                sql,
-                unwatched: false,
-            };
-            append_with(connection, a, statement).await
-        }
-        None => Ok(written),
+impl Statement {
+    /// Whether it writes nothing when a player it notifies has a webhook (no outbox).
+    pub(super) fn unwatched(&self) -> bool {
+        self.unwatched
     }
 }
 
-/// Appends `a` with `statement`: the positions of its events, or `None` when nothing
-/// was written; and the number of webhook deliveries written.
-async fn append_with(
+/// Appends `a` with `statement` (from [`statement`]): the positions of its events, or
+/// `None` when nothing was written (its game had moved on or, without the outbox, a
+/// player it notifies has a webhook); and the number of webhook deliveries written.
+pub(super) async fn append(
     connection: &mut PgConnection,
     a: &Append,
     statement: Statement,
@@ -93,7 +73,7 @@ async fn append_with(
         .bind(row.updated_at)
         .bind(row.deadline);
     if statement.unwatched {
-        query = query.bind(a.notices.iter().map(|n| n.player_id).collect::<Vec<_>>());
+        query = query.bind(Watched::notified([a]));
     }
     for e in &a.events {
         query = query
