@@ -6,8 +6,9 @@
 //! game starts at the nearest checkpoint at or before where it must end, and reads and
 //! folds at most the events after it: `state?at=N` costs O(K + events since the
 //! checkpoint), not O(N). `state?at=N` folds on to the next checkpoint and keeps the
-//! states after N too, so a reader walking a game state by state (the web client's replay
-//! slider) finds the next states kept: one query and one fold per 64 states.
+//! other states of that stretch too, so a reader walking a game state by state (the web
+//! client's replay slider), either way, finds the next states kept: one query and one
+//! fold per 64 states.
 //!
 //! Everything here is derived and in memory only: a table is a copy of what folding the
 //! log from event 1 gave (the log is append-only, so the state right after event `v`
@@ -26,8 +27,8 @@ use crate::table::Table;
 /// A checkpoint is kept after every this many events of a game.
 pub const CHECKPOINT_EVERY: i64 = 64;
 
-/// The states kept per game that are not checkpoints: those a reader visited and those
-/// folded after them up to the next checkpoint (one stretch between checkpoints).
+/// The states kept per game that are not checkpoints: the stretch between two
+/// checkpoints a reader visited.
 const RECENT_PER_GAME: usize = CHECKPOINT_EVERY as usize;
 
 /// Whether the state right after event `version` is a checkpoint.

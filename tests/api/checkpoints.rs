@@ -12,7 +12,9 @@ use worp::events::StoredEvent;
 use worp::service::Worp;
 use worp::table::Table;
 
-use crate::helpers::{fresh_database, spawn_app, spawn_app_from, test_settings, Backend, BACKENDS};
+use crate::helpers::{
+    fresh_database, spawn_app, spawn_app_from, test_settings, Backend, TestApp, BACKENDS,
+};
 
 /// A game of `variant` played to its end by bots and one seat through the service (the
 /// replay benchmark's, `worp_load::replay::bot_game`).
@@ -102,18 +104,27 @@ async fn every_state_folded_from_checkpoints_is_the_full_replay_sqlite() {
     walks_agree_with_the_full_replay(Backend::Sqlite).await;
 }
 
+/// A long Mens-erger-je-niet game (more than four checkpoints) played on a fresh database
+/// by one server; a second server on that database, which has never seen it; the game
+/// and its events.
+async fn unseen_long_game(backend: Backend) -> (TestApp, TestApp, Uuid, Vec<StoredEvent>) {
+    let (url, dir) = fresh_database(backend).await;
+    let first = spawn_app_from(test_settings(url.clone()), Arc::new(SystemClock), None).await;
+    let id = bot_game(&first.worp, "mens_erger_je_niet", json!({ "board": 6 }), 6).await;
+    let events = first.worp.all_events(id).await.expect("events");
+    let n = events.len() as i64;
+    assert!(n > 4 * CHECKPOINT_EVERY, "a long game: {n} events");
+    let second = spawn_app_from(test_settings(url), Arc::new(SystemClock), dir).await;
+    (first, second, id, events)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cold_load_keeps_checkpoints_and_starts_from_them() {
     for backend in BACKENDS {
-        let (url, dir) = fresh_database(backend).await;
-        let first = spawn_app_from(test_settings(url.clone()), Arc::new(SystemClock), None).await;
-        let id = bot_game(&first.worp, "mens_erger_je_niet", json!({ "board": 6 }), 6).await;
-        let events = first.worp.all_events(id).await.expect("events");
+        let (_first, second, id, events) = unseen_long_game(backend).await;
         let n = events.len() as i64;
-        assert!(n > 3 * CHECKPOINT_EVERY, "a long game: {n} events");
-        // Another server on the same database has never seen the game: its first load
-        // replays the log and keeps a checkpoint every CHECKPOINT_EVERY events.
-        let second = spawn_app_from(test_settings(url), Arc::new(SystemClock), dir).await;
+        // The second server has never seen the game: its first load replays the log and
+        // keeps a checkpoint every CHECKPOINT_EVERY events.
         let history = second.worp.cache.history();
         assert!(history.is_empty());
         let expected = full_replay(&events);
@@ -134,12 +145,13 @@ async fn a_cold_load_keeps_checkpoints_and_starts_from_them() {
         );
         second.worp.load_at(id, at).await.expect("load_at");
         assert_eq!(history.nearest(id, at).expect("visited").version, at);
-        // And the states after it, up to the next checkpoint, are kept too.
-        let next = 3 * CHECKPOINT_EVERY - 1;
-        assert_eq!(history.nearest(id, next).expect("kept").version, next);
+        // And the other states of its stretch, before and after it, are kept too.
+        for kept in [2 * CHECKPOINT_EVERY + 1, 3 * CHECKPOINT_EVERY - 1] {
+            assert_eq!(history.nearest(id, kept).expect("kept").version, kept);
+        }
         assert_eq!(
             history.len() as i64,
-            n / CHECKPOINT_EVERY + CHECKPOINT_EVERY - 5
+            n / CHECKPOINT_EVERY + CHECKPOINT_EVERY - 1
         );
         // Once the live state is gone (evicted), a load starts from the newest checkpoint
         // and gives the same table.
@@ -147,6 +159,46 @@ async fn a_cold_load_keeps_checkpoints_and_starts_from_them() {
         cold.load_at(id, n - 1).await.expect("historical");
         let again = cold.load(id).await.expect("load from the checkpoint");
         assert_eq!(format!("{again:?}"), format!("{table:?}"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_stepping_back_finds_the_states_before_it_kept() {
+    for backend in BACKENDS {
+        let (_first, second, id, events) = unseen_long_game(backend).await;
+        let expected = full_replay(&events);
+        let worp = &second.worp;
+        let history = worp.cache.history();
+        // Dropped in the middle of the fourth stretch (after checkpoint 192), as the
+        // replay slider is, then stepping back to its start: one fold, the rest kept.
+        let landed = 3 * CHECKPOINT_EVERY + 40;
+        worp.load_at(id, landed).await.expect("a state");
+        for at in (3 * CHECKPOINT_EVERY + 1..landed).rev() {
+            let kept = history.nearest(id, at).expect("kept");
+            assert_eq!(kept.version, at, "{backend:?}: state {at} not kept");
+            let served = worp.load_at(id, at).await.expect("a kept state");
+            assert!(
+                Arc::ptr_eq(&served, &kept),
+                "{backend:?}: state {at} folded again"
+            );
+            assert_eq!(
+                format!("{served:?}"),
+                expected[at as usize - 1],
+                "{backend:?}"
+            );
+        }
+        // The stretch's checkpoints, and nothing of the stretch before.
+        assert_eq!(
+            history.nearest(id, 3 * CHECKPOINT_EVERY).map(|t| t.version),
+            Some(3 * CHECKPOINT_EVERY)
+        );
+        assert_eq!(
+            history
+                .nearest(id, 3 * CHECKPOINT_EVERY - 1)
+                .map(|t| t.version),
+            Some(2 * CHECKPOINT_EVERY),
+            "{backend:?}"
+        );
     }
 }
 

@@ -9,7 +9,7 @@ use worp_engine::{variant, Capability, MatchHeader};
 use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
-use crate::checkpoints::{is_checkpoint, next_checkpoint};
+use crate::checkpoints::{is_checkpoint, next_checkpoint, CHECKPOINT_EVERY};
 use crate::events::StoredEvent;
 use crate::export::{record_steps, Export};
 use crate::store::{GameFilter, ListedAt, Player, SavedResponse};
@@ -82,9 +82,10 @@ impl Worp {
 
     /// The state of a game right after event `at`: the live cache's, or folded from the
     /// nearest historical state or checkpoint at or before `at` (`checkpoints.rs`). The
-    /// fold goes on to the next checkpoint and keeps the states from `at` on with the
-    /// historical states (never in the live cache): a reader stepping through the game
-    /// finds the next ones without a query.
+    /// fold goes on to the next checkpoint and keeps the states of the stretch between
+    /// the two checkpoints around `at` with the historical states (never in the live
+    /// cache): a reader stepping through the game, either way, finds the next ones
+    /// without a query.
     pub async fn load_at(&self, id: Uuid, at: i64) -> Result<Arc<Table>, Refusal> {
         if at < 1 {
             return Err(Refusal::Invalid("at must be 1 or more".into()));
@@ -106,9 +107,12 @@ impl Worp {
         if events.is_empty() && start.is_none() {
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
+        // The whole stretch between two checkpoints that holds `at`, so a reader stepping
+        // back finds the states before `at` kept too.
+        let stretch = until.saturating_sub(CHECKPOINT_EVERY);
         let (table, kept) = self
             .fold(id, start, events, until, move |t| {
-                t.version >= at || is_checkpoint(t.version)
+                t.version > stretch || is_checkpoint(t.version)
             })
             .await?;
         let found = kept.iter().find(|t| t.version == at).cloned();
