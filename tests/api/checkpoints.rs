@@ -252,6 +252,11 @@ async fn the_replay_benchmark_scrubs_a_long_game_against_its_anchor() {
         "{transcript}"
     );
     assert!(transcript.contains("cold first GET"), "{transcript}");
+    assert!(
+        transcript.contains("backward: mens_erger_je_niet scrub of 150 states")
+            && transcript.contains("Backward scrub:"),
+        "{transcript}"
+    );
     assert!(transcript.contains("KiB a checkpoint"), "{transcript}");
 }
 

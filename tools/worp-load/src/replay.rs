@@ -9,7 +9,9 @@
 //! scrub of each (`state?at=k` for k = 1..N), the long one in up to 20 slices, each after
 //! a whole scrub of the anchor. The long game's costs are given as ratios to the
 //! anchor's (the mean of its scrubs) in the same round: the target is a scrub under 20×
-//! the anchor's.
+//! the anchor's. The long game is then scrubbed backward (k = N..1, the slider dragged
+//! the other way), given as a ratio to its forward scrub: stepping back should cost
+//! what stepping forward does.
 //!
 //! With `--server-pid`, the server's resident memory is read from `/proc` before the
 //! first round and after the last. The memory one kept table takes (a checkpoint, or a
@@ -130,7 +132,7 @@ async fn scrub(
     http: &reqwest::Client,
     url: &str,
     id: Uuid,
-    states: std::ops::RangeInclusive<usize>,
+    states: impl IntoIterator<Item = usize>,
 ) -> Result<f64, String> {
     let started = Instant::now();
     for k in states {
@@ -176,7 +178,7 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
     let http = reqwest::Client::new();
     let url = args.url.trim_end_matches('/');
     let idle = args.server_pid.and_then(rss_kib);
-    let (mut ratios, mut colds) = (Vec::new(), Vec::new());
+    let (mut ratios, mut backs, mut colds) = (Vec::new(), Vec::new(), Vec::new());
     let mut long_table = None;
     for round in 1..=args.rounds as usize {
         let (a, a_len) =
@@ -197,6 +199,7 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
         }
         a_scrub /= slices as f64;
         let ratio = l_scrub / a_scrub;
+        let back = scrub(&http, url, l, (1..=l_states).rev()).await?;
         out.line(format!(
             "Round {round} (load {}): anchor {anchor_variant} ({a_len} events) scrub of {a_states} states {:.3} s ({:.0} µs a state, mean of {slices} scrubs); {} ({l_len} events) scrub of {l_states} states {:.3} s ({:.0} µs a state): {ratio:.1}× the anchor ({:.2}× per state)",
             load_average(),
@@ -215,7 +218,14 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
             a_cold.as_secs_f64() * 1e3,
             l_warm.as_secs_f64() * 1e3,
         ));
+        out.line(format!(
+            "  backward: {} scrub of {l_states} states {back:.3} s ({:.0} µs a state): {:.2}× the forward scrub",
+            args.variant,
+            back / l_states as f64 * 1e6,
+            back / l_scrub,
+        ));
         ratios.push(ratio);
+        backs.push(back / l_scrub);
         colds.push(l_cold.as_secs_f64() / a_cold.as_secs_f64());
         long_table = Some(l);
     }
@@ -226,6 +236,10 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
         args.variant,
         ratios.len(),
         if ratio < 20.0 { "MET" } else { "NOT MET" }
+    ));
+    out.line(format!(
+        "Backward scrub: {:.2}× the forward one (mean)",
+        mean(&backs)
     ));
     out.line(format!(
         "Cold first GET: {:.1}× the anchor's (mean)",
