@@ -22,7 +22,8 @@
 //!   rate can be measured with many finished games already stored.
 //! - `--replay N` (with `--database-url`): the cost of scrubbing N states of a long game
 //!   (`state?at=k` for each k) against an `--against` anchor scrub in the same rounds,
-//!   the cold first `GET`, and memory (`replay.rs`).
+//!   the same states scrubbed backward against the forward scrub, the cold first `GET`,
+//!   and memory (`replay.rs`).
 //!
 //! Example: `worp-load --url http://127.0.0.1:8080 --clients 32 --duration 30s
 //! --variant ali_baba --pgbench-db postgres://postgres@127.0.0.1/worp_load`
@@ -113,7 +114,7 @@ pub struct Args {
     #[arg(long, default_value_t = 200)]
     pub rebuild_games: usize,
     /// Measure the replay (`replay.rs`): scrub this many states of a `--variant` game
-    /// against the `--against` anchor (needs `--database-url`).
+    /// against the `--against` anchor, then backward (needs `--database-url`).
     #[arg(long)]
     pub replay: Option<usize>,
     /// The anchor of `--replay`, measured in the same rounds: `VARIANT:STATES`.
