@@ -11,7 +11,7 @@ use uuid::Uuid;
 use worp_engine::{variant, AnyGame, Awaiting, EndReason, GameResult, Seat};
 
 use crate::bots::BotKind;
-use crate::events::{Event, RetireReason, StoredEvent};
+use crate::events::{Event, LogEntry, RetireReason};
 
 /// Why a stored log could not be folded into a game (a corrupt or foreign log).
 #[derive(Debug, thiserror::Error)]
@@ -163,7 +163,7 @@ pub struct Table {
 
 impl Table {
     /// Folds a game's events, in order, into its table.
-    pub fn from_events(events: &[StoredEvent]) -> Result<Table, ReplayError> {
+    pub fn from_events<E: LogEntry>(events: &[E]) -> Result<Table, ReplayError> {
         let first = events.first().ok_or_else(|| invalid(1, "no events"))?;
         let mut table = Table::created(first)?;
         for e in &events[1..] {
@@ -172,8 +172,8 @@ impl Table {
         Ok(table)
     }
 
-    fn created(e: &StoredEvent) -> Result<Table, ReplayError> {
-        let seq = e.seq;
+    fn created(e: &impl LogEntry) -> Result<Table, ReplayError> {
+        let seq = e.seq();
         if seq != 1 {
             return Err(invalid(seq, "the first event must have sequence 1"));
         }
@@ -210,21 +210,21 @@ impl Table {
             })
             .collect();
         Ok(Table {
-            id: e.game_id,
+            id: e.game_id(),
             variant: v.name,
             options: game.options(),
             seats,
             game,
             version: 1,
-            head_hash: e.hash.clone(),
+            head_hash: e.hash().to_owned(),
             dice_commitment,
             dice_rolled: 0,
             last_dice: None,
             result: None,
             server_seed: None,
             created_by,
-            created_at: e.recorded_at,
-            updated_at: e.recorded_at,
+            created_at: e.recorded_at(),
+            updated_at: e.recorded_at(),
             last_move_at: None,
             days_per_move,
             last_retirement: None,
@@ -236,15 +236,15 @@ impl Table {
     }
 
     /// Applies the next event of the log.
-    pub fn apply(&mut self, e: &StoredEvent) -> Result<(), ReplayError> {
-        let event = e.event().map_err(|err| invalid(e.seq, err.to_string()))?;
+    pub fn apply(&mut self, e: &impl LogEntry) -> Result<(), ReplayError> {
+        let event = e.event().map_err(|err| invalid(e.seq(), err.to_string()))?;
         self.apply_event(e, event)
     }
 
     /// Applies the next event of the log, already decoded (`event` is `e.event()`).
-    pub fn apply_event(&mut self, e: &StoredEvent, event: Event) -> Result<(), ReplayError> {
-        let seq = e.seq;
-        if e.game_id != self.id || seq != self.version + 1 {
+    pub fn apply_event(&mut self, e: &impl LogEntry, event: Event) -> Result<(), ReplayError> {
+        let seq = e.seq();
+        if e.game_id() != self.id || seq != self.version + 1 {
             return Err(invalid(
                 seq,
                 format!("expected sequence {}", self.version + 1),
@@ -313,7 +313,7 @@ impl Table {
                     _ => return Err(invalid(seq, "no move awaited from that seat")),
                 }
                 self.game.apply_move(&mv).map_err(engine)?;
-                self.last_move_at = Some(e.recorded_at);
+                self.last_move_at = Some(e.recorded_at());
             }
             Event::SeatRetired { seat, reason } => {
                 self.game.retire(Seat(seat)).map_err(engine)?;
@@ -321,7 +321,7 @@ impl Table {
                 if let Some(s) = self.seats.get_mut(usize::from(seat)) {
                     s.retired = true;
                 }
-                self.last_move_at = Some(e.recorded_at);
+                self.last_move_at = Some(e.recorded_at());
             }
             Event::MessagePosted {
                 seat,
@@ -356,8 +356,8 @@ impl Table {
             }
         }
         self.version = seq;
-        self.head_hash = e.hash.clone();
-        self.updated_at = e.recorded_at;
+        self.head_hash = e.hash().to_owned();
+        self.updated_at = e.recorded_at();
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::checkpoints::{is_checkpoint, next_checkpoint, CHECKPOINT_EVERY};
-use crate::events::StoredEvent;
+use crate::events::{LoggedEvent, StoredEvent};
 use crate::export::{record_steps, Export};
 use crate::store::{GameFilter, ListedAt, Player, SavedResponse};
 use crate::table::Table;
@@ -26,7 +26,7 @@ const FOLD_HERE: usize = 64;
 /// table and a copy of each state made that `keep` picks.
 fn fold_page(
     table: Option<Table>,
-    events: &[StoredEvent],
+    events: &[LoggedEvent],
     keep: impl Fn(&Table) -> bool,
 ) -> Result<(Table, Vec<Arc<Table>>), Refusal> {
     let mut kept = Vec::new();
@@ -58,7 +58,7 @@ impl Worp {
         let history = self.cache.history();
         let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
         let after = start.as_ref().map_or(0, |t| t.version);
-        let events = self.store.events(id, after, PAGE).await?;
+        let events = self.store.logged_events(id, after, PAGE).await?;
         if events.is_empty() {
             // Nothing new since the cached state (the common case): no copy, no replay.
             if let Some(live) = live {
@@ -102,7 +102,7 @@ impl Worp {
         let until = next_checkpoint(at);
         let events = self
             .store
-            .events(id, after, (until - after).min(PAGE))
+            .logged_events(id, after, (until - after).min(PAGE))
             .await?;
         if events.is_empty() && start.is_none() {
             return Err(Refusal::NotFound(format!("no game {id}")));
@@ -135,7 +135,7 @@ impl Worp {
         &self,
         id: Uuid,
         start: Option<Arc<Table>>,
-        mut events: Vec<StoredEvent>,
+        mut events: Vec<LoggedEvent>,
         until: i64,
         keep: impl Fn(&Table) -> bool + Send + Copy + 'static,
     ) -> Result<(Table, Vec<Arc<Table>>), Refusal> {
@@ -158,7 +158,7 @@ impl Worp {
             }
             events = self
                 .store
-                .events(id, folded.version, (until - folded.version).min(PAGE))
+                .logged_events(id, folded.version, (until - folded.version).min(PAGE))
                 .await?;
             if events.is_empty() {
                 return Ok((folded, kept));

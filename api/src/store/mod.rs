@@ -53,7 +53,7 @@ pub use records::{
 };
 use sqlite_commit::SqliteCommit;
 
-use crate::events::StoredEvent;
+use crate::events::{LoggedEvent, StoredEvent};
 
 /// The store on PostgreSQL: appends go through the group commit.
 #[derive(Debug, Clone)]
@@ -359,6 +359,15 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<StoredEvent>, StoreError> {
         on_backend!(self.events(game_id, after, limit))
+    }
+    /// [`Store::events`] as a fold reads them: each payload kept as the text stored.
+    pub async fn logged_events(
+        &self,
+        game_id: Uuid,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<LoggedEvent>, StoreError> {
+        on_backend!(self.logged_events(game_id, after, limit))
     }
     /// The game's `message_posted` events after `after`, at most `limit`.
     pub async fn messages(

@@ -27,7 +27,7 @@ macro_rules! statements {
         use tokio::sync::Notify;
         use uuid::Uuid;
 
-        use $crate::events::StoredEvent;
+        use $crate::events::{LoggedEvent, StoredEvent};
         use $crate::store::error::StoreError;
         use $crate::store::records::{
             Append, Attempt, Delivery, GameFilter, GameRow, ListedAt, ListedGame, Player,
@@ -278,6 +278,34 @@ macro_rules! statements {
             limit: i64,
         ) -> Result<Vec<StoredEvent>, StoreError> {
             event_page(pool, sql::EVENTS_AFTER, game_id, after, limit).await
+        }
+
+        /// [`events`] as a fold reads them: each payload kept as the text stored.
+        pub async fn logged_events(
+            pool: &Pool,
+            game_id: Uuid,
+            after: i64,
+            limit: i64,
+        ) -> Result<Vec<LoggedEvent>, StoreError> {
+            let rows = sqlx::query(sql::EVENTS_AFTER)
+                .bind(game_id)
+                .bind(after)
+                .bind(limit)
+                .fetch_all(pool)
+                .await?;
+            rows.iter().map(logged_event).collect()
+        }
+
+        fn logged_event(r: &DbRow) -> Result<LoggedEvent, StoreError> {
+            let payload: Json<&serde_json::value::RawValue> = r.try_get("payload")?;
+            Ok(LoggedEvent {
+                game_id: r.try_get("game_id")?,
+                seq: r.try_get("seq")?,
+                kind: r.try_get("kind")?,
+                payload: payload.0.to_owned(),
+                recorded_at: r.try_get("recorded_at")?,
+                hash: r.try_get("hash")?,
+            })
         }
 
         pub async fn messages(

@@ -7,8 +7,9 @@
 //! no white space, and `recorded_at` in RFC 3339 with microseconds and `Z`.
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use serde::de::value::MapDeserializer;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -125,14 +126,45 @@ impl Event {
         v
     }
 
-    /// Reads an event back from its kind and payload.
+    /// Reads an event back from its kind and payload: the payload's fields (a payload
+    /// that is not an object has none) with the kind as `type`, which a `type` field of
+    /// the payload does not override. The fields are read where they lie, not copied:
+    /// every fold of a game's log reads each of its events this way.
     pub fn from_parts(kind: &str, payload: &Value) -> Result<Event, serde_json::Error> {
-        let mut map = match payload {
-            Value::Object(m) => m.clone(),
-            _ => Map::new(),
+        let kind = Value::String(kind.to_owned());
+        let fields = match payload {
+            Value::Object(m) => Some(m),
+            _ => None,
         };
-        map.insert("type".into(), Value::String(kind.to_owned()));
-        serde_json::from_value(Value::Object(map))
+        let entries = std::iter::once(("type", &kind)).chain(
+            fields
+                .into_iter()
+                .flatten()
+                .filter(|(key, _)| key.as_str() != "type")
+                .map(|(key, value)| (key.as_str(), value)),
+        );
+        Event::deserialize(MapDeserializer::<_, serde_json::Error>::new(entries))
+    }
+
+    /// [`Event::from_parts`] of a payload given as its JSON text, without building its
+    /// tree: the text is read as one object with the kind put first as `type`. Where
+    /// that reading is refused (a payload that is not an object, or has a `type` or any
+    /// field twice), the text is read as `from_parts` reads it, so both always agree.
+    pub fn from_text(kind: &str, payload: &str) -> Result<Event, serde_json::Error> {
+        let fields = payload.trim_start().strip_prefix('{').map(str::trim_start);
+        if let Some(fields) = fields {
+            let mut object = String::with_capacity(payload.len() + kind.len() + 12);
+            object.push_str("{\"type\":");
+            object.push_str(&Value::String(kind.to_owned()).to_string());
+            if !fields.starts_with('}') {
+                object.push(',');
+            }
+            object.push_str(fields);
+            if let Ok(event) = serde_json::from_str(&object) {
+                return Ok(event);
+            }
+        }
+        Event::from_parts(kind, &serde_json::from_str(payload)?)
     }
 }
 
@@ -153,6 +185,71 @@ pub struct StoredEvent {
     pub recorded_at: DateTime<Utc>,
     /// Hex SHA-256 chaining this event to the previous one of its game.
     pub hash: String,
+}
+
+/// An event of the log as a fold reads it: its place in the chain, and its payload as
+/// the JSON text stored (decoded by the fold, [`Event::from_text`], never built into a
+/// tree). Reading a long game's log this way costs a fraction of [`StoredEvent`]'s.
+#[derive(Debug, Clone)]
+pub struct LoggedEvent {
+    pub game_id: Uuid,
+    /// 1, 2, 3, … within the game.
+    pub seq: i64,
+    /// The event type, e.g. `dice_rolled`.
+    pub kind: String,
+    /// The payload, as stored.
+    pub payload: Box<serde_json::value::RawValue>,
+    pub recorded_at: DateTime<Utc>,
+    /// Hex SHA-256 chaining this event to the previous one of its game.
+    pub hash: String,
+}
+
+/// An event as a fold of the log reads it ([`crate::table::Table`]): its place in the
+/// chain and what it says. A [`StoredEvent`] (its payload a tree) or a [`LoggedEvent`]
+/// (its payload the text stored).
+pub trait LogEntry {
+    fn game_id(&self) -> Uuid;
+    fn seq(&self) -> i64;
+    fn hash(&self) -> &str;
+    fn recorded_at(&self) -> DateTime<Utc>;
+    /// The event's fields, decoded.
+    fn event(&self) -> Result<Event, serde_json::Error>;
+}
+
+impl LogEntry for LoggedEvent {
+    fn game_id(&self) -> Uuid {
+        self.game_id
+    }
+    fn seq(&self) -> i64 {
+        self.seq
+    }
+    fn hash(&self) -> &str {
+        &self.hash
+    }
+    fn recorded_at(&self) -> DateTime<Utc> {
+        self.recorded_at
+    }
+    fn event(&self) -> Result<Event, serde_json::Error> {
+        Event::from_text(&self.kind, self.payload.get())
+    }
+}
+
+impl LogEntry for StoredEvent {
+    fn game_id(&self) -> Uuid {
+        self.game_id
+    }
+    fn seq(&self) -> i64 {
+        self.seq
+    }
+    fn hash(&self) -> &str {
+        &self.hash
+    }
+    fn recorded_at(&self) -> DateTime<Utc> {
+        self.recorded_at
+    }
+    fn event(&self) -> Result<Event, serde_json::Error> {
+        StoredEvent::event(self)
+    }
 }
 
 impl StoredEvent {
@@ -285,159 +382,4 @@ fn write_member(i: usize, key: &str, val: &Value, out: &mut Vec<u8>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use chrono::TimeZone;
-
-    #[test]
-    fn canonical_bytes_sort_keys_at_every_depth() {
-        let v = serde_json::json!({"b": 1, "a": {"d": [2, {"z": 0, "y": 1}], "c": "x"}});
-        let mut out = Vec::new();
-        write_canonical(&v, &mut out);
-        assert_eq!(out, br#"{"a":{"c":"x","d":[2,{"y":1,"z":0}]},"b":1}"#);
-    }
-
-    /// The canonical bytes by their definition: a JSON object built with every
-    /// field, then written with keys sorted. The streaming writer must match it byte for
-    /// byte, or stored chains and exported games would stop verifying.
-    fn reference_canonical_bytes(e: &StoredEvent) -> Vec<u8> {
-        fn write(v: &Value, out: &mut String) {
-            match v {
-                Value::Object(map) => {
-                    let mut keys: Vec<&String> = map.keys().collect();
-                    keys.sort();
-                    out.push('{');
-                    for (i, k) in keys.iter().enumerate() {
-                        if i > 0 {
-                            out.push(',');
-                        }
-                        out.push_str(&Value::String((*k).clone()).to_string());
-                        out.push(':');
-                        write(&map[k.as_str()], out);
-                    }
-                    out.push('}');
-                }
-                Value::Array(items) => {
-                    out.push('[');
-                    for (i, item) in items.iter().enumerate() {
-                        if i > 0 {
-                            out.push(',');
-                        }
-                        write(item, out);
-                    }
-                    out.push(']');
-                }
-                other => out.push_str(&other.to_string()),
-            }
-        }
-        let v = serde_json::json!({
-            "game_id": e.game_id.to_string(),
-            "seq": e.seq,
-            "type": e.kind,
-            "payload": e.payload,
-            "rules_version": e.rules_version,
-            "recorded_at": format_time(&e.recorded_at),
-        });
-        let mut out = String::new();
-        write(&v, &mut out);
-        out.into_bytes()
-    }
-
-    #[test]
-    fn canonical_bytes_match_the_reference_definition() {
-        let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap()
-            + chrono::Duration::microseconds(123_456);
-        let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
-        let payloads = [
-            serde_json::json!({}),
-            serde_json::json!({"seat": 0, "move": {"steps": [{"from": 24, "to": 18}]}}),
-            serde_json::json!({"z": -1, "a": 1.5, "m": [true, false, null, "é\"\\\n\u{1}"]}),
-            serde_json::json!({"name": "Ünïcødé 🎲", "deep": {"b": {"d": 1, "c": [{"y": 2, "x": 3}]}}}),
-            serde_json::json!({"big": u64::MAX, "neg": i64::MIN, "tiny": 1e-300}),
-        ];
-        for (n, payload) in payloads.into_iter().enumerate() {
-            let mut e = StoredEvent::new(
-                id,
-                n as i64 + 1,
-                &Event::MovePlayed {
-                    seat: 0,
-                    mv: Value::Null,
-                },
-                t,
-                "",
-            );
-            e.payload = payload;
-            e.kind = format!("kind_{n}_\"quoted\"");
-            assert_eq!(
-                String::from_utf8_lossy(&e.canonical_bytes()),
-                String::from_utf8_lossy(&reference_canonical_bytes(&e)),
-            );
-        }
-    }
-
-    #[test]
-    fn the_first_hash_of_a_chain_is_pinned() {
-        // Computed independently (Python: sha256(32 zero bytes + json.dumps(sort_keys=True,
-        // separators=(",", ":")))); guards the format for good.
-        let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap();
-        let e = StoredEvent::new(
-            Uuid::nil(),
-            1,
-            &Event::SeatTaken {
-                seat: 1,
-                player_id: Uuid::nil(),
-                client_seed: None,
-            },
-            t,
-            "",
-        );
-        assert_eq!(e.hash, PINNED_FIRST_HASH);
-    }
-
-    const PINNED_FIRST_HASH: &str =
-        "b2ef4682bf8ce8c984d57e632813877a219d39ec46b4dfb3d849672d8c242ecc";
-
-    #[test]
-    fn hash_chains_to_previous_event() {
-        let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap();
-        let id = Uuid::nil();
-        let e1 = StoredEvent::new(
-            id,
-            1,
-            &Event::SeatTaken {
-                seat: 1,
-                player_id: id,
-                client_seed: None,
-            },
-            t,
-            "",
-        );
-        let e2 = StoredEvent::new(
-            id,
-            2,
-            &Event::MovePlayed {
-                seat: 0,
-                mv: serde_json::json!({"x": 1}),
-            },
-            t,
-            &e1.hash,
-        );
-        assert_eq!(e2.chain_hash(&e1.hash), e2.hash);
-        assert_ne!(e2.chain_hash(""), e2.hash);
-        let mut tampered = e2.clone();
-        tampered.payload = serde_json::json!({"seat": 0, "move": {"x": 2}});
-        assert_ne!(tampered.chain_hash(&e1.hash), e2.hash);
-    }
-
-    #[test]
-    fn events_round_trip_through_kind_and_payload() {
-        let e = Event::DiceRolled {
-            seat: 1,
-            die: "d6".into(),
-            values: vec![3, 5],
-            index: 7,
-        };
-        assert_eq!(e.kind(), "dice_rolled");
-        assert_eq!(Event::from_parts(e.kind(), &e.payload()).unwrap(), e);
-    }
-}
+mod tests;
