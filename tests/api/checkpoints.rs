@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 use worp::checkpoints::CHECKPOINT_EVERY;
 use worp::clock::SystemClock;
-use worp::events::StoredEvent;
+use worp::events::{LogEntry, StoredEvent};
 use worp::service::Worp;
 use worp::table::Table;
 
@@ -324,4 +324,64 @@ async fn a_busy_game_takes_one_entry_of_the_live_cache() {
     live.put(Arc::new(old));
     assert_eq!(live.newest(id).map(|t| t.version), Some(100));
     assert!(live.get(id, 50).is_none());
+}
+
+/// The most rows any node of a PostgreSQL plan (`EXPLAIN (ANALYZE, FORMAT JSON)`)
+/// yielded.
+fn most_rows(plan: &Value) -> i64 {
+    let own = plan["Actual Rows"].as_i64().unwrap_or(0);
+    let below = plan["Plans"]
+        .as_array()
+        .map(|plans| plans.iter().map(most_rows).max().unwrap_or(0))
+        .unwrap_or(0);
+    own.max(below)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_a_fold_reads_only_its_own_events() {
+    use sqlx::Connection;
+    let (_first, second, id, events) = unseen_long_game(Backend::Postgres).await;
+    let n = events.len() as i64;
+    let mut db = sqlx::PgConnection::connect(&second.database)
+        .await
+        .expect("connect");
+    // One step of a replay slider near the start of the game, and a cold load's page.
+    for (after, limit) in [(CHECKPOINT_EVERY, CHECKPOINT_EVERY), (0, 100)] {
+        let explained: Value = sqlx::query_scalar(&format!(
+            "EXPLAIN (ANALYZE, FORMAT JSON) {}",
+            worp::store::sql::EVENTS_IN_RANGE
+        ))
+        .bind(id)
+        .bind(after)
+        .bind(limit)
+        .fetch_one(&mut db)
+        .await
+        .expect("explain");
+        let plan = &explained[0]["Plan"];
+        assert!(
+            most_rows(plan) <= limit,
+            "a page of {limit} events of a game of {n} read {} rows: {plan}",
+            most_rows(plan)
+        );
+    }
+    // The pages a fold reads are the game's events.
+    let logged = second
+        .worp
+        .store
+        .logged_events(id, CHECKPOINT_EVERY, CHECKPOINT_EVERY)
+        .await
+        .expect("a page");
+    let seqs: Vec<i64> = logged.iter().map(|e| e.seq).collect();
+    assert_eq!(
+        seqs,
+        (CHECKPOINT_EVERY + 1..=2 * CHECKPOINT_EVERY).collect::<Vec<_>>()
+    );
+    for e in &logged {
+        let stored = &events[e.seq as usize - 1];
+        assert_eq!(e.event().expect("event"), stored.event().expect("event"));
+        assert_eq!(
+            (e.hash.as_str(), e.recorded_at),
+            (stored.hash.as_str(), stored.recorded_at)
+        );
+    }
 }

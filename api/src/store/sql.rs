@@ -219,6 +219,17 @@ pub const EVENTS_AFTER: &str = concat!(
     event_columns!(),
     " FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
 );
+/// The events of a fold ([`crate::events::LoggedEvent`]): those numbered `$2 + 1` to
+/// `$2 + $3`, the same rows as [`EVENTS_AFTER`] (a game's events are numbered 1, 2, 3, …
+/// without a gap). Bounding the numbers, not only the count, keeps each page's cost
+/// to its own rows whatever plan the database picks: for a game whose statistics are
+/// not yet gathered it reads every later event of the game by bitmap and sorts them to
+/// return the first `$3` (3,148 rows to return 64, one step of a replay slider).
+pub const EVENTS_IN_RANGE: &str = concat!(
+    "SELECT ",
+    event_columns!(),
+    " FROM events WHERE game_id = $1 AND seq > $2 AND seq <= $2 + $3 ORDER BY seq LIMIT $3"
+);
 /// [`EVENTS_AFTER`] of the game's messages only, through their own index
 /// (`events_messages`).
 pub const MESSAGES_AFTER: &str = concat!(

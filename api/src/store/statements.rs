@@ -280,14 +280,15 @@ macro_rules! statements {
             event_page(pool, sql::EVENTS_AFTER, game_id, after, limit).await
         }
 
-        /// [`events`] as a fold reads them: each payload kept as the text stored.
+        /// [`events`] as a fold reads them (`sql::EVENTS_IN_RANGE`): each payload kept as
+        /// the text stored.
         pub async fn logged_events(
             pool: &Pool,
             game_id: Uuid,
             after: i64,
             limit: i64,
         ) -> Result<Vec<LoggedEvent>, StoreError> {
-            let rows = sqlx::query(sql::EVENTS_AFTER)
+            let rows = sqlx::query(sql::EVENTS_IN_RANGE)
                 .bind(game_id)
                 .bind(after)
                 .bind(limit)
