@@ -216,41 +216,35 @@ pub trait LogEntry {
     fn event(&self) -> Result<Event, serde_json::Error>;
 }
 
-impl LogEntry for LoggedEvent {
-    fn game_id(&self) -> Uuid {
-        self.game_id
-    }
-    fn seq(&self) -> i64 {
-        self.seq
-    }
-    fn hash(&self) -> &str {
-        &self.hash
-    }
-    fn recorded_at(&self) -> DateTime<Utc> {
-        self.recorded_at
-    }
-    fn event(&self) -> Result<Event, serde_json::Error> {
-        Event::from_text(&self.kind, self.payload.get())
-    }
+/// [`LogEntry`] for an event type with the fields `game_id`, `seq`, `hash` and
+/// `recorded_at`, its payload decoded by `$decode`.
+macro_rules! log_entry {
+    ($Type:ty, $decode:expr) => {
+        impl LogEntry for $Type {
+            fn game_id(&self) -> Uuid {
+                self.game_id
+            }
+            fn seq(&self) -> i64 {
+                self.seq
+            }
+            fn hash(&self) -> &str {
+                &self.hash
+            }
+            fn recorded_at(&self) -> DateTime<Utc> {
+                self.recorded_at
+            }
+            fn event(&self) -> Result<Event, serde_json::Error> {
+                $decode(self)
+            }
+        }
+    };
 }
 
-impl LogEntry for StoredEvent {
-    fn game_id(&self) -> Uuid {
-        self.game_id
-    }
-    fn seq(&self) -> i64 {
-        self.seq
-    }
-    fn hash(&self) -> &str {
-        &self.hash
-    }
-    fn recorded_at(&self) -> DateTime<Utc> {
-        self.recorded_at
-    }
-    fn event(&self) -> Result<Event, serde_json::Error> {
-        StoredEvent::event(self)
-    }
-}
+log_entry!(LoggedEvent, |e: &LoggedEvent| Event::from_text(
+    &e.kind,
+    e.payload.get()
+));
+log_entry!(StoredEvent, StoredEvent::event);
 
 impl StoredEvent {
     /// A new event, hashed onto `prev_hash` (the hex hash of the previous event, or the
