@@ -224,7 +224,9 @@ pub const EVENTS_AFTER: &str = concat!(
 /// without a gap). Bounding the numbers, not only the count, keeps each page's cost
 /// to its own rows whatever plan the database picks: for a game whose statistics are
 /// not yet gathered it reads every later event of the game by bitmap and sorts them to
-/// return the first `$3` (3,148 rows to return 64, one step of a replay slider).
+/// return the first `$3` (3,148 rows to return 64, one step of a replay slider). Reads
+/// that check the log (`Worp::all_events`, for audits and exports) keep [`EVENTS_AFTER`],
+/// by count: there an event missing shows as the next one out of sequence.
 pub const EVENTS_IN_RANGE: &str = concat!(
     "SELECT ",
     event_columns!(),
