@@ -128,8 +128,9 @@ impl Event {
 
     /// Reads an event back from its kind and payload: the payload's fields (a payload
     /// that is not an object has none) with the kind as `type`, which a `type` field of
-    /// the payload does not override. The fields are read where they lie, not copied:
-    /// every fold of a game's log reads each of its events this way.
+    /// the payload does not override. The fields are read where they lie, not copied
+    /// (audits, exports and the rating book read stored events this way; folds read
+    /// the payload's text, [`Event::from_text`]).
     pub fn from_parts(kind: &str, payload: &Value) -> Result<Event, serde_json::Error> {
         let kind = Value::String(kind.to_owned());
         let fields = match payload {
@@ -155,7 +156,7 @@ impl Event {
         if let Some(fields) = fields {
             let mut object = String::with_capacity(payload.len() + kind.len() + 12);
             object.push_str("{\"type\":");
-            object.push_str(&Value::String(kind.to_owned()).to_string());
+            object.push_str(&serde_json::to_string(kind)?);
             if !fields.starts_with('}') {
                 object.push(',');
             }
