@@ -21,10 +21,10 @@ use actix_web::web;
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     // actix tries the routes in this order, matching each pattern with parameters by a
-    // regular expression in turn (about a tenth of the server's instructions for a
-    // `state?at`, seventh in line): the move, the busiest route by far, comes first, then
-    // the reads of a game a front-end repeats (the game after each change, every state
-    // of its replay slider). No two patterns overlap, so order means nothing else.
+    // regular expression (about 1,900 instructions a pattern tried, against some 120,000
+    // for a whole state read): the move, the busiest route by far, comes first, then the
+    // reads of a game a front-end repeats (the game after each change, every state of
+    // its replay slider). No two patterns overlap, so order means nothing else.
     cfg.service(games::play_move)
         .service(games::get_game)
         .service(history::state_at)
