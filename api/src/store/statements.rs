@@ -277,7 +277,7 @@ macro_rules! statements {
             after: i64,
             limit: i64,
         ) -> Result<Vec<StoredEvent>, StoreError> {
-            event_page(pool, sql::EVENTS_AFTER, game_id, after, limit).await
+            event_page(pool, sql::EVENTS_AFTER, game_id, after, limit, event).await
         }
 
         /// [`events`] as a fold reads them (`sql::EVENTS_IN_RANGE`): each payload kept as
@@ -288,13 +288,15 @@ macro_rules! statements {
             after: i64,
             limit: i64,
         ) -> Result<Vec<LoggedEvent>, StoreError> {
-            let rows = sqlx::query(sql::EVENTS_IN_RANGE)
-                .bind(game_id)
-                .bind(after)
-                .bind(limit)
-                .fetch_all(pool)
-                .await?;
-            rows.iter().map(logged_event).collect()
+            event_page(
+                pool,
+                sql::EVENTS_IN_RANGE,
+                game_id,
+                after,
+                limit,
+                logged_event,
+            )
+            .await
         }
 
         fn logged_event(r: &DbRow) -> Result<LoggedEvent, StoreError> {
@@ -315,24 +317,26 @@ macro_rules! statements {
             after: i64,
             limit: i64,
         ) -> Result<Vec<StoredEvent>, StoreError> {
-            event_page(pool, sql::MESSAGES_AFTER, game_id, after, limit).await
+            event_page(pool, sql::MESSAGES_AFTER, game_id, after, limit, event).await
         }
 
-        /// The events `statement` reads of `game_id` after `after`, at most `limit`.
-        async fn event_page(
+        /// The events `statement` reads of `game_id` after `after`, at most `limit`, each
+        /// row read by `read`.
+        async fn event_page<T>(
             pool: &Pool,
             statement: &'static str,
             game_id: Uuid,
             after: i64,
             limit: i64,
-        ) -> Result<Vec<StoredEvent>, StoreError> {
+            read: fn(&DbRow) -> Result<T, StoreError>,
+        ) -> Result<Vec<T>, StoreError> {
             let rows = sqlx::query(statement)
                 .bind(game_id)
                 .bind(after)
                 .bind(limit)
                 .fetch_all(pool)
                 .await?;
-            rows.iter().map(event).collect()
+            rows.iter().map(read).collect()
         }
 
         fn event(r: &DbRow) -> Result<StoredEvent, StoreError> {
