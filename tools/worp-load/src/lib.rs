@@ -14,6 +14,9 @@
 //! - `--sqlite-anchor PATH` (the server's SQLite file): afterwards, SQLite's own ceiling
 //!   on the same disk, durable single-row inserts with the server's settings, the same
 //!   client count and duration ([`sqlite_anchor`]); our rate as a fraction of it.
+//! - With either anchor, on Linux: the CPU the machine spent per acknowledged move and
+//!   per anchor transaction in each round (`/proc`, [`cpu`]), and the ratio of the two;
+//!   with `--server-pid`, the server's own CPU per move too.
 //! - `--database-url URL` (the server's database): the time to rebuild games from their
 //!   events, engine only and from the database (events per second).
 //! - `--seed-finished N` (with `--database-url`): plays one game to its end through the
@@ -51,6 +54,7 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
+mod cpu;
 mod pg_counters;
 pub mod replay;
 mod sqlite_anchor;
@@ -120,7 +124,8 @@ pub struct Args {
     /// The anchor of `--replay`, measured in the same rounds: `VARIANT:STATES`.
     #[arg(long, default_value = "backgammon:128")]
     pub against: String,
-    /// The server's process id, to report its resident memory (`--replay`).
+    /// The server's process id: to report its CPU per acknowledged move (the load) and
+    /// its resident memory (`--replay`).
     #[arg(long)]
     pub server_pid: Option<u32>,
     /// Send each move with an `Idempotency-Key` (its game and version), as a client that
@@ -954,6 +959,8 @@ struct Measured {
     p99: Option<f64>,
     /// Acknowledged moves.
     moves: u64,
+    /// The CPU the measured window took (Linux).
+    cpu: Option<cpu::Spent>,
 }
 
 impl Measured {
@@ -1037,6 +1044,7 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let started = Instant::now();
+    let cpu_at_start = cpu::Snapshot::take(args.server_pid);
     let at_start: Vec<u64> = acked.iter().map(|a| a.load(Ordering::Relaxed)).collect();
     let mut last = at_start.iter().sum::<u64>();
     let mut second = 0;
@@ -1051,6 +1059,7 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
     }
     let ended = Instant::now();
     let at_end: Vec<u64> = acked.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    let spent = cpu_at_start.to(&cpu::Snapshot::take(args.server_pid));
     stop.store(true, Ordering::Relaxed);
     let mut clients = Vec::with_capacity(tasks.len());
     for t in tasks {
@@ -1110,10 +1119,15 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
     for (k, v) in &errors {
         out.line(format!("    {k}: {v}"));
     }
+    let moves = shares.iter().map(|s| s.moves).sum();
+    if let Some(spent) = &spent {
+        out.line(spent.line("acknowledged move", moves as f64));
+    }
     Ok(Measured {
         rate,
         p99: percentile(&latencies, 99.0),
-        moves: shares.iter().map(|s| s.moves).sum(),
+        moves,
+        cpu: spent,
     })
 }
 
@@ -1216,8 +1230,16 @@ fn stopped_lines(clients: &[ClientStats], started: Instant) -> Vec<String> {
     lines
 }
 
-/// Runs pgbench; returns its transactions per second.
-fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<f64, String> {
+/// What one anchor run measured.
+struct Anchor {
+    /// Transactions per second.
+    tps: f64,
+    /// The CPU the run took, and its transactions (Linux).
+    cpu: Option<(cpu::Spent, f64)>,
+}
+
+/// Runs pgbench; returns its transactions per second and the CPU its run took.
+fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<Anchor, String> {
     let psql = |sql: &str| -> Result<String, String> {
         let out = std::process::Command::new("psql")
             .args([
@@ -1253,6 +1275,7 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<f6
     )
     .map_err(|e| e.to_string())?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let before = cpu::Snapshot::take(None);
     let ran = std::process::Command::new("pgbench")
         .env("PGOPTIONS", "-c synchronous_commit=on")
         .args([
@@ -1270,6 +1293,7 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<f6
         .arg(&script)
         .arg(db)
         .output();
+    let spent = before.to(&cpu::Snapshot::take(None));
     let _ = std::fs::remove_file(&script);
     let _ = psql("DROP TABLE IF EXISTS worp_load_pgbench");
     let ran = ran.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
@@ -1286,11 +1310,23 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<f6
             out.line(format!("  pgbench: {line}"));
         }
     }
-    text.lines()
+    let tps = text
+        .lines()
         .find(|l| l.starts_with("tps ="))
         .and_then(|l| l.split_whitespace().nth(2))
         .and_then(|t| t.parse().ok())
-        .ok_or_else(|| format!("no tps in pgbench's output: {text}"))
+        .ok_or_else(|| format!("no tps in pgbench's output: {text}"))?;
+    // `number of transactions actually processed: N` (`N/M` with a limit of transactions).
+    let transactions = text
+        .lines()
+        .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
+        .and_then(|n| n.split('/').next())
+        .and_then(|n| n.trim().parse::<f64>().ok());
+    let cpu = spent.zip(transactions).filter(|(_, n)| *n > 0.0);
+    if let Some((spent, n)) = &cpu {
+        out.line(spent.line("pgbench transaction (its connections included)", *n));
+    }
+    Ok(Anchor { tps, cpu })
 }
 
 async fn open(url: &str) -> Result<Worp, String> {
@@ -1587,6 +1623,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
     let mut moves = 0;
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cpus = cpu::Rounds::default();
     for round in 1..=args.rounds {
         if args.rounds > 1 {
             out.line(format!("Round {round} of {}", args.rounds));
@@ -1601,9 +1638,15 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             unjudged.push(format!("round {round}: {why}"));
         }
         if let Some(file) = &args.sqlite_anchor {
-            let judged =
-                sqlite_anchor::round(file, args.clients, args.duration, ours.as_ref(), &out)
-                    .await?;
+            let judged = sqlite_anchor::round(
+                file,
+                args.clients,
+                args.duration,
+                ours.as_ref(),
+                &mut cpus,
+                &out,
+            )
+            .await?;
             if let Some((rate, tps, p99)) = judged {
                 rates.push(rate);
                 ceilings.push(tps);
@@ -1613,13 +1656,15 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         if let Some(db) = &args.pgbench_db {
             let (db, clients, duration) = (db.clone(), args.clients, args.duration);
             let pgbench_out = out.clone();
-            let tps =
+            let anchor =
                 tokio::task::spawn_blocking(move || pgbench(&db, clients, duration, &pgbench_out))
                     .await
                     .map_err(|e| e.to_string())??;
+            let tps = anchor.tps;
             out.line(format!(
                 "  pgbench single-row INSERT transactions: {tps:.0} tx/s"
             ));
+            cpus.round(ours.as_ref(), anchor.cpu, &out);
             match ours {
                 Some(Measured {
                     rate: Some(rate),
@@ -1673,6 +1718,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             if ok { "MET" } else { "NOT MET" }
         ));
     }
+    cpus.summary(anchor, &out);
     if let Some(states) = args.replay {
         replay::measure(args, states, &out).await?;
     }

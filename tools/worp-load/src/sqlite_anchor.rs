@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::cpu::{Rounds, Snapshot, Spent};
 use super::{Measured, Out};
 
 /// The anchor's table: a row shaped like an event.
@@ -44,20 +45,24 @@ fn remove(file: &Path) {
     }
 }
 
-/// Runs the anchor; returns its inserts per second.
+/// What the anchor measured: inserts per second, and the CPU its inserts took with
+/// their count (Linux).
+pub(super) type Measurement = (f64, Option<(Spent, f64)>);
+
+/// Runs the anchor.
 pub(super) fn measure(
     database: &Path,
     clients: usize,
     duration: Duration,
     out: &Out,
-) -> Result<f64, String> {
+) -> Result<Measurement, String> {
     let file = scratch(database);
     let result = run(&file, clients.max(1), duration, out);
     remove(&file);
     result
 }
 
-fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<f64, String> {
+fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Measurement, String> {
     let path = file.to_str().ok_or("the anchor's path is not UTF-8")?;
     let connection = worp::store::sqlite_commit::open(path).map_err(|e| e.to_string())?;
     connection
@@ -86,6 +91,7 @@ fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<f64
     let connection = Arc::new(Mutex::new(connection));
     let inserted = Arc::new(AtomicU64::new(0));
     let failed: Arc<Mutex<Option<String>>> = Arc::default();
+    let cpu_before = Snapshot::take(None);
     let started = Instant::now();
     let until = started + duration;
     let threads: Vec<_> = (0..clients)
@@ -128,6 +134,7 @@ fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<f64
         t.join().map_err(|_| "an anchor client panicked")?;
     }
     let elapsed = started.elapsed().as_secs_f64();
+    let spent = cpu_before.to(&Snapshot::take(None));
     if let Some(e) = failed
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -135,11 +142,16 @@ fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<f64
     {
         return Err(format!("SQLite anchor: {e}"));
     }
-    let rate = inserted.load(Ordering::Relaxed) as f64 / elapsed;
+    let inserts = inserted.load(Ordering::Relaxed) as f64;
+    let rate = inserts / elapsed;
     out.line(format!(
         "  SQLite durable single-row INSERT transactions, {clients} clients: {rate:.0} tx/s"
     ));
-    Ok(rate)
+    let cpu = spent.filter(|_| inserts > 0.0).map(|s| (s, inserts));
+    if let Some((spent, n)) = &cpu {
+        out.line(spent.line("SQLite insert transaction", *n));
+    }
+    Ok((rate, cpu))
 }
 
 /// One round's anchor after the HTTP load `ours`: prints the ratio; returns the load's
@@ -149,13 +161,15 @@ pub(super) async fn round(
     clients: usize,
     duration: Duration,
     ours: Option<&Measured>,
+    cpus: &mut Rounds,
     out: &Out,
 ) -> Result<Option<(f64, f64, f64)>, String> {
     let (database, anchor_out) = (database.to_owned(), out.clone());
-    let tps =
+    let (tps, cpu) =
         tokio::task::spawn_blocking(move || measure(&database, clients, duration, &anchor_out))
             .await
             .map_err(|e| e.to_string())??;
+    cpus.round(ours, cpu, out);
     Ok(match ours {
         Some(Measured {
             rate: Some(rate),
@@ -191,7 +205,7 @@ mod tests {
             echo: super::super::Echo::Quiet,
             transcript: Arc::default(),
         };
-        let rate = measure(
+        let (rate, cpu) = measure(
             &dir.join("worp.sqlite"),
             2,
             Duration::from_millis(200),
@@ -199,6 +213,9 @@ mod tests {
         )
         .expect("the anchor runs");
         assert!(rate > 0.0, "{rate}");
+        if let Some((spent, inserts)) = cpu {
+            assert!(inserts > 0.0 && spent.wall > 0.0, "{spent:?} {inserts}");
+        }
         let transcript = out.transcript.lock().expect("transcript").clone();
         assert!(
             transcript.contains("journal_mode wal, synchronous 2 = FULL"),

@@ -1,0 +1,326 @@
+//! What a measured window cost in CPU, read from Linux's `/proc`: the whole machine's
+//! (`/proc/stat`, every core's busy and idle time) and, with `--server-pid`, the
+//! server's own (`/proc/PID/stat`). Taken around each round's load and around its anchor
+//! (pgbench, or SQLite's durable inserts), so that what a move costs the machine is given
+//! beside what one anchor transaction costs it, measured the same way in the same round:
+//! a ratio that holds on a slow machine as on a fast one, where microseconds do not.
+//!
+//! The machine's figure covers everything that ran: on one machine, the server, its
+//! database and the load generator for a move; the database and pgbench (or the anchor's
+//! threads) for an anchor transaction.
+
+use std::time::Instant;
+
+/// CPU time counters at one instant.
+#[derive(Debug, Clone, Copy)]
+pub struct Snapshot {
+    machine: Option<Machine>,
+    /// The server's user and system time, in clock ticks.
+    server: Option<u64>,
+    at: Instant,
+}
+
+/// The machine's counters (`/proc/stat`'s `cpu` line), in clock ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Machine {
+    busy: u64,
+    idle: u64,
+}
+
+/// The CPU a window took.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spent {
+    /// Busy CPU seconds of the whole machine, every core summed.
+    pub machine: f64,
+    /// The share of the cores' time left idle (iowait included), 0 to 1.
+    pub idle: f64,
+    /// CPU seconds of the server, with `--server-pid`.
+    pub server: Option<f64>,
+    /// The window's length, seconds.
+    pub wall: f64,
+}
+
+impl Snapshot {
+    /// The counters now (`None` parts where `/proc` cannot be read: not Linux, or the
+    /// process is gone).
+    pub fn take(server: Option<u32>) -> Snapshot {
+        Snapshot {
+            machine: std::fs::read_to_string("/proc/stat")
+                .ok()
+                .as_deref()
+                .and_then(machine_line),
+            server: server.and_then(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .as_deref()
+                    .and_then(process_ticks)
+            }),
+            at: Instant::now(),
+        }
+    }
+
+    /// What was spent from `self` to `later`; `None` without the machine's counters.
+    pub fn to(&self, later: &Snapshot) -> Option<Spent> {
+        let (a, b) = (self.machine?, later.machine?);
+        let tick = ticks_per_second()?;
+        let busy = b.busy.checked_sub(a.busy)?;
+        let idle = b.idle.checked_sub(a.idle)?;
+        let server = match (self.server, later.server) {
+            (Some(a), Some(b)) => b.checked_sub(a).map(|t| t as f64 / tick),
+            _ => None,
+        };
+        Some(Spent {
+            machine: busy as f64 / tick,
+            idle: if busy + idle == 0 {
+                0.0
+            } else {
+                idle as f64 / (busy + idle) as f64
+            },
+            server,
+            wall: later.at.duration_since(self.at).as_secs_f64(),
+        })
+    }
+}
+
+impl Spent {
+    /// `  CPU per <what>: machine N µs (idle I %)[, server S µs]`, over `count` of them.
+    pub fn line(&self, what: &str, count: f64) -> String {
+        let per = |secs: f64| secs / count.max(1.0) * 1e6;
+        let server = self
+            .server
+            .map_or(String::new(), |s| format!(", server {:.1} µs", per(s)));
+        format!(
+            "  CPU per {what}: machine {:.1} µs (busy {:.2} cores, idle {:.0} %){server}",
+            per(self.machine),
+            self.machine / self.wall.max(1e-9),
+            self.idle * 100.0,
+        )
+    }
+}
+
+/// The CPU of each round's load and of its anchor, for the ratio of the two.
+#[derive(Debug, Default)]
+pub struct Rounds {
+    /// The rounds with both measured.
+    rounds: Vec<RoundCpu>,
+}
+
+/// One round's CPU, seconds.
+#[derive(Debug, Clone, Copy)]
+struct RoundCpu {
+    /// The machine's per acknowledged move.
+    per_move: f64,
+    /// The server's per acknowledged move (with `--server-pid`).
+    server: Option<f64>,
+    /// The machine's per anchor transaction.
+    per_transaction: f64,
+}
+
+impl Rounds {
+    /// Keeps a round's figures (`ours`: the load; `anchor`: the anchor's CPU and its
+    /// transactions) and prints their ratio; a round without both is left out.
+    pub fn round(
+        &mut self,
+        ours: Option<&super::Measured>,
+        anchor: Option<(Spent, f64)>,
+        out: &super::Out,
+    ) {
+        let Some((load, moves)) = ours.and_then(|m| Some((m.cpu?, m.moves))) else {
+            return;
+        };
+        let Some((anchor, transactions)) = anchor else {
+            return;
+        };
+        if moves == 0 || transactions <= 0.0 {
+            return;
+        }
+        let per_move = load.machine / moves as f64;
+        let per_transaction = anchor.machine / transactions;
+        let server = load.server.map(|s| s / moves as f64);
+        out.line(format!(
+            "  this round's CPU: a move took the machine {:.2}× what an anchor transaction took",
+            per_move / per_transaction
+        ));
+        self.rounds.push(RoundCpu {
+            per_move,
+            server,
+            per_transaction,
+        });
+    }
+
+    /// The means over the rounds, against `anchor` (its name).
+    pub fn summary(&self, anchor: &str, out: &super::Out) {
+        let n = self.rounds.len();
+        if n == 0 {
+            return;
+        }
+        let mean = |f: fn(&RoundCpu) -> f64| self.rounds.iter().map(f).sum::<f64>() / n as f64;
+        let per_move = mean(|r| r.per_move);
+        let per_transaction = mean(|r| r.per_transaction);
+        let server = self
+            .rounds
+            .iter()
+            .map(|r| r.server)
+            .collect::<Option<Vec<f64>>>()
+            .map(|s| s.iter().sum::<f64>() / n as f64);
+        out.line(format!(
+            "CPU per move: the machine's {:.1} µs, {:.2}× its {:.1} µs per transaction of the anchor ({anchor}){}{}",
+            per_move * 1e6,
+            per_move / per_transaction,
+            per_transaction * 1e6,
+            server.map_or(String::new(), |s| format!(
+                "; the server {:.1} µs ({:.2}× an anchor transaction's machine CPU)",
+                s * 1e6,
+                s / per_transaction
+            )),
+            if n > 1 { " (means over the rounds)" } else { "" },
+        ));
+    }
+}
+
+/// Clock ticks per second of `/proc`'s counters.
+fn ticks_per_second() -> Option<f64> {
+    // SAFETY: sysconf reads a constant of the system; it has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (t > 0).then_some(t as f64)
+}
+
+/// The machine's busy and idle ticks from `/proc/stat`'s first line: `cpu user nice
+/// system idle iowait irq softirq steal guest guest_nice` (guest time is counted in user
+/// time already, so it is left out).
+fn machine_line(stat: &str) -> Option<Machine> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let n: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let at = |i: usize| n.get(i).copied().unwrap_or(0);
+    Some(Machine {
+        busy: at(0) + at(1) + at(2) + at(5) + at(6) + at(7),
+        idle: at(3) + at(4),
+    })
+}
+
+/// A process's user and system ticks from its `/proc/PID/stat` (fields 14 and 15; the
+/// command name, field 2, is in parentheses and may hold spaces).
+fn process_ticks(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // After the name: state (field 3) first, so utime (14) is the 12th.
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(user + system)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_machine_line_counts_steal_as_busy_and_iowait_as_idle() {
+        let stat = "cpu  100 2 30 400 50 6 7 8 90 0\ncpu0 1 2 3 4 5 6 7 8 9 0\n";
+        assert_eq!(
+            machine_line(stat),
+            Some(Machine {
+                busy: 100 + 2 + 30 + 6 + 7 + 8,
+                idle: 400 + 50
+            })
+        );
+        assert_eq!(machine_line("intr 1 2 3\n"), None);
+    }
+
+    #[test]
+    fn a_process_line_is_read_after_its_name_even_with_spaces_and_parentheses() {
+        let stat = "4242 (worp (serve) x) S 1 4242 4242 0 -1 4194304 100 0 0 0 \
+                    1234 567 0 0 20 0 3 0 100 1000000 500";
+        assert_eq!(process_ticks(stat), Some(1234 + 567));
+        assert_eq!(process_ticks("4242 (worp) S 1"), None);
+    }
+
+    fn spent(machine: f64, server: Option<f64>) -> Spent {
+        Spent {
+            machine,
+            idle: 0.1,
+            server,
+            wall: 1.0,
+        }
+    }
+
+    #[test]
+    fn the_rounds_give_a_moves_cpu_as_a_ratio_to_an_anchor_transactions() {
+        let out = super::super::Out {
+            echo: super::super::Echo::Quiet,
+            transcript: std::sync::Arc::default(),
+        };
+        let load = |machine, moves| super::super::Measured {
+            rate: Some(1000.0),
+            p99: Some(1.0),
+            moves,
+            cpu: Some(spent(machine, Some(machine / 2.0))),
+        };
+        let mut rounds = Rounds::default();
+        // 400 µs and 600 µs a move; 200 µs and 300 µs an anchor transaction.
+        rounds.round(
+            Some(&load(0.4, 1000)),
+            Some((spent(0.2, None), 1000.0)),
+            &out,
+        );
+        rounds.round(
+            Some(&load(1.2, 2000)),
+            Some((spent(0.6, None), 2000.0)),
+            &out,
+        );
+        // Left out: no moves, or no anchor figures.
+        rounds.round(Some(&load(1.0, 0)), Some((spent(0.2, None), 1000.0)), &out);
+        rounds.round(Some(&load(1.0, 10)), None, &out);
+        rounds.summary("pgbench's", &out);
+        let text = out.transcript.lock().expect("transcript").clone();
+        assert_eq!(
+            text.matches("a move took the machine 2.00× what an anchor transaction took")
+                .count(),
+            2,
+            "{text}"
+        );
+        assert!(
+            text.contains("CPU per move: the machine's 500.0 µs, 2.00× its 250.0 µs per transaction of the anchor (pgbench's); the server 250.0 µs (1.00× an anchor transaction's machine CPU) (means over the rounds)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_window_of_work_shows_on_the_machine_and_on_the_process() {
+        let me = Some(std::process::id());
+        let before = Snapshot::take(me);
+        if before.machine.is_none() {
+            return; // not Linux: nothing to read
+        }
+        // Work until the process's own counter moved by 5 ticks or more (50 ms at the usual
+        // 100 a second), however busy the machine is.
+        let deadline = Instant::now() + std::time::Duration::from_secs(20);
+        let mut x = 0_u64;
+        let spent = loop {
+            for i in 0..1_000_000_u64 {
+                x = x.wrapping_mul(31).wrapping_add(i);
+            }
+            let spent = before.to(&Snapshot::take(me)).expect("readable twice");
+            let enough = spent
+                .server
+                .is_some_and(|s| s >= 5.0 / ticks_per_second().unwrap_or(100.0));
+            if enough || Instant::now() > deadline {
+                break spent;
+            }
+        };
+        std::hint::black_box(x);
+        let own = spent.server.expect("this process's counters");
+        assert!(own > 0.0, "{spent:?}");
+        assert!(
+            spent.machine + 0.02 >= own,
+            "the machine spent at least what one process did: {spent:?}"
+        );
+        assert!((0.0..=1.0).contains(&spent.idle), "{spent:?}");
+        let line = spent.line("move", 10.0);
+        assert!(line.starts_with("  CPU per move: machine "), "{line}");
+        assert!(line.contains(", server "), "{line}");
+    }
+}
