@@ -54,5 +54,21 @@ async fn the_load_generator_plays_rounds_against_pgbench_and_rebuilds_the_games(
     let tps = number_after(transcript, "pgbench single-row INSERT transactions:").unwrap_or(0.0);
     assert!(tps > 0.0, "no pgbench rate:\n{transcript}");
     assert!(transcript.contains("means over the rounds"), "{transcript}");
+    if cfg!(target_os = "linux") {
+        // What each round cost the machine, a move beside a pgbench transaction.
+        for line in [
+            "CPU per acknowledged move: machine ",
+            "CPU per pgbench transaction (its connections included): machine ",
+            "this round's CPU: a move took the machine ",
+        ] {
+            assert_eq!(transcript.matches(line).count(), 2, "{line}\n{transcript}");
+        }
+        let per_move = number_after(transcript, "CPU per acknowledged move: machine");
+        assert!(per_move.is_some_and(|us| us > 0.0), "{transcript}");
+        assert!(
+            transcript.contains("CPU per move: the machine's "),
+            "{transcript}"
+        );
+    }
     assert!(transcript.contains("Rebuild of 3 games"), "{transcript}");
 }

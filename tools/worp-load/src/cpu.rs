@@ -178,6 +178,13 @@ impl Rounds {
     }
 }
 
+/// The machine's load averages over 1, 5 and 15 minutes (`/proc/loadavg`), or `?`.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
 /// Clock ticks per second of `/proc`'s counters.
 fn ticks_per_second() -> Option<f64> {
     // SAFETY: sysconf reads a constant of the system; it has no preconditions.

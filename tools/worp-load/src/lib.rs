@@ -1625,9 +1625,11 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
     let mut cpus = cpu::Rounds::default();
     for round in 1..=args.rounds {
-        if args.rounds > 1 {
-            out.line(format!("Round {round} of {}", args.rounds));
-        }
+        out.line(format!(
+            "Round {round} of {} (the machine's load averages before it: {})",
+            args.rounds,
+            cpu::load_average()
+        ));
         let ours = if args.no_http {
             None
         } else {

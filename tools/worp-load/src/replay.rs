@@ -29,6 +29,7 @@ use worp::checkpoints::Checkpoints;
 use worp::service::{CreateGame, SeatRequest, Worp};
 use worp::table::Table;
 
+use crate::cpu::load_average;
 use crate::{open, Args, Out};
 
 /// Plays a game of `variant` to its end through the service: the creator in seat 0 plays
@@ -157,12 +158,6 @@ fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
 }
 
 /// Runs the replay measurement of `states` states (see the module's doc).
