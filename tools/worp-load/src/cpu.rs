@@ -98,6 +98,21 @@ impl Spent {
     }
 }
 
+/// An anchor run's CPU, kept with its transactions and printed as `CPU per <what>`;
+/// `None` without the counters or without a transaction.
+pub fn anchor(
+    spent: Option<Spent>,
+    transactions: Option<f64>,
+    what: &str,
+    out: &super::Out,
+) -> Option<(Spent, f64)> {
+    let counted = spent.zip(transactions).filter(|(_, n)| *n > 0.0);
+    if let Some((spent, n)) = &counted {
+        out.line(spent.line(what, *n));
+    }
+    counted
+}
+
 /// The CPU of each round's load and of its anchor, for the ratio of the two.
 #[derive(Debug, Default)]
 pub struct Rounds {

@@ -1230,7 +1230,7 @@ fn stopped_lines(clients: &[ClientStats], started: Instant) -> Vec<String> {
     lines
 }
 
-/// What one anchor run measured.
+/// What one anchor run measured (pgbench, or SQLite's durable inserts).
 struct Anchor {
     /// Transactions per second.
     tps: f64,
@@ -1322,10 +1322,12 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<An
         .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
         .and_then(|n| n.split('/').next())
         .and_then(|n| n.trim().parse::<f64>().ok());
-    let cpu = spent.zip(transactions).filter(|(_, n)| *n > 0.0);
-    if let Some((spent, n)) = &cpu {
-        out.line(spent.line("pgbench transaction (its connections included)", *n));
-    }
+    let cpu = cpu::anchor(
+        spent,
+        transactions,
+        "pgbench transaction (its connections included)",
+        out,
+    );
     Ok(Anchor { tps, cpu })
 }
 

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::cpu::{Rounds, Snapshot, Spent};
-use super::{Measured, Out};
+use super::cpu::{self, Rounds, Snapshot};
+use super::{Anchor, Measured, Out};
 
 /// The anchor's table: a row shaped like an event.
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS worp_load_anchor (
@@ -45,24 +45,20 @@ fn remove(file: &Path) {
     }
 }
 
-/// What the anchor measured: inserts per second, and the CPU its inserts took with
-/// their count (Linux).
-pub(super) type Measurement = (f64, Option<(Spent, f64)>);
-
-/// Runs the anchor.
+/// Runs the anchor: its inserts per second, and the CPU they took.
 pub(super) fn measure(
     database: &Path,
     clients: usize,
     duration: Duration,
     out: &Out,
-) -> Result<Measurement, String> {
+) -> Result<Anchor, String> {
     let file = scratch(database);
     let result = run(&file, clients.max(1), duration, out);
     remove(&file);
     result
 }
 
-fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Measurement, String> {
+fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Anchor, String> {
     let path = file.to_str().ok_or("the anchor's path is not UTF-8")?;
     let connection = worp::store::sqlite_commit::open(path).map_err(|e| e.to_string())?;
     connection
@@ -147,11 +143,8 @@ fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Mea
     out.line(format!(
         "  SQLite durable single-row INSERT transactions, {clients} clients: {rate:.0} tx/s"
     ));
-    let cpu = spent.filter(|_| inserts > 0.0).map(|s| (s, inserts));
-    if let Some((spent, n)) = &cpu {
-        out.line(spent.line("SQLite insert transaction", *n));
-    }
-    Ok((rate, cpu))
+    let cpu = cpu::anchor(spent, Some(inserts), "SQLite insert transaction", out);
+    Ok(Anchor { tps: rate, cpu })
 }
 
 /// One round's anchor after the HTTP load `ours`: prints the ratio; returns the load's
@@ -165,7 +158,7 @@ pub(super) async fn round(
     out: &Out,
 ) -> Result<Option<(f64, f64, f64)>, String> {
     let (database, anchor_out) = (database.to_owned(), out.clone());
-    let (tps, cpu) =
+    let Anchor { tps, cpu } =
         tokio::task::spawn_blocking(move || measure(&database, clients, duration, &anchor_out))
             .await
             .map_err(|e| e.to_string())??;
@@ -205,7 +198,7 @@ mod tests {
             echo: super::super::Echo::Quiet,
             transcript: Arc::default(),
         };
-        let (rate, cpu) = measure(
+        let Anchor { tps: rate, cpu } = measure(
             &dir.join("worp.sqlite"),
             2,
             Duration::from_millis(200),
