@@ -48,6 +48,7 @@ pub struct GameView {
     /// The seat whose move the game awaits, if any.
     pub to_move: Option<u8>,
     /// When the seat to move runs out of time (games with a clock).
+    #[serde(serialize_with = "crate::clock::rfc3339_option")]
     pub deadline: Option<DateTime<Utc>>,
     /// Days each seat has per move; absent: no clock.
     pub days_per_move: Option<u32>,
@@ -75,8 +76,11 @@ pub struct GameView {
     pub server_seed: Option<String>,
     /// The hash of the newest event (the head of the chain).
     pub head_hash: String,
+    #[serde(serialize_with = "crate::clock::rfc3339")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::clock::rfc3339")]
     pub updated_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::clock::rfc3339_option")]
     pub last_move_at: Option<DateTime<Utc>>,
 }
 

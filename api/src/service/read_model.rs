@@ -32,6 +32,7 @@ pub struct GameSummary {
     pub to_move: Option<u8>,
     pub to_move_player: Option<Uuid>,
     /// When the seat to move runs out of time (games with a clock).
+    #[serde(serialize_with = "crate::clock::rfc3339_option")]
     pub deadline: Option<DateTime<Utc>>,
     /// An offer the seat to move must answer, when that is what it awaits: in
     /// backgammon with the cube `double` (take or pass) or `resignation` (accept or
@@ -57,8 +58,11 @@ pub struct GameSummary {
     /// Days each seat has per move; absent: no clock.
     #[serde(default)]
     pub days_per_move: Option<u32>,
+    #[serde(serialize_with = "crate::clock::rfc3339")]
     pub created_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::clock::rfc3339")]
     pub updated_at: DateTime<Utc>,
+    #[serde(serialize_with = "crate::clock::rfc3339_option")]
     pub last_move_at: Option<DateTime<Utc>>,
 }
 
