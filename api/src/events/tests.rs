@@ -262,3 +262,15 @@ fn an_event_read_in_place_is_what_reading_a_copy_gives() {
         created
     );
 }
+
+#[test]
+fn a_hash_is_written_in_hex_as_the_hex_crate_writes_it() {
+    let mut bytes = Vec::new();
+    for len in [0usize, 1, 2, 31, 32, 33, 64] {
+        bytes.clear();
+        bytes.extend((0..len).map(|i| (i * 37 + 11) as u8));
+        assert_eq!(hex_lower(&bytes), hex::encode(&bytes), "{len} bytes");
+    }
+    let every_byte: Vec<u8> = (0..=255).collect();
+    assert_eq!(hex_lower(&every_byte), hex::encode(&every_byte));
+}
