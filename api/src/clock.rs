@@ -23,7 +23,8 @@ impl Clock for SystemClock {
 /// and arguments), but as one string. chrono hands the serializer the pieces one by one
 /// (`collect_str`), and serde_json escapes each piece on its own: about 2,400
 /// instructions a time, against a few hundred here. For `#[serde(serialize_with)]` on the
-/// views written with every move (`GameView`, `GameSummary`).
+/// views written with every move (`GameView`, `GameSummary`) and the lists read in bulk
+/// (events, messages).
 pub fn rfc3339<S: serde::Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true))
 }

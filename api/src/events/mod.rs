@@ -183,6 +183,7 @@ pub struct StoredEvent {
     pub payload: Value,
     /// The engine's rules version that produced the event.
     pub rules_version: i32,
+    #[serde(serialize_with = "crate::clock::rfc3339")]
     pub recorded_at: DateTime<Utc>,
     /// Hex SHA-256 chaining this event to the previous one of its game.
     pub hash: String,

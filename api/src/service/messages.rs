@@ -32,6 +32,7 @@ pub struct Message {
     /// The player of that seat.
     pub player_id: Option<Uuid>,
     pub text: String,
+    #[serde(serialize_with = "crate::clock::rfc3339")]
     pub recorded_at: DateTime<Utc>,
 }
 
