@@ -9,7 +9,7 @@ mod support {
 
 use std::collections::HashSet;
 
-use support::gnubg_walk::{gnubg_walk, playing, shown_ids};
+use support::gnubg_walk::{gnubg_path, gnubg_walk, playing, run_gnubg, shown_ids};
 
 use worp_engine::backgammon::mat::{match_file_with, MatHeader};
 use worp_engine::backgammon::{Backgammon, Options};
@@ -100,4 +100,27 @@ fn gnubg_imports_worp_matches_with_the_same_score_and_match_ids() {
             shown.len()
         );
     }
+}
+
+/// A long match gives gnubg a script and an output each larger than a pipe holds (a
+/// 7-point match of 116 KB did): both must flow at once, or gnubg and the test wait for
+/// each other for ever.
+#[test]
+fn gnubg_is_fed_and_read_at_once_however_long_its_script_and_output() {
+    let Some(gnubg) = gnubg_path() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("worp-gnubg-pipes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    // 88 KB of commands, each printing a board of some 900 bytes.
+    let boards = 8_000;
+    let script = "new game\n".to_owned() + &"show board\n".repeat(boards);
+    assert!(script.len() > 80 * 1024);
+    let text = run_gnubg(gnubg, &dir, script);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        text.matches("Position ID").count() >= boards,
+        "gnubg showed {} boards of {boards}",
+        text.matches("Position ID").count()
+    );
 }
