@@ -9,10 +9,7 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 use worp_engine::playout::SplitMix64;
 
-#[path = "../../engine/tests/support/gnubg_walk.rs"]
-mod gnubg_walk;
-
-use gnubg_walk::{gnubg_walk, playing, shown_ids};
+use crate::gnubg_walk::{gnubg_walk, playing, shown_ids};
 
 use crate::helpers::{spawn_app, spawn_app_with, Backend, ManualClock, TestApp, TestPlayer};
 

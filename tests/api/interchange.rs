@@ -4,14 +4,8 @@
 use serde_json::{json, Value};
 use worp_engine::playout::SplitMix64;
 
+use crate::gnubg_walk::{gnubg_path, run_gnubg};
 use crate::helpers::{spawn_app, Backend};
-
-fn gnubg() -> Option<std::path::PathBuf> {
-    ["/usr/games/gnubg", "/usr/bin/gnubg"]
-        .iter()
-        .map(std::path::PathBuf::from)
-        .find(|p| p.exists())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backgammon_game_exports_as_a_mat_file_gnu_backgammon_imports() {
@@ -78,40 +72,20 @@ async fn a_backgammon_game_exports_as_a_mat_file_gnu_backgammon_imports() {
     };
     let points = game["result"]["points"].as_u64().expect("points");
 
-    let Some(gnubg) = gnubg() else {
-        assert!(
-            std::env::var_os("WORP_SKIP_GNUBG").is_some(),
-            "GNU Backgammon is needed for this test (apt-get install gnubg), or set WORP_SKIP_GNUBG=1"
-        );
+    let Some(gnubg) = gnubg_path() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("worp-mat-{}", uuid::Uuid::new_v4().simple()));
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("game.mat");
     std::fs::write(&file, &mat).expect("write");
-    let out = std::process::Command::new(gnubg)
-        .args(["-t", "-q"])
-        .env("HOME", &dir)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write;
-            if let Some(mut stdin) = child.stdin.take() {
-                // Money sessions score gammons only after a double (the Jacoby rule)
-                // unless it is switched off; our games have no cube.
-                writeln!(
-                    stdin,
-                    "set jacoby off\nimport mat {}\nshow score",
-                    file.display()
-                )?;
-            }
-            child.wait_with_output()
-        })
-        .expect("run gnubg");
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    // Money sessions score gammons only after a double (the Jacoby rule) unless it is
+    // switched off; our games have no cube.
+    let script = format!(
+        "set jacoby off\nimport mat {}\nshow score\n",
+        file.display()
+    );
+    let text = run_gnubg(gnubg, &dir, script);
     let _ = std::fs::remove_dir_all(&dir);
     let expected = if winner == "ann" {
         format!("ann {points}, bob 0")

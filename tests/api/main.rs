@@ -1,6 +1,10 @@
 //! Integration tests: the real server, on a real PostgreSQL and on SQLite, over HTTP.
 
 mod helpers;
+// GNU Backgammon run on scripts (shared with the engine's gnubg test): the match and
+// interchange tests feed it `.mat` files.
+#[path = "../../engine/tests/support/gnubg_walk.rs"]
+mod gnubg_walk;
 
 mod answers;
 mod audit;
