@@ -39,12 +39,23 @@ pub enum EngineError {
     /// A seat number outside the game, or a seat that has already left it.
     #[error("seat {seat} is not playing in this game")]
     NoSuchSeat { seat: u8 },
+    /// A state given to [`crate::Game::from_state`] is not one this game could be in, or
+    /// the game cannot be rebuilt from its state at all.
+    #[error("unreadable state: {reason}")]
+    UnreadableState { reason: String },
 }
 
 impl EngineError {
     /// An [`EngineError::IllegalMove`] with the given reason.
     pub fn illegal(reason: impl Into<String>) -> Self {
         EngineError::IllegalMove {
+            reason: reason.into(),
+        }
+    }
+
+    /// An [`EngineError::UnreadableState`] with the given reason.
+    pub fn state(reason: impl Into<String>) -> Self {
+        EngineError::UnreadableState {
             reason: reason.into(),
         }
     }

@@ -302,6 +302,20 @@ pub trait Game: Clone + Debug + Send + Sync + Serialize + ToSchema + 'static {
         None
     }
 
+    /// Rebuilds a game from its state as this type's `Serialize` writes it (the text
+    /// [`crate::AnyGame::state_json`] gives), so that a checkpoint of a game can be kept
+    /// outside the process: the state written is the whole state, everything else
+    /// (legal moves, tables derived from the options) is derived from it again. The
+    /// rebuilt game plays on exactly as the one written. The default refuses: a game
+    /// without it is always folded from its first event.
+    fn from_state(state: &str) -> Result<Self, EngineError> {
+        let _ = state;
+        Err(EngineError::state(format!(
+            "{} cannot be rebuilt from its state",
+            Self::VARIANT
+        )))
+    }
+
     /// Why the game ended, once it has. The default tells only a win at the goal from a
     /// win by retirement; a game with other ways to end (Hoofden) says which.
     fn end_reason(&self) -> Option<EndReason> {

@@ -129,6 +129,8 @@ pub struct VariantSchemas {
 
 /// Makes a game of one variant from JSON options and a seat count.
 type CreateFn = fn(&Value, u8) -> Result<Box<dyn AnyGame>, EngineError>;
+/// Rebuilds a game of one variant from its state JSON ([`Game::from_state`]).
+type FromStateFn = fn(&str) -> Result<Box<dyn AnyGame>, EngineError>;
 
 /// A registered game.
 #[derive(Clone, Copy)]
@@ -142,6 +144,7 @@ pub struct Variant {
     /// The most seats.
     pub max_seats: u8,
     create: CreateFn,
+    from_state: FromStateFn,
     default_options: fn() -> Value,
     schemas: fn() -> VariantSchemas,
     capabilities: Capabilities,
@@ -162,6 +165,7 @@ impl Variant {
             min_seats: G::MIN_SEATS,
             max_seats: G::MAX_SEATS,
             create: create::<G>,
+            from_state: from_state::<G>,
             default_options: default_options::<G>,
             schemas: schemas::<G>,
             capabilities: G::CAPABILITIES,
@@ -172,6 +176,12 @@ impl Variant {
     /// `seats` seats. Unknown option fields are refused.
     pub fn create(&self, options: &Value, seats: u8) -> Result<Box<dyn AnyGame>, EngineError> {
         (self.create)(options, seats)
+    }
+
+    /// The game whose state JSON ([`AnyGame::state_json`]) is `state`; see
+    /// [`Game::from_state`].
+    pub fn from_state(&self, state: &str) -> Result<Box<dyn AnyGame>, EngineError> {
+        (self.from_state)(state)
     }
 
     /// The default options as JSON.
@@ -222,6 +232,10 @@ fn create<G: Game>(options: &Value, seats: u8) -> Result<Box<dyn AnyGame>, Engin
         v => G::Options::deserialize(v).map_err(|e| EngineError::options(e.to_string()))?,
     };
     Ok(Box::new(G::new(&options, seats)?))
+}
+
+fn from_state<G: Game>(state: &str) -> Result<Box<dyn AnyGame>, EngineError> {
+    Ok(Box::new(G::from_state(state)?))
 }
 
 fn default_options<G: Game>() -> Value {

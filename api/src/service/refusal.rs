@@ -80,9 +80,9 @@ impl From<EngineError> for Refusal {
             EngineError::NotAwaitingMove | EngineError::NotAwaitingDice | EngineError::Finished => {
                 Refusal::Conflict(e.to_string())
             }
-            EngineError::DiceCount { .. } | EngineError::ImpossibleDieValue { .. } => {
-                Refusal::Internal(e.to_string())
-            }
+            EngineError::DiceCount { .. }
+            | EngineError::ImpossibleDieValue { .. }
+            | EngineError::UnreadableState { .. } => Refusal::Internal(e.to_string()),
         }
     }
 }
