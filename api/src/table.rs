@@ -81,7 +81,7 @@ pub enum FinishReason {
 }
 
 /// One seat of a table.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SeatInfo {
     /// The player in the seat; absent while the seat is open.
     pub player_id: Option<Uuid>,
@@ -111,7 +111,7 @@ impl SeatInfo {
 }
 
 /// The last dice rolled.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LastDice {
     /// The seat they were rolled for.
     #[schema(value_type = u8)]

@@ -105,8 +105,8 @@ async fn every_state_folded_from_checkpoints_is_the_full_replay_sqlite() {
 }
 
 /// A long Mens-erger-je-niet game (more than four checkpoints) played on a fresh database
-/// by one server; a second server on that database, which has never seen it; the game
-/// and its events.
+/// by one server; a second server on that database, which has never seen it and finds
+/// no checkpoint of it stored; the game and its events.
 async fn unseen_long_game(backend: Backend) -> (TestApp, TestApp, Uuid, Vec<StoredEvent>) {
     let (url, dir) = fresh_database(backend).await;
     let first = spawn_app_from(test_settings(url.clone()), Arc::new(SystemClock), None).await;
@@ -114,6 +114,9 @@ async fn unseen_long_game(backend: Backend) -> (TestApp, TestApp, Uuid, Vec<Stor
     let events = first.worp.all_events(id).await.expect("events");
     let n = events.len() as i64;
     assert!(n > 4 * CHECKPOINT_EVERY, "a long game: {n} events");
+    // Without the checkpoints the first server stored (`stored_checkpoints.rs`).
+    first.worp.checkpoints_stored().await;
+    crate::stored_checkpoints::execute(&first.worp.store, "DELETE FROM checkpoints").await;
     let second = spawn_app_from(test_settings(url), Arc::new(SystemClock), dir).await;
     (first, second, id, events)
 }

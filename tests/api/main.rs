@@ -38,5 +38,6 @@ mod shutdown;
 mod sixth_game;
 mod sqlite_commit;
 mod store;
+mod stored_checkpoints;
 mod telemetry;
 mod webhooks;

@@ -143,6 +143,9 @@ impl Worp {
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
+        if crate::checkpoints::stored::due(expected_version, table.version) {
+            self.store_checkpoint(table.clone(), false);
+        }
         self.live.publish(Change {
             origin: self.live.origin,
             game_id: table.id,

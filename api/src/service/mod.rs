@@ -10,7 +10,9 @@
 //!   accepting or declining an invitation; `changes`: how each of them is drafted,
 //!   appended, cached and published.
 //! - [`players`]: registering, tokens, webhooks.
-//! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild.
+//! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild;
+//!   `stored_checkpoints`: where a fold starts from the game's stored checkpoint, and
+//!   how checkpoints are stored.
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
 //! - [`text`]: the checks of the strings and JSON that are stored.
 
@@ -28,6 +30,7 @@ mod readiness;
 pub mod reads;
 mod refusal;
 pub mod seats;
+mod stored_checkpoints;
 pub mod text;
 mod worp;
 

@@ -9,6 +9,7 @@ use worp_engine::{variant, Capability, MatchHeader};
 use super::read_model::{game_row, GameSummary};
 use super::refusal::Refusal;
 use super::worp::Worp;
+use crate::checkpoints::stored::STORED_EVERY;
 use crate::checkpoints::{is_checkpoint, next_checkpoint, CHECKPOINT_EVERY};
 use crate::events::{LoggedEvent, StoredEvent};
 use crate::export::{record_steps, Export};
@@ -16,7 +17,7 @@ use crate::store::{GameFilter, ListedAt, Player, SavedResponse};
 use crate::table::Table;
 
 /// Events read per query when folding a game.
-const PAGE: i64 = 1000;
+pub(super) const PAGE: i64 = 1000;
 
 /// The most events a fold applies on the thread that serves requests (a few
 /// microseconds each); a longer page goes to the blocking pool.
@@ -57,8 +58,8 @@ impl Worp {
         crate::telemetry::metrics::state_cache(live.is_some());
         let history = self.cache.history();
         let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
+        let (start, events, unfit) = self.fold_start(id, (i64::MAX, i64::MAX), start).await?;
         let after = start.as_ref().map_or(0, |t| t.version);
-        let events = self.store.logged_events(id, after, PAGE).await?;
         if events.is_empty() {
             // Nothing new since the cached state (the common case): no copy, no replay.
             if let Some(live) = live {
@@ -77,6 +78,10 @@ impl Worp {
         crate::telemetry::metrics::replay(usize::try_from(table.version - after).unwrap_or(0));
         let table = Arc::new(table);
         self.cache.put(table.clone());
+        if unfit || table.version - after >= STORED_EVERY {
+            // The next cold load of this game starts here.
+            self.store_checkpoint(table.clone(), unfit);
+        }
         Ok(table)
     }
 
@@ -98,12 +103,13 @@ impl Worp {
         if let Some(t) = start.as_ref().filter(|t| t.version == at) {
             return Ok(t.clone());
         }
-        let after = start.as_ref().map_or(0, |t| t.version);
         let until = next_checkpoint(at);
-        let events = self
-            .store
-            .logged_events(id, after, (until - after).min(PAGE))
-            .await?;
+        let (start, events, _) = self.fold_start(id, (at, until), start).await?;
+        if let Some(t) = start.as_ref().filter(|t| t.version == at) {
+            // The game's stored checkpoint is the state asked for.
+            history.keep(t.clone());
+            return Ok(t.clone());
+        }
         if events.is_empty() && start.is_none() {
             return Err(Refusal::NotFound(format!("no game {id}")));
         }

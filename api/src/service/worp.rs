@@ -29,6 +29,8 @@ pub struct Worp {
     pub ratings: crate::ratings::Projector,
     /// Messages a minute per player.
     pub message_limit: super::limits::MessageLimit,
+    /// Room for the checkpoints being stored (`stored_checkpoints.rs`).
+    pub(super) checkpoint_writes: Arc<tokio::sync::Semaphore>,
 }
 
 impl Worp {
@@ -47,6 +49,9 @@ impl Worp {
             names: super::name_book::NameBook::default(),
             ratings: crate::ratings::Projector::default(),
             message_limit: super::limits::MessageLimit::default(),
+            checkpoint_writes: Arc::new(tokio::sync::Semaphore::new(
+                super::stored_checkpoints::WRITES_AT_ONCE,
+            )),
         }
     }
 

@@ -49,7 +49,7 @@ pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
     Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer, ListedAt,
-    ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse, Webhook,
+    ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse, StoredCheckpoint, Webhook,
 };
 use sqlite_commit::SqliteCommit;
 
@@ -368,6 +368,23 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<LoggedEvent>, StoreError> {
         on_backend!(self.logged_events(game_id, after, limit))
+    }
+    /// The newest checkpoint stored for the game, if any (`checkpoints/stored.rs`).
+    pub async fn stored_checkpoint(
+        &self,
+        game_id: Uuid,
+    ) -> Result<Option<StoredCheckpoint>, StoreError> {
+        on_backend!(self.stored_checkpoint(game_id))
+    }
+    /// Stores `c` where it is newer than the game's stored checkpoint, or, with
+    /// `replace_any`, in place of one that did not fit.
+    pub async fn store_checkpoint(
+        &self,
+        c: &StoredCheckpoint,
+        at: DateTime<Utc>,
+        replace_any: bool,
+    ) -> Result<(), StoreError> {
+        on_backend!(self.store_checkpoint(c, at, replace_any))
     }
     /// The game's `message_posted` events after `after`, at most `limit`.
     pub async fn messages(

@@ -245,3 +245,14 @@ pub struct ListedGame {
     pub summary: serde_json::Value,
     pub at: ListedAt,
 }
+
+/// A game's stored checkpoint: its table at `version`, written by
+/// `checkpoints::stored` under the engine's `rules_version` in layout `format`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCheckpoint {
+    pub game_id: Uuid,
+    pub version: i64,
+    pub rules_version: i32,
+    pub format: i32,
+    pub body: String,
+}

@@ -31,7 +31,7 @@ macro_rules! statements {
         use $crate::store::error::StoreError;
         use $crate::store::records::{
             Append, Attempt, Delivery, GameFilter, GameRow, ListedAt, ListedGame, Player,
-            SavedResponse, Webhook,
+            SavedResponse, StoredCheckpoint, Webhook,
         };
         use $crate::store::sql;
 
@@ -350,6 +350,43 @@ macro_rules! statements {
                 recorded_at: r.try_get("recorded_at")?,
                 hash: r.try_get("hash")?,
             })
+        }
+
+        pub async fn stored_checkpoint(
+            pool: &Pool,
+            game_id: Uuid,
+        ) -> Result<Option<StoredCheckpoint>, StoreError> {
+            let row = sqlx::query(sql::STORED_CHECKPOINT)
+                .bind(game_id)
+                .fetch_optional(pool)
+                .await?;
+            let Some(r) = row else { return Ok(None) };
+            Ok(Some(StoredCheckpoint {
+                game_id: r.try_get("game_id")?,
+                version: r.try_get("version")?,
+                rules_version: r.try_get("rules_version")?,
+                format: r.try_get("format")?,
+                body: r.try_get("body")?,
+            }))
+        }
+
+        pub async fn store_checkpoint(
+            pool: &Pool,
+            c: &StoredCheckpoint,
+            at: DateTime<Utc>,
+            replace_any: bool,
+        ) -> Result<(), StoreError> {
+            sqlx::query(sql::STORE_CHECKPOINT)
+                .bind(c.game_id)
+                .bind(c.version)
+                .bind(c.rules_version)
+                .bind(c.format)
+                .bind(&c.body)
+                .bind(at)
+                .bind(replace_any)
+                .execute(pool)
+                .await?;
+            Ok(())
         }
 
         pub async fn secret(pool: &Pool, game_id: Uuid) -> Result<Option<Vec<u8>>, StoreError> {

@@ -10,11 +10,14 @@
 //! client's replay slider), either way, finds the next states kept: one query and one
 //! fold per 64 states.
 //!
-//! Everything here is derived and in memory only: a table is a copy of what folding the
-//! log from event 1 gave (the log is append-only, so the state right after event `v`
+//! Everything here is derived and in memory (the newest checkpoint of each game is also
+//! kept in the database, [`stored`], for cold loads after a restart): a table is a copy
+//! of what folding the log from event 1 gave (the log is append-only, so the state right after event `v`
 //! never changes), and emptying this cache changes no answer, only its cost. It is
 //! bounded by its own count of tables, separate from the cache of live games
 //! (`cache.rs`), so scrubbing old states never evicts a live game.
+
+pub mod stored;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -1,0 +1,200 @@
+//! Checkpoints kept in the database, beside the in-memory ones: the newest of each game,
+//! written once a game has gone [`STORED_EVERY`] events past the last one (as it is
+//! played, or by a cold load that folded that many), so that a cold load after a
+//! restart, or of a game this process has not kept, folds only the events after it.
+//!
+//! A stored checkpoint is derived, as the in-memory ones are: a copy of what folding the
+//! log gave, which the log never depends on. Its body is the table's own fields and the
+//! engine's state JSON, the same text the API shows ([`worp_engine::Game::from_state`]
+//! reads it back). A checkpoint that does not fit is ignored, and the game is folded as
+//! if there were none: one written under other rules (`rules_version`) or in another
+//! layout ([`FORMAT`]), one of another game, one whose state does not read back as the
+//! same text, or one whose last event's hash is not the log's at its version (checked by
+//! the fold, [`fits_the_log`]).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use uuid::Uuid;
+use worp_engine::GameResult;
+
+use crate::events::{LogEntry, RetireReason};
+use crate::store::StoredCheckpoint;
+use crate::table::{LastDice, SeatInfo, Table};
+
+/// A game's checkpoint is stored again once it has gone this many events past the one
+/// stored: a cold load folds at most this many events less one.
+pub const STORED_EVERY: i64 = 256;
+
+/// The layout of a body; a body of another layout is ignored.
+pub const FORMAT: i32 = 1;
+
+/// The rules a checkpoint is written under: the engine's.
+pub fn rules_version() -> i32 {
+    i32::try_from(worp_engine::RULES_VERSION).unwrap_or(i32::MAX)
+}
+
+/// Whether a game that went from `before` to `after` events should be stored again:
+/// it passed a multiple of [`STORED_EVERY`].
+pub fn due(before: i64, after: i64) -> bool {
+    after > before && before.div_euclid(STORED_EVERY) != after.div_euclid(STORED_EVERY)
+}
+
+/// Why a stored checkpoint was not used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unfit {
+    #[error("it was written under rules {0}, not these")]
+    Rules(i32),
+    #[error("its layout is {0}, not {FORMAT}")]
+    Format(i32),
+    #[error("it is unreadable: {0}")]
+    Unreadable(String),
+    #[error("it is the checkpoint of game {0}")]
+    OtherGame(Uuid),
+    #[error("its row says version {row}, its body {body}")]
+    Version { row: i64, body: i64 },
+    #[error("its state does not read back as the same text")]
+    StateChanged,
+    #[error("the log has no event {0} with the checkpoint's hash")]
+    NotTheLog(i64),
+}
+
+/// Everything a [`Table`] holds, its engine game as that game's state JSON.
+#[derive(Debug, Serialize, Deserialize)]
+struct Body {
+    id: Uuid,
+    variant: String,
+    options: Value,
+    seats: Vec<SeatInfo>,
+    version: i64,
+    head_hash: String,
+    dice_commitment: String,
+    dice_rolled: u64,
+    last_dice: Option<LastDice>,
+    result: Option<GameResult>,
+    server_seed: Option<String>,
+    created_by: Uuid,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+    last_move_at: Option<DateTime<Utc>>,
+    days_per_move: Option<u32>,
+    last_retirement: Option<RetireReason>,
+    rated: bool,
+    public_chat: bool,
+    messages: u32,
+    last_message_seat: Option<u8>,
+    state: Box<RawValue>,
+}
+
+/// The checkpoint of `t` as the store writes it.
+pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
+    let body = Body {
+        id: t.id,
+        variant: t.variant.to_owned(),
+        options: t.options.clone(),
+        seats: t.seats.clone(),
+        version: t.version,
+        head_hash: t.head_hash.clone(),
+        dice_commitment: t.dice_commitment.clone(),
+        dice_rolled: t.dice_rolled,
+        last_dice: t.last_dice.clone(),
+        result: t.result.clone(),
+        server_seed: t.server_seed.clone(),
+        created_by: t.created_by,
+        created_at: t.created_at,
+        updated_at: t.updated_at,
+        last_move_at: t.last_move_at,
+        days_per_move: t.days_per_move,
+        last_retirement: t.last_retirement,
+        rated: t.rated,
+        public_chat: t.public_chat,
+        messages: t.messages,
+        last_message_seat: t.last_message_seat,
+        state: t.game.state_json(),
+    };
+    Ok(StoredCheckpoint {
+        game_id: t.id,
+        version: t.version,
+        rules_version: rules_version(),
+        format: FORMAT,
+        body: serde_json::to_string(&body)?,
+    })
+}
+
+/// The table `c` holds, if it fits game `game` under these rules. Whether it fits the
+/// log is for the fold to check ([`fits_the_log`]).
+pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
+    if c.rules_version != rules_version() {
+        return Err(Unfit::Rules(c.rules_version));
+    }
+    if c.format != FORMAT {
+        return Err(Unfit::Format(c.format));
+    }
+    let b: Body = serde_json::from_str(&c.body).map_err(|e| Unfit::Unreadable(e.to_string()))?;
+    if b.id != game || c.game_id != game {
+        return Err(Unfit::OtherGame(b.id));
+    }
+    if b.version != c.version || b.version < 1 {
+        return Err(Unfit::Version {
+            row: c.version,
+            body: b.version,
+        });
+    }
+    let variant = worp_engine::variant(&b.variant).map_err(|e| Unfit::Unreadable(e.to_string()))?;
+    let engine = variant
+        .from_state(b.state.get())
+        .map_err(|e| Unfit::Unreadable(e.to_string()))?;
+    if engine.state_json().get() != b.state.get() {
+        return Err(Unfit::StateChanged);
+    }
+    Ok(Table {
+        id: b.id,
+        variant: variant.name,
+        options: b.options,
+        seats: b.seats,
+        game: engine,
+        version: b.version,
+        head_hash: b.head_hash,
+        dice_commitment: b.dice_commitment,
+        dice_rolled: b.dice_rolled,
+        last_dice: b.last_dice,
+        result: b.result,
+        server_seed: b.server_seed,
+        created_by: b.created_by,
+        created_at: b.created_at,
+        updated_at: b.updated_at,
+        last_move_at: b.last_move_at,
+        days_per_move: b.days_per_move,
+        last_retirement: b.last_retirement,
+        rated: b.rated,
+        public_chat: b.public_chat,
+        messages: b.messages,
+        last_message_seat: b.last_message_seat,
+    })
+}
+
+/// Whether `first`, the log's event at the checkpoint's version, is the one the table
+/// was folded to: the same number and the same hash.
+pub fn fits_the_log(table: &Table, first: Option<&impl LogEntry>) -> Result<(), Unfit> {
+    match first {
+        Some(e) if e.seq() == table.version && e.hash() == table.head_hash => Ok(()),
+        _ => Err(Unfit::NotTheLog(table.version)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_is_stored_again_each_time_it_passes_a_multiple_of_the_interval() {
+        assert!(!due(0, STORED_EVERY - 1));
+        assert!(due(STORED_EVERY - 1, STORED_EVERY));
+        assert!(due(STORED_EVERY - 2, STORED_EVERY + 3));
+        assert!(!due(STORED_EVERY, 2 * STORED_EVERY - 1));
+        assert!(due(1, 3 * STORED_EVERY));
+        assert!(!due(5, 5));
+        assert!(!due(STORED_EVERY + 1, STORED_EVERY));
+    }
+}

@@ -1,0 +1,104 @@
+//! Where a fold starts when the game's stored checkpoint (`checkpoints/stored.rs`) is
+//! nearer than anything in memory, and how checkpoints are stored: off the request's
+//! path, a few at a time, never holding up a change (they are derived: one not written
+//! costs a later cold load some events, nothing else).
+
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use super::reads::PAGE;
+use super::refusal::Refusal;
+use super::worp::Worp;
+use crate::checkpoints::stored::{self, STORED_EVERY};
+use crate::events::LoggedEvent;
+use crate::table::Table;
+
+/// Checkpoints being written at once; one due beyond them is left for the next.
+pub(super) const WRITES_AT_ONCE: usize = 2;
+
+impl Worp {
+    /// Where a fold that must pass event `at` and may go on to `until` starts, and the
+    /// first page of events after that: `start` (the live state or one kept in memory),
+    /// or the game's stored checkpoint where it is at or before `at` and `start` is
+    /// missing or more than [`STORED_EVERY`] events further back. A stored checkpoint is
+    /// taken only if the log's event at its version has its hash; one that does not fit
+    /// is logged and left for the next store to replace (the third value: `true`).
+    pub(super) async fn fold_start(
+        &self,
+        id: Uuid,
+        (at, until): (i64, i64),
+        start: Option<Arc<Table>>,
+    ) -> Result<(Option<Arc<Table>>, Vec<LoggedEvent>, bool), Refusal> {
+        let near = start.as_ref().map_or(0, |t| t.version);
+        let mut unfit = false;
+        if at.saturating_sub(near) > STORED_EVERY {
+            if let Some(c) = self.store.stored_checkpoint(id).await? {
+                if c.version > near && c.version <= at {
+                    let first = c.version - 1;
+                    let fit = match stored::table(id, &c) {
+                        Ok(t) => {
+                            let mut events = self
+                                .store
+                                .logged_events(id, first, (until - first).min(PAGE))
+                                .await?;
+                            stored::fits_the_log(&t, events.first()).map(|()| {
+                                events.remove(0);
+                                (t, events)
+                            })
+                        }
+                        Err(e) => Err(e),
+                    };
+                    match fit {
+                        Ok((t, events)) => return Ok((Some(Arc::new(t)), events, false)),
+                        Err(e) => {
+                            tracing::warn!(
+                                game = %id,
+                                "the stored checkpoint at event {} is not used: {e}",
+                                c.version
+                            );
+                            unfit = true;
+                        }
+                    }
+                }
+            }
+        }
+        let events = self
+            .store
+            .logged_events(id, near, (until - near).min(PAGE))
+            .await?;
+        Ok((start, events, unfit))
+    }
+
+    /// Stores `table` as its game's checkpoint, in the background: in place of the one
+    /// stored if that is older, or, with `replace_any`, whatever it is (it did not fit).
+    /// Skipped while [`WRITES_AT_ONCE`] are being written.
+    pub(super) fn store_checkpoint(&self, table: Arc<Table>, replace_any: bool) {
+        let Ok(permit) = self.checkpoint_writes.clone().try_acquire_owned() else {
+            tracing::debug!(game = %table.id, "a checkpoint is left for later: enough are being written");
+            return;
+        };
+        let (store, at) = (self.store.clone(), self.now());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let written = match stored::stored(&table) {
+                Ok(c) => store
+                    .store_checkpoint(&c, at, replace_any)
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            if let Err(e) = written {
+                tracing::warn!(game = %table.id, "the checkpoint at event {} was not stored: {e}", table.version);
+            }
+        });
+    }
+
+    /// Waits until every checkpoint being stored is written (or failed).
+    pub async fn checkpoints_stored(&self) {
+        let all = u32::try_from(WRITES_AT_ONCE).unwrap_or(1);
+        if let Ok(permits) = self.checkpoint_writes.acquire_many(all).await {
+            drop(permits);
+        }
+    }
+}

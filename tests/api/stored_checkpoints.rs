@@ -1,0 +1,182 @@
+//! Checkpoints stored in the database (`checkpoints/stored.rs`): a game played past
+//! `STORED_EVERY` events leaves its newest checkpoint in the `checkpoints` table, and a
+//! server that has never seen the game (a restart) folds only the events after it, to
+//! exactly the state a fold from event 1 gives. A stored checkpoint that does not fit
+//! (another game's chain, other rules, an unreadable body) is not used, and is replaced.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use uuid::Uuid;
+use worp::checkpoints::stored::STORED_EVERY;
+use worp::checkpoints::CHECKPOINT_EVERY;
+use worp::clock::SystemClock;
+use worp::events::StoredEvent;
+use worp::service::Worp;
+use worp::store::{Store, StoredCheckpoint};
+use worp::table::Table;
+
+use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, TempDir, BACKENDS};
+
+/// Runs one statement on the store's database.
+pub async fn execute(store: &Store, statement: &str) {
+    match store {
+        Store::Postgres(s) => sqlx::query(statement).execute(&s.pool).await.map(|_| ()),
+        Store::Sqlite(s) => sqlx::query(statement).execute(&s.pool).await.map(|_| ()),
+    }
+    .unwrap_or_else(|e| panic!("{statement}: {e}"));
+}
+
+/// The table after each event, as a fold from event 1 gives it.
+fn full_replay(events: &[StoredEvent]) -> Vec<String> {
+    let mut table = Table::from_events(&events[..1]).expect("first event");
+    let mut states = vec![format!("{table:?}")];
+    for e in &events[1..] {
+        table.apply(e).expect("replay");
+        states.push(format!("{table:?}"));
+    }
+    states
+}
+
+/// A long six-colour Mens-erger-je-niet game played by a first server, once its stored
+/// checkpoints are written: the game, its events and its stored checkpoint.
+async fn played(
+    backend: Backend,
+) -> (
+    String,
+    Option<TempDir>,
+    Uuid,
+    Vec<StoredEvent>,
+    StoredCheckpoint,
+) {
+    let (url, dir) = fresh_database(backend).await;
+    let settings = test_settings(url.clone());
+    let first = spawn_app_from(settings, Arc::new(SystemClock), None).await;
+    let id =
+        worp_load::replay::bot_game(&first.worp, "mens_erger_je_niet", json!({"board": 6}), 6, 0)
+            .await
+            .expect("a game played to its end");
+    first.worp.checkpoints_stored().await;
+    let events = first.worp.all_events(id).await.expect("events");
+    let n = events.len() as i64;
+    assert!(n > 2 * STORED_EVERY, "a long game: {n} events");
+    let stored = first
+        .worp
+        .store
+        .stored_checkpoint(id)
+        .await
+        .expect("read")
+        .expect("a checkpoint stored while the game was played");
+    // Stored again each time the game passed a multiple of STORED_EVERY: the newest is
+    // within one change of the last multiple.
+    assert!(
+        stored.version > n - STORED_EVERY - 64 && stored.version <= n,
+        "{} of {n}",
+        stored.version
+    );
+    assert!(
+        stored.version >= n / STORED_EVERY * STORED_EVERY,
+        "{} of {n}",
+        stored.version
+    );
+    (url, dir, id, events, stored)
+}
+
+/// A server that has never seen the game, on the same database.
+fn restarted(store: &Store) -> Worp {
+    Worp::new(store.clone(), 64, Arc::new(SystemClock))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cold_load_after_a_restart_folds_only_the_events_after_the_stored_checkpoint() {
+    for backend in BACKENDS {
+        let (url, _dir, id, events, stored) = played(backend).await;
+        let expected = full_replay(&events);
+        let n = events.len() as i64;
+        let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
+        let table = app.worp.load(id).await.expect("cold load");
+        assert_eq!(
+            format!("{table:?}"),
+            expected[n as usize - 1],
+            "{backend:?}"
+        );
+        // The fold started at the stored checkpoint: it kept in memory only the
+        // checkpoints after it (each a fold of CHECKPOINT_EVERY events would have kept).
+        let history = app.worp.cache.history();
+        assert!(history.nearest(id, stored.version).is_none(), "{backend:?}");
+        let after = (stored.version / CHECKPOINT_EVERY + 1..=n / CHECKPOINT_EVERY).count();
+        assert_eq!(history.len(), after, "{backend:?}");
+        // Old states before and after it are still every fold's.
+        let fresh = restarted(&app.worp.store);
+        for at in [
+            stored.version,
+            stored.version - 1,
+            stored.version + 1,
+            n,
+            1,
+            n / 2,
+        ] {
+            let t = fresh.load_at(id, at).await.expect("load_at");
+            assert_eq!(
+                format!("{t:?}"),
+                expected[at as usize - 1],
+                "{backend:?} at {at}"
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
+    for backend in BACKENDS {
+        let (url, _dir, id, events, stored) = played(backend).await;
+        let expected = full_replay(&events);
+        let n = events.len() as i64;
+        let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
+        let store = &app.worp.store;
+        let other_hash = "0".repeat(64);
+        let head = events[stored.version as usize - 1].hash.clone();
+        let breakages = [
+            // Another chain: its last event's hash is not the log's.
+            format!("UPDATE checkpoints SET body = replace(body, '{head}', '{other_hash}')"),
+            // Written under other rules, or in another layout.
+            "UPDATE checkpoints SET rules_version = rules_version + 1".to_owned(),
+            "UPDATE checkpoints SET format = format + 1".to_owned(),
+            // Unreadable, or a version its body does not hold.
+            "UPDATE checkpoints SET body = '{\"id\": 7}'".to_owned(),
+            "UPDATE checkpoints SET version = version - 1".to_owned(),
+        ];
+        for broken in breakages {
+            execute(store, "DELETE FROM checkpoints").await;
+            store
+                .store_checkpoint(&stored, chrono::Utc::now(), true)
+                .await
+                .expect("the good checkpoint back");
+            execute(store, &broken).await;
+            let cold = restarted(store);
+            let table = cold.load(id).await.expect("cold load");
+            assert_eq!(
+                format!("{table:?}"),
+                expected[n as usize - 1],
+                "{backend:?}: {broken}"
+            );
+            // Folded from event 1: every in-memory checkpoint was kept on the way.
+            assert_eq!(
+                cold.cache.history().len() as i64,
+                n / CHECKPOINT_EVERY,
+                "{backend:?}: {broken}"
+            );
+            // And the checkpoint was stored again, fitting.
+            cold.checkpoints_stored().await;
+            let again = store
+                .stored_checkpoint(id)
+                .await
+                .expect("read")
+                .expect("stored");
+            assert_eq!(again.version, n, "{backend:?}: {broken}");
+            let fresh = restarted(store);
+            fresh.load(id).await.expect("load");
+            assert!(fresh.cache.history().is_empty(), "{backend:?}: {broken}");
+        }
+    }
+}
