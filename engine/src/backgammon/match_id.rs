@@ -9,7 +9,7 @@
 //! match length (15; 0 for a single game), each player's score (15 each), and whether
 //! the Jacoby rule is off (1: set in every match). Player 0 is seat 0.
 
-use super::position_id::encode;
+use super::position_id::{decode, encode};
 
 /// What a Match ID says, in GNU Backgammon's terms (player 0 = White = seat 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -62,6 +62,56 @@ pub fn match_id(key: &MatchKey) -> String {
     encode(&bits.bytes)
 }
 
+/// What the Match ID `id` says; `None` unless it is 12 base64 characters whose fields
+/// hold values a Match ID can (a cube owner 0, 1 or 3; dice 0..=6; a game state 0..=4).
+/// The inverse of [`match_id`].
+pub fn parse_match_id(id: &str) -> Option<MatchKey> {
+    if id.len() != 12 {
+        return None;
+    }
+    let bytes = decode(id)?;
+    let mut at = 0usize;
+    let mut take = |width: usize| -> u32 {
+        let mut value = 0u32;
+        for i in 0..width {
+            let bit = bytes.get(at / 8).map_or(0, |b| (b >> (at % 8)) & 1);
+            value |= u32::from(bit) << i;
+            at += 1;
+        }
+        value
+    };
+    let cube_log2 = take(4);
+    let owner = take(2);
+    let on_roll = take(1) as u8;
+    let crawford = take(1) == 1;
+    let game_state = take(3) as u8;
+    let turn = take(1) as u8;
+    let doubled = take(1) == 1;
+    let resigned = take(2) as u8;
+    let high = take(3) as u8;
+    let low = take(3) as u8;
+    let match_length = take(15) as u16;
+    let score = [take(15) as u16, take(15) as u16];
+    let jacoby = take(1) == 0;
+    if cube_log2 > 6 || owner == 2 || high > 6 || low > 6 || game_state > 4 {
+        return None;
+    }
+    Some(MatchKey {
+        cube: 1 << cube_log2,
+        owner: (owner != 3).then_some(owner as u8),
+        on_roll,
+        turn,
+        crawford,
+        game_state,
+        doubled,
+        resigned,
+        dice: [high, low],
+        match_length,
+        score,
+        jacoby,
+    })
+}
+
 /// Nine bytes filled bit by bit, least significant bit first.
 #[derive(Default)]
 struct Bits {
@@ -100,5 +150,30 @@ mod tests {
             ..MatchKey::default()
         };
         assert_eq!(match_id(&key), "cIkKAAAAAAAA");
+    }
+
+    #[test]
+    fn a_match_id_parsed_says_what_was_written() {
+        let key = MatchKey {
+            cube: 8,
+            owner: Some(1),
+            on_roll: 0,
+            turn: 1,
+            crawford: true,
+            game_state: 4,
+            doubled: true,
+            resigned: 2,
+            dice: [6, 3],
+            match_length: 25,
+            score: [24, 7],
+            jacoby: false,
+        };
+        assert_eq!(parse_match_id(&match_id(&key)), Some(key));
+        assert_eq!(
+            parse_match_id("cIkKAAAAAAAA").map(|k| (k.on_roll, k.dice, k.jacoby)),
+            Some((1, [5, 2], true))
+        );
+        assert_eq!(parse_match_id("cIkKAAAAAAA"), None);
+        assert_eq!(parse_match_id("cIkKAAAAAAA!"), None);
     }
 }

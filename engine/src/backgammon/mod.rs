@@ -329,6 +329,11 @@ impl Game for Backgammon {
         &self.options
     }
 
+    /// The game whose state JSON is `state` (see `Backgammon::from_state_json`).
+    fn from_state(state: &str) -> Result<Self, EngineError> {
+        Backgammon::from_state_json(state)
+    }
+
     fn awaiting(&self) -> Awaiting {
         if let (Some(offer), false) = (self.offer, self.phase == Phase::Finished) {
             return Awaiting::Move {

@@ -50,3 +50,21 @@ pub(super) fn encode(key: &[u8]) -> String {
     }
     out
 }
+
+/// The key bytes of a base64 text without padding, as [`encode`] writes them (bits left
+/// over past the last whole byte are dropped); `None` when a character is not base64.
+pub(super) fn decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = BASE64.iter().position(|&b| b == c)?;
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}

@@ -829,3 +829,26 @@ fn outcomes_read_from_keys_at_the_extremes() {
         }
     }
 }
+
+#[test]
+fn a_single_game_won_rebuilt_from_its_state_still_counts_the_win_in_the_winners_progress() {
+    // White's last checker on his 24 point; Black has borne off none: a gammon.
+    let mut g =
+        Backgammon::from_position(setup(&[(24, 1)], &[(6, 15)], (0, 0)), Side::White).unwrap();
+    g.apply_dice(&[1, 2]).unwrap();
+    let mv = g.legal_moves()[0];
+    g.apply_move(&mv).unwrap();
+    assert_eq!(g.result().map(|r| r.ending), Some(Ending::Gammon));
+    let r = Backgammon::from_state(&serde_json::to_string(&g).unwrap()).unwrap();
+    assert_eq!(r.progress(Seat(0)), g.progress(Seat(0)));
+    assert_eq!(r.progress(Seat(0)), 2 * 376 + 375);
+    assert_eq!(r.progress(Seat(1)), g.progress(Seat(1)));
+    // A player who retired in a single game leaves the board; the rebuilt game agrees.
+    let mut g = Backgammon::new(&Options::default(), 2).unwrap();
+    g.retire(Seat(1)).unwrap();
+    let text = serde_json::to_string(&g).unwrap();
+    let mut r = Backgammon::from_state(&text).unwrap();
+    assert_eq!(serde_json::to_string(&r).unwrap(), text);
+    assert_eq!(r.progress(Seat(0)), g.progress(Seat(0)));
+    assert_eq!(r.retire(Seat(1)), Err(EngineError::NoSuchSeat { seat: 1 }));
+}

@@ -510,3 +510,109 @@ fn match_id_names_the_cube_the_score_the_turn_and_the_dice_as_gnubg_does() {
     decide(&mut g, Decision::Double);
     assert_eq!(g.match_id(), "MBlgAWAAMAAE");
 }
+
+/// The game rebuilt from `g`'s state JSON, checked to show what `g` shows.
+fn rebuilt(g: &Backgammon) -> Backgammon {
+    let text = serde_json::to_string(g).unwrap();
+    let r = Backgammon::from_state(&text).unwrap();
+    assert_eq!(serde_json::to_string(&r).unwrap(), text);
+    assert_eq!(r.legal_moves(), g.legal_moves());
+    assert_eq!(r.awaiting(), g.awaiting());
+    assert_eq!(r.end_reason(), g.end_reason());
+    assert_eq!(r.match_id(), g.match_id());
+    for seat in [Seat(0), Seat(1)] {
+        assert_eq!(r.progress(seat), g.progress(seat));
+    }
+    r
+}
+
+#[test]
+fn a_finished_match_rebuilt_from_its_state_keeps_gnubgs_match_id_and_why_it_ended() {
+    use crate::game::EndReason;
+    // A double passed: GNU Backgammon's game state 4, the doubler on roll.
+    let mut g = game(&options(None, 1), Position::START, Side::Black);
+    decide(&mut g, Decision::Double);
+    decide(&mut g, Decision::Pass);
+    assert_eq!(rebuilt(&g).end_reason(), Some(EndReason::DoublePassed));
+    // A resignation accepted: game state 3, the resigner on roll.
+    let mut g = game(&options(Some(true), 0), Position::START, Side::White);
+    decide(&mut g, Decision::Resign(Level::Gammon));
+    decide(&mut g, Decision::Accept);
+    assert_eq!(
+        rebuilt(&g).end_reason(),
+        Some(EndReason::ResignationAccepted)
+    );
+    // A seat that left: game state 3 too.
+    let mut g = game(&options(None, 5), Position::START, Side::White);
+    g.retire(Seat(0)).unwrap();
+    assert_eq!(rebuilt(&g).end_reason(), Some(EndReason::OpponentsRetired));
+    // Played out: game state 2, the loser on roll.
+    let mut g = game(
+        &options(None, 1),
+        white_about_to_win(&[(6, 15)]),
+        Side::White,
+    );
+    white_bears_off(&mut g);
+    assert_eq!(rebuilt(&g).end_reason(), Some(EndReason::Goal));
+}
+
+#[test]
+fn a_game_rebuilt_with_a_resignation_pending_over_a_move_plays_the_move_after_a_decline() {
+    let mut g = game(&options(None, 7), Position::START, Side::White);
+    decide(&mut g, Decision::Roll);
+    g.apply_dice(&[3, 1]).unwrap();
+    decide(&mut g, Decision::Resign(Level::Single));
+    let mut r = rebuilt(&g);
+    decide(&mut g, Decision::Decline);
+    decide(&mut r, Decision::Decline);
+    let mv = g.legal_moves()[0];
+    assert_eq!(r.legal_moves(), g.legal_moves());
+    g.apply_move(&mv).unwrap();
+    r.apply_move(&mv).unwrap();
+    assert_eq!(
+        serde_json::to_string(&r).unwrap(),
+        serde_json::to_string(&g).unwrap()
+    );
+}
+
+#[test]
+fn a_state_that_no_game_could_be_in_is_refused_with_a_reason() {
+    let mut g = game(&options(None, 7), Position::START, Side::White);
+    decide(&mut g, Decision::Roll);
+    g.apply_dice(&[3, 1]).unwrap();
+    let state = serde_json::to_value(&g).unwrap();
+    let refused = |change: &dyn Fn(&mut serde_json::Value)| {
+        let mut bad = state.clone();
+        change(&mut bad);
+        let e = Backgammon::from_state(&bad.to_string()).unwrap_err();
+        assert!(matches!(e, EngineError::UnreadableState { .. }), "{e}");
+        e.to_string()
+    };
+    assert!(refused(&|s| s["board"][0] = json!(3)).contains("16 checkers"));
+    assert!(refused(&|s| s["dice"] = json!([3, 7])).contains("cannot show 7"));
+    assert!(refused(&|s| s["match_id"] = json!("cAnlADAAKAAE")).contains("match_id"));
+    assert!(refused(&|s| s["position_id"] = json!("4HPhASLgc/ABMA")).contains("position_id"));
+    refused(&|s| s["cube"]["value"] = json!(3));
+    refused(&|s| s["match"]["length"] = json!(5));
+    refused(&|s| s["phase"] = json!("finished"));
+    refused(&|s| {
+        s["cube"].take();
+    });
+    // Without §2b (no Match ID): Black on the bar against a closed board cannot play
+    // 6-6, so his turn would have passed.
+    let mut single = Backgammon::from_position(Position::START, Side::White).unwrap();
+    single.apply_dice(&[3, 1]).unwrap();
+    let closed = super::tests::setup(
+        &[(19, 2), (20, 2), (21, 2), (22, 2), (23, 2), (24, 2)],
+        &[(6, 14)],
+        (0, 1),
+    );
+    let mut state = serde_json::to_value(&single).unwrap();
+    state["board"] = json!(closed.board);
+    state["bar"] = json!(closed.bar);
+    state["off"] = json!(closed.off);
+    state["to_move"] = json!("black");
+    state["dice"] = json!([6, 6]);
+    let e = Backgammon::from_state(&state.to_string()).unwrap_err();
+    assert!(e.to_string().contains("cannot be played"), "{e}");
+}
