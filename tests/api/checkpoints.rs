@@ -1,5 +1,5 @@
 //! Historical states (`state?at=N`) folded from checkpoints and visited states
-//! (`checkpoints.rs`) are exactly what a replay from event 1 gives, in any order of
+//! (`checkpoints/mod.rs`) are exactly what a replay from event 1 gives, in any order of
 //! visits, on both backends; and walking old states never evicts a live game.
 
 use std::sync::Arc;

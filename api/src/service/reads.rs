@@ -86,7 +86,7 @@ impl Worp {
     }
 
     /// The state of a game right after event `at`: the live cache's, or folded from the
-    /// nearest historical state or checkpoint at or before `at` (`checkpoints.rs`). The
+    /// nearest historical state or checkpoint at or before `at` (`checkpoints/`). The
     /// fold goes on to the next checkpoint and keeps the states of the stretch between
     /// the two checkpoints around `at` with the historical states (never in the live
     /// cache): a reader stepping through the game, either way, finds the next ones
