@@ -9,13 +9,10 @@ use uuid::Uuid;
 
 use super::reads::PAGE;
 use super::refusal::Refusal;
-use super::worp::Worp;
+use super::worp::{Worp, CHECKPOINT_WRITES_AT_ONCE as WRITES_AT_ONCE};
 use crate::checkpoints::stored::{self, STORED_EVERY};
 use crate::events::LoggedEvent;
 use crate::table::Table;
-
-/// Checkpoints being written at once; one due beyond them is left for the next.
-pub(super) const WRITES_AT_ONCE: usize = 2;
 
 impl Worp {
     /// Where a fold that must pass event `at` and may go on to `until` starts, and the
