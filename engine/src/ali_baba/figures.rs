@@ -1,13 +1,13 @@
 //! One seat's three figures.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::bridge::Position;
 use super::figure::Figure;
 
 /// Where one seat's robber, lady and officer stand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(as = AliBabaFigures)]
 pub struct Figures {
     /// The robber's position.

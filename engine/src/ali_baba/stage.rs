@@ -1,13 +1,13 @@
 //! What the game is doing now.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::rolloff::RollOff;
 use crate::{GameResult, Seat};
 
 /// The stage of the game, with whose turn it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[schema(as = AliBabaStage)]
 pub enum Stage {

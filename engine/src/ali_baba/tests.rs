@@ -918,3 +918,91 @@ fn the_state_reads_in_game_terms() {
     let schemas = variant("ali_baba").unwrap().schemas();
     assert!(!schemas.components.is_empty());
 }
+
+// --- Rebuilt from the state ------------------------------------------------------------
+
+fn rebuilt(g: &AliBaba) -> AliBaba {
+    let text = serde_json::to_string(g).unwrap();
+    AliBaba::from_state(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn a_game_on_a_short_bridge_rebuilt_after_a_beating_keeps_its_bridge_and_extra_roll() {
+    // Three planks: the far bank is 4, and only the exact number reaches it.
+    let mut g = started(3, 3, 0);
+    g.figures[0] = fig(0, 2, 3);
+    g.figures[2] = fig(1, 1, 1);
+    roll(&mut g, 1);
+    play(&mut g, Officer, 3, 4);
+    roll(&mut g, 1);
+    play(&mut g, Robber, 0, 1); // Seat 1's robber beats seat 2's lady on plank 1.
+    assert_eq!(g.stage, roll_stage(1, true));
+    let mut r = rebuilt(&g);
+    assert_eq!(r.bridge(), Bridge::new(3).unwrap());
+    assert_eq!(snapshot(&r), snapshot(&g));
+    // The extra roll, a 3, on the rebuilt game as on the original: the robber on plank 1
+    // reaches the far bank (4) exactly, the figures on the near bank plank 3.
+    for game in [&mut g, &mut r] {
+        roll(game, 3);
+    }
+    assert_eq!(r.stage, move_stage(1, 3, true));
+    assert_eq!(r.legal_moves(), g.legal_moves());
+    assert_eq!(
+        r.legal_moves(),
+        vec![m(Robber, 1, 4), m(Lady, 0, 3), m(Officer, 0, 3)]
+    );
+    // Seat 2 loses a 0; seat 0's lady on plank 2 cannot use a 3: the far bank needs a 2.
+    for game in [&mut g, &mut r] {
+        play(game, Robber, 1, 4);
+        roll(game, 0);
+        roll(game, 3);
+    }
+    let mut r = rebuilt(&g);
+    assert_eq!(r.stage, move_stage(0, 3, false));
+    assert_eq!(r.legal_moves(), vec![m(Robber, 0, 3)]);
+    let refused = r.apply_move(&m(Lady, 2, 5)).unwrap_err();
+    assert!(
+        refused.to_string().contains("needs the exact number"),
+        "{refused}"
+    );
+    assert_eq!(refused, g.apply_move(&m(Lady, 2, 5)).unwrap_err());
+}
+
+#[test]
+fn a_state_no_game_could_be_in_is_refused_with_a_reason() {
+    let good = snapshot(&started(3, 6, 0));
+    let refused = |change: &dyn Fn(&mut Value)| {
+        let mut state = good.clone();
+        change(&mut state);
+        let e = AliBaba::from_state(&state.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("unreadable state"), "{e}");
+        e
+    };
+    assert!(refused(&|s| s["far_bank"] = json!(9)).contains("far bank"));
+    assert!(refused(&|s| s["options"]["planks"] = json!(0)).contains("planks"));
+    assert!(refused(&|s| s["figures"][1]["lady"] = json!(8)).contains("beyond"));
+    assert!(refused(&|s| s["figures"] = json!([null, null, null])).contains("two seats"));
+    assert!(
+        refused(&|s| s["stage"] = json!({"kind": "roll", "seat": 3, "extra": false}))
+            .contains("not playing")
+    );
+    assert!(refused(&|s| {
+        s["figures"][2] = Value::Null;
+        s["stage"] = json!({"kind": "roll_off", "roll_off": {"contenders": [0, 2], "rolls": [5]}});
+    })
+    .contains("not playing"));
+    assert!(refused(&|s| {
+        s["stage"] =
+            json!({"kind": "roll_off", "roll_off": {"contenders": [0, 1], "rolls": [5, 4]}});
+    })
+    .contains("roll-off"));
+    assert!(refused(&|s| {
+        s["stage"] = json!({"kind": "move", "seat": 0, "roll": 0, "extra": false});
+        s["last_roll"] = json!(0);
+    })
+    .contains("moves no figure"));
+    assert!(refused(&|s| s["last_roll"] = json!(4)).contains("last roll"));
+    assert!(refused(&|s| s["colour"] = json!(1)).contains("colour"));
+}

@@ -1,7 +1,8 @@
 //! The board: which pawn (owner and head) stands on each dark square.
 
+use serde::de::{Error as _, MapAccess, Visitor};
 use serde::ser::SerializeMap;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
 use super::head::Head;
@@ -155,5 +156,40 @@ impl Serialize for Board {
             }
         }
         map.end()
+    }
+}
+
+/// Reads what [`Board`]'s `Serialize` writes: a map from square name to pawn. Refuses a
+/// square named twice and a pawn of a seat other than Blue and Red.
+impl<'de> Deserialize<'de> for Board {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BoardVisitor;
+
+        impl<'de> Visitor<'de> for BoardVisitor {
+            type Value = Board;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map from square name (a1 to j10) to pawn")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Board, A::Error> {
+                let mut board = Board::empty();
+                while let Some((square, pawn)) = map.next_entry::<Square, Pawn>()? {
+                    if pawn.owner != BLUE && pawn.owner != RED {
+                        return Err(A::Error::custom(format!(
+                            "the pawn on {square} belongs to seat {}: only seats 0 and 1 play",
+                            pawn.owner
+                        )));
+                    }
+                    if board.get(square).is_some() {
+                        return Err(A::Error::custom(format!("square {square} is named twice")));
+                    }
+                    board.put(square, pawn);
+                }
+                Ok(board)
+            }
+        }
+
+        deserializer.deserialize_map(BoardVisitor)
     }
 }

@@ -1,13 +1,13 @@
 //! A fight: rounds of combat dice between an attacking and a defending pawn.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::head::Head;
 use super::square::Square;
 
 /// One round of a fight: the two rolls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Round {
     /// The attacker's roll.
     pub attacker: u8,
@@ -16,7 +16,7 @@ pub struct Round {
 }
 
 /// A fight, in progress or just finished.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Fight {
     /// The attacking pawn's square; it stays there until it wins the square.
     pub attacker: Square,

@@ -879,3 +879,104 @@ fn the_variant_publishes_schemas_for_options_moves_and_state() {
         assert!(names.contains(&name), "no component {name}: {names:?}");
     }
 }
+
+// ---------------------------------------------------------------- rebuilt from the state
+
+fn rebuilt(game: &Hoofden) -> Hoofden {
+    let text = serde_json::to_string(game).unwrap_or_default();
+    Hoofden::from_state(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn a_game_rebuilt_in_the_middle_of_a_fight_keeps_the_fights_rounds_and_rolls() {
+    let mut game = fight_position(RED_HEAD, RED_HEAD);
+    for (a, d) in [(5, 5), (4, 4)] {
+        roll(&mut game, a);
+        roll(&mut game, d);
+    }
+    roll(&mut game, 2);
+    // Two tied rounds and the attacker's roll of the third are in.
+    let mut again = rebuilt(&game);
+    assert_eq!(state(&again), state(&game));
+    assert_eq!(again.awaiting(), dice(R, COMBAT_BLUE));
+    assert!(again.legal_moves().is_empty());
+    assert_eq!(
+        again.apply_move(&mv("a1", "b2")),
+        Err(EngineError::NotAwaitingMove)
+    );
+    roll(&mut again, 6);
+    roll(&mut game, 6);
+    assert_eq!(state(&again), state(&game));
+    assert_eq!(
+        state(&again)["last_fight"]["rounds"],
+        json!([{"attacker": 5, "defender": 5}, {"attacker": 4, "defender": 4},
+               {"attacker": 2, "defender": 6}])
+    );
+    assert_eq!(again.awaiting(), Awaiting::Move { seat: R });
+    assert_eq!(moves(&again), moves(&game));
+}
+
+#[test]
+fn a_by_head_game_rebuilt_from_its_state_has_the_by_head_moves() {
+    let game = Hoofden::at_position(
+        by_head(),
+        &[("e5", B, GREEN), ("a1", B, BLUE_HEAD), ("f6", R, BLUE_HEAD)],
+        B,
+    );
+    let again = rebuilt(&game);
+    assert_eq!(again.options(), &by_head());
+    // Two steps any way round for the green head, never over f6 (the basic rules would
+    // give e5-d6 and e5-f6).
+    assert_eq!(
+        moves(&again),
+        ["a1-b2", "e5-c3", "e5-e3", "e5-g3", "e5-c5", "e5-g5", "e5-c7", "e5-e7"]
+    );
+    assert_eq!(moves(&again), moves(&game));
+}
+
+#[test]
+fn a_state_no_hoofden_game_could_be_in_is_refused_with_a_reason() {
+    let good = state(&fight_position(RED_HEAD, GREEN));
+    let refused = |change: &dyn Fn(&mut Value)| {
+        let mut s = good.clone();
+        change(&mut s);
+        let e = Hoofden::from_state(&s.to_string())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.starts_with("unreadable state"), "{e}");
+        e
+    };
+    assert!(
+        refused(&|s| s["board"]["b1"] = json!({"owner": 0, "head": "blue"}))
+            .contains("light square")
+    );
+    assert!(
+        refused(&|s| s["board"]["a1"] = json!({"owner": 2, "head": "blue"}))
+            .contains("only seats 0 and 1")
+    );
+    assert!(refused(&|s| s["board"]["d4"]["head"] = json!("blue")).contains("defender"));
+    assert!(refused(&|s| s["fight"]["attacker_roll"] = json!(9)).contains("combat_red"));
+    assert!(
+        refused(&|s| s["fight"]["rounds"] = json!([{"attacker": 4, "defender": 3}]))
+            .contains("not a tie")
+    );
+    assert!(refused(&|s| s["turn"] = json!(2)).contains("only seats 0 and 1"));
+    assert!(refused(&|s| s["plies_without_fight"] = json!(101)).contains("plies"));
+    assert!(refused(&|s| {
+        s["fight"] = Value::Null;
+        s["plies_without_fight"] = json!(100);
+    })
+    .contains("after 100 plies"));
+    // A square named twice in the text itself.
+    let text = good.to_string().replacen(
+        "\"a1\":{",
+        "\"a1\":{\"owner\":0,\"head\":\"blue\"},\"a1\":{",
+        1,
+    );
+    let e = Hoofden::from_state(&text).err().map(|e| e.to_string());
+    assert!(
+        e.as_deref().is_some_and(|e| e.contains("named twice")),
+        "{e:?}: {text}"
+    );
+}
