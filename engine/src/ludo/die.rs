@@ -67,7 +67,7 @@ impl DieKind {
 }
 
 /// A symbol on the special die.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Symbol {
     /// The globe (value 3).

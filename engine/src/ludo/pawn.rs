@@ -1,6 +1,7 @@
 //! Pawns and where they stand.
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
 use super::options::MAX_PAWNS;
@@ -23,7 +24,7 @@ impl PawnId {
 }
 
 /// Where a pawn stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "at", rename_all = "snake_case")]
 pub enum Place {
     /// In its yard (the corner circles), waiting to enter.
@@ -145,5 +146,26 @@ impl Pawns {
 impl Serialize for Pawns {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.places())
+    }
+}
+
+/// The pawns as [`Pawns`]' `Serialize` writes them: the place of each, 1 to 4 of them.
+impl<'de> Deserialize<'de> for Pawns {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let places = Vec::<Place>::deserialize(deserializer)?;
+        let len = u8::try_from(places.len())
+            .ok()
+            .filter(|n| (1..=MAX_PAWNS).contains(n))
+            .ok_or_else(|| {
+                D::Error::custom(format!(
+                    "a seat has 1 to {MAX_PAWNS} pawns, not {}",
+                    places.len()
+                ))
+            })?;
+        let mut pawns = Pawns::in_yard(len);
+        for (slot, place) in pawns.places.iter_mut().zip(places) {
+            *slot = place;
+        }
+        Ok(pawns)
     }
 }

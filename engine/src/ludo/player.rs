@@ -1,13 +1,13 @@
 //! A seat at the board: its colour and its pawns.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::pawn::{Pawns, Place};
 use super::Colour;
 
 /// One seat: its colour and where each of its pawns stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Player {
     /// The seat's colour, 0..=3; it starts on track field 13·colour.
     pub colour: Colour,

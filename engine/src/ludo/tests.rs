@@ -1012,3 +1012,89 @@ fn the_state_and_moves_read_as_json() {
     let parsed: Move = serde_json::from_value(json!({"action": "home", "pawn": 3})).unwrap();
     assert_eq!(parsed, home(3));
 }
+
+// ---------------------------------------------------------------------------------------
+// Rebuilt from the state
+
+/// The game read back from its state JSON.
+fn rebuilt(g: &Ludo) -> Ludo {
+    Ludo::from_state(&serde_json::to_string(g).unwrap()).unwrap()
+}
+
+#[test]
+fn a_game_rebuilt_after_a_seat_retired_mid_move_captures_nothing_as_the_original() {
+    // Seat 1 is about to capture seat 0's single pawn; seat 0 retires, so the move
+    // captures nothing any more, in the rebuilt game too.
+    let mut g = started(3, DieKind::Special, 1, 1);
+    put(&mut g, 1, 0, 0); // track field 13
+    put(&mut g, 0, 0, 15); // track field 15
+    g.apply_dice(&[2]).unwrap();
+    g.retire(Seat(0)).unwrap();
+    let mut r = rebuilt(&g);
+    assert_eq!(r.moves, g.moves);
+    assert_eq!(r.legal_moves(), vec![mv(0, 2)]);
+    r.apply_move(&mv(0, 2)).unwrap();
+    g.apply_move(&mv(0, 2)).unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap(),
+        serde_json::to_value(&g).unwrap()
+    );
+    assert_eq!(r.turn, roll_turn(2));
+}
+
+#[test]
+fn a_game_rebuilt_before_a_capture_or_a_blockade_moves_as_the_original() {
+    let mut g = started(2, DieKind::Plain, 2, 0);
+    put(&mut g, 0, 0, 10);
+    put(&mut g, 0, 1, 20);
+    put(&mut g, 1, 0, 38); // track field 12: two pawns of seat 1
+    put(&mut g, 1, 1, 38);
+    g.apply_dice(&[2]).unwrap();
+    let mut r = rebuilt(&g);
+    assert_eq!(r.moves, g.moves);
+    r.apply_move(&mv(0, 12)).unwrap();
+    assert_eq!(places(&r, 0), vec![YARD, track(&r, 0, 20)]);
+    assert_eq!(r.die, Die::D6);
+}
+
+#[test]
+fn a_state_the_game_cannot_be_in_is_refused_with_a_reason() {
+    let mut g = started(2, DieKind::Special, 2, 0);
+    put(&mut g, 0, 0, 5);
+    g.apply_dice(&[GLOBE]).unwrap();
+    let good = serde_json::to_value(&g).unwrap();
+    let cases = [
+        // The die written is not the options' die.
+        ("/die", serde_json::to_value(Die::D6).unwrap()),
+        (
+            "/seats/0/pawns/0",
+            json!({"at": "track", "field": 5, "track_field": 9}),
+        ),
+        (
+            "/seats/0/pawns/0",
+            json!({"at": "home_column", "field": 52}),
+        ),
+        ("/seats/1/pawns", json!([{"at": "yard"}])),
+        ("/seats/1/colour", json!(1)),
+        (
+            "/turn",
+            json!({"phase": "move", "seat": 1, "roll": 2, "extra_roll": false}),
+        ),
+        (
+            "/turn",
+            json!({"phase": "move", "seat": 0, "roll": 3, "extra_roll": false}),
+        ),
+        (
+            "/turn",
+            json!({"phase": "roll", "seat": 2, "extra_roll": false}),
+        ),
+        ("/options/colours", json!(null)),
+        ("/last_roll/symbol", json!("star")),
+    ];
+    for (at, value) in cases {
+        let mut bad = good.clone();
+        *bad.pointer_mut(at).unwrap() = value;
+        let e = Ludo::from_state(&bad.to_string()).unwrap_err().to_string();
+        assert!(e.starts_with("unreadable state"), "{at}: {e}");
+    }
+}

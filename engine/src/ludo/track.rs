@@ -67,7 +67,9 @@ impl Field {
 }
 
 /// A field of the shared 52-field track, numbered from colour 0's start globe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
+)]
 #[serde(transparent)]
 #[schema(value_type = u8)]
 pub struct TrackField(pub u8);

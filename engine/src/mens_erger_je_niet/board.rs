@@ -1,6 +1,6 @@
 //! The two sides of the board: four colours round 40 track fields, or six round 48.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::colour::Colour;
@@ -9,7 +9,7 @@ use super::colour::Colour;
 pub const PAWNS: usize = 4;
 
 /// Which side of the board is played.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
     /// Four colours, 40 track fields, 10 per colour.

@@ -1056,3 +1056,95 @@ fn the_state_reads_in_game_terms() {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
 }
+
+// Rebuilt from the state
+
+/// The game read back from its state JSON.
+fn rebuilt(g: &MensErgerJeNiet) -> MensErgerJeNiet {
+    let text = serde_json::to_string(g).unwrap_or_default();
+    match MensErgerJeNiet::from_state(&text) {
+        Ok(r) => r,
+        Err(e) => panic!("cannot rebuild the game: {e}"),
+    }
+}
+
+fn refused(v: &serde_json::Value) -> String {
+    match MensErgerJeNiet::from_state(&v.to_string()) {
+        Ok(_) => panic!("state accepted: {v}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_game_rebuilt_in_the_middle_of_a_three_tries_turn_keeps_its_tries() {
+    let o = opts(4, None, true);
+    let mut g = position(&o, 2, 0, &[(0, [B, h(3), B, B]), (2, [t_(2, 4), B, B, B])]);
+    roll(&mut g, 1);
+    let mut r = rebuilt(&g);
+    assert_eq!(r.stage, to_roll(0, None, false, 2));
+    // Both take the second and third tries alike; then colour 2 moves.
+    for value in [5, 2, 3] {
+        roll(&mut g, value);
+        roll(&mut r, value);
+        assert_eq!(json(&r), json(&g));
+    }
+    assert_eq!(r.stage, to_move(2, 3, None));
+    assert_eq!(r.legal_moves(), g.legal_moves());
+    assert_eq!(r.legal_moves(), vec![mv(2, 0, t_(2, 7))]);
+}
+
+#[test]
+fn a_game_rebuilt_while_a_bound_roll_awaits_its_move_offers_only_the_bound_pawn() {
+    let o = opts(4, None, false);
+    let mut g = position(&o, 2, 0, &[(0, [t_(0, 5), B, B, B])]);
+    rolls(&mut g, &[6, 4]);
+    assert_eq!(g.stage, to_move(0, 4, Some(1)));
+    let mut r = rebuilt(&g);
+    assert_eq!(r.legal_moves(), vec![mv(0, 1, t_(0, 4))]);
+    assert_eq!(r.legal_moves(), g.legal_moves());
+    play(&mut r, 0, 1, t_(0, 4));
+    play(&mut g, 0, 1, t_(0, 4));
+    assert_eq!(json(&r), json(&g));
+}
+
+#[test]
+fn a_state_the_game_cannot_be_in_is_refused_with_a_reason() {
+    let mut g = new_game(&opts(4, None, false), 2);
+    rolls(&mut g, &[6, 2, 3]);
+    let good = json(&g);
+    let cases: [(&str, serde_json::Value); 6] = [
+        (
+            "/colours/0/pawns/0",
+            serde_json::json!({"at": "track", "step": 3, "field": 7}),
+        ),
+        (
+            "/colours/0/pawns/0",
+            serde_json::json!({"at": "track", "step": 250, "field": 10}),
+        ),
+        (
+            "/stage",
+            serde_json::json!({"stage": "move", "colour": 0, "roll": 3, "bound": 2}),
+        ),
+        (
+            "/stage",
+            serde_json::json!({"stage": "move", "colour": 1, "roll": 3, "bound": null}),
+        ),
+        (
+            "/stage",
+            serde_json::json!({"stage": "roll_off", "roll_off": {"contenders": [0, 1], "rolls": [2, 5]}}),
+        ),
+        ("/side", serde_json::json!("six_colours")),
+    ];
+    for (at, value) in cases {
+        let mut bad = good.clone();
+        if let Some(slot) = bad.pointer_mut(at) {
+            *slot = value;
+        }
+        let e = refused(&bad);
+        assert!(e.starts_with("unreadable state"), "{at}: {e}");
+    }
+    let mut seats = good.clone();
+    seats["seats"][1]["colours"] = serde_json::json!([1]);
+    assert!(refused(&seats).starts_with("unreadable state"));
+    assert!(refused(&serde_json::json!({"stage": "finished"})).starts_with("unreadable state"));
+}
