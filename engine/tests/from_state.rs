@@ -2,7 +2,7 @@
 //! outside the process holds) is the game that was written: the same state, the same
 //! legal moves, the same question, and it takes the next input exactly as the original
 //! does. Checked at every step of random games of every variant, with their options,
-//! seats retiring along the way.
+//! seats retiring along the way in some.
 
 use serde_json::{json, Value};
 use worp_engine::playout::SplitMix64;
@@ -46,7 +46,9 @@ fn rebuilt_games_play_on_alike(name: &str, options: Value, seats: u8, games: u64
             if matches!(awaiting, Awaiting::Finished { .. }) || steps == 20_000 {
                 break;
             }
-            let retiring = rng.below(200) == 0;
+            // A seat retires now and then in every third game; the others run their
+            // course, so that late positions (pawns home, checkers off) are reached.
+            let retiring = seed % 3 == 2 && rng.below(300) == 0;
             let (a, b) = match awaiting {
                 _ if retiring => {
                     let seat = Seat(rng.below(usize::from(seats)) as u8);
@@ -80,41 +82,45 @@ fn rebuilt_games_play_on_alike(name: &str, options: Value, seats: u8, games: u64
 
 #[test]
 fn a_backgammon_game_rebuilt_from_its_state_plays_on_alike() {
-    rebuilt_games_play_on_alike("backgammon", Value::Null, 2, 30);
-    rebuilt_games_play_on_alike("backgammon", json!({"cube": true}), 2, 30);
-    rebuilt_games_play_on_alike("backgammon", json!({"match_length": 5}), 2, 10);
+    rebuilt_games_play_on_alike("backgammon", Value::Null, 2, 60);
+    rebuilt_games_play_on_alike("backgammon", json!({"cube": true}), 2, 60);
+    rebuilt_games_play_on_alike("backgammon", json!({"match_length": 5}), 2, 20);
     rebuilt_games_play_on_alike(
         "backgammon",
         json!({"match_length": 3, "crawford": false, "jacoby": true}),
         2,
-        10,
+        20,
     );
 }
 
 #[test]
 fn a_mens_erger_je_niet_game_rebuilt_from_its_state_plays_on_alike() {
-    rebuilt_games_play_on_alike("mens_erger_je_niet", Value::Null, 4, 4);
-    rebuilt_games_play_on_alike("mens_erger_je_niet", Value::Null, 2, 4);
-    rebuilt_games_play_on_alike("mens_erger_je_niet", json!({"board": 6}), 6, 2);
-    rebuilt_games_play_on_alike("mens_erger_je_niet", json!({"three_tries": false}), 3, 3);
+    rebuilt_games_play_on_alike("mens_erger_je_niet", Value::Null, 4, 8);
+    rebuilt_games_play_on_alike("mens_erger_je_niet", Value::Null, 2, 8);
+    rebuilt_games_play_on_alike("mens_erger_je_niet", json!({"board": 6}), 6, 4);
+    rebuilt_games_play_on_alike("mens_erger_je_niet", json!({"board": 6}), 5, 3);
+    rebuilt_games_play_on_alike("mens_erger_je_niet", json!({"three_tries": false}), 3, 6);
 }
 
 #[test]
 fn an_ali_baba_game_rebuilt_from_its_state_plays_on_alike() {
-    rebuilt_games_play_on_alike("ali_baba", Value::Null, 3, 20);
-    rebuilt_games_play_on_alike("ali_baba", Value::Null, 2, 20);
+    rebuilt_games_play_on_alike("ali_baba", Value::Null, 3, 40);
+    rebuilt_games_play_on_alike("ali_baba", Value::Null, 2, 40);
+    rebuilt_games_play_on_alike("ali_baba", json!({"planks": 3}), 4, 20);
 }
 
 #[test]
 fn a_hoofden_game_rebuilt_from_its_state_plays_on_alike() {
-    rebuilt_games_play_on_alike("hoofden", Value::Null, 2, 10);
-    rebuilt_games_play_on_alike("hoofden", json!({"forced_attack": true}), 2, 10);
+    rebuilt_games_play_on_alike("hoofden", Value::Null, 2, 20);
+    rebuilt_games_play_on_alike("hoofden", json!({"forced_attack": true}), 2, 20);
+    rebuilt_games_play_on_alike("hoofden", json!({"movement": "by_head"}), 2, 10);
 }
 
 #[test]
 fn a_ludo_game_rebuilt_from_its_state_plays_on_alike() {
-    rebuilt_games_play_on_alike("ludo", Value::Null, 4, 4);
-    rebuilt_games_play_on_alike("ludo", json!({"die": "plain"}), 3, 4);
+    rebuilt_games_play_on_alike("ludo", Value::Null, 4, 8);
+    rebuilt_games_play_on_alike("ludo", json!({"die": "plain"}), 3, 8);
+    rebuilt_games_play_on_alike("ludo", json!({"pawns": 2}), 2, 8);
 }
 
 #[test]
