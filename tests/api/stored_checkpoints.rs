@@ -84,7 +84,7 @@ async fn played(
 
 /// A server that has never seen the game, on the same database.
 fn restarted(store: &Store) -> Worp {
-    Worp::new(store.clone(), 64, Arc::new(SystemClock))
+    Worp::new(store.clone(), 1024, Arc::new(SystemClock))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
