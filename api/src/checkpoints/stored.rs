@@ -12,20 +12,29 @@
 //! same text, or one whose last event's hash is not the log's at its version (checked by
 //! the fold, [`fits_the_log`]).
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
+use tokio::sync::watch;
 use uuid::Uuid;
 use worp_engine::GameResult;
 
 use crate::events::{LogEntry, RetireReason};
-use crate::store::StoredCheckpoint;
+use crate::store::{Store, StoredCheckpoint};
 use crate::table::{LastDice, SeatInfo, Table};
 
 /// A game's checkpoint is stored again once it has gone this many events past the one
 /// stored: a cold load folds at most this many events less one.
 pub const STORED_EVERY: i64 = 256;
+
+/// The most games whose checkpoints wait to be stored; a game beyond them is left for its
+/// next checkpoint.
+pub const MOST_WAITING: usize = 10_000;
 
 /// The layout of a body; a body of another layout is ignored.
 pub const FORMAT: i32 = 1;
@@ -180,6 +189,126 @@ pub fn fits_the_log(table: &Table, first: Option<&impl LogEntry>) -> Result<(), 
     match first {
         Some(e) if e.seq() == table.version && e.hash() == table.head_hash => Ok(()),
         _ => Err(Unfit::NotTheLog(table.version)),
+    }
+}
+
+/// The checkpoints waiting to be stored, the newest of each game only, written one at a
+/// time by a task that runs while any wait: off the path of the change or load that
+/// made them, and never holding one up. A game's newer checkpoint replaces its older one
+/// still waiting, so the newest is never skipped.
+#[derive(Debug)]
+pub struct Queue {
+    waiting: Arc<Mutex<Waiting>>,
+    /// `true` while nothing waits and nothing is being written.
+    idle: Arc<watch::Sender<bool>>,
+}
+
+#[derive(Debug, Default)]
+struct Waiting {
+    tables: HashMap<Uuid, Queued>,
+    writing: bool,
+}
+
+#[derive(Debug)]
+struct Queued {
+    table: Arc<Table>,
+    replace_any: bool,
+    at: DateTime<Utc>,
+}
+
+fn lock(waiting: &Mutex<Waiting>) -> MutexGuard<'_, Waiting> {
+    waiting
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Default for Queue {
+    fn default() -> Self {
+        Queue {
+            waiting: Arc::default(),
+            idle: Arc::new(watch::Sender::new(true)),
+        }
+    }
+}
+
+impl Queue {
+    /// Queues `table` (made at `at`) to be stored in `store`: in place of the game's
+    /// stored checkpoint if that one is older or, with `replace_any`, whatever it is (it
+    /// did not fit). Starts the writing task if it is not running.
+    pub fn push(&self, store: &Store, table: Arc<Table>, replace_any: bool, at: DateTime<Utc>) {
+        let mut w = lock(&self.waiting);
+        let waiting = w.tables.len();
+        match w.tables.entry(table.id) {
+            Entry::Occupied(mut e) => {
+                if e.get().table.version <= table.version {
+                    let replace_any = replace_any || e.get().replace_any;
+                    e.insert(Queued {
+                        table,
+                        replace_any,
+                        at,
+                    });
+                }
+            }
+            Entry::Vacant(e) if waiting < MOST_WAITING => {
+                e.insert(Queued {
+                    table,
+                    replace_any,
+                    at,
+                });
+            }
+            Entry::Vacant(_) => {
+                tracing::debug!(game = %table.id, "a checkpoint is left for later: {waiting} wait");
+                return;
+            }
+        }
+        if !w.writing {
+            w.writing = true;
+            self.idle.send_replace(false);
+            tokio::spawn(write_waiting(
+                store.clone(),
+                self.waiting.clone(),
+                self.idle.clone(),
+            ));
+        }
+    }
+
+    /// Waits until nothing waits to be stored and nothing is being written.
+    pub async fn written(&self) {
+        let mut idle = self.idle.subscribe();
+        // The sender lives as long as `self`: the wait cannot end unanswered.
+        let _ = idle.wait_for(|idle| *idle).await;
+    }
+}
+
+/// Stores the checkpoints waiting, one at a time, until none is left.
+async fn write_waiting(store: Store, waiting: Arc<Mutex<Waiting>>, idle: Arc<watch::Sender<bool>>) {
+    loop {
+        let next = {
+            let mut w = lock(&waiting);
+            let next = w.tables.keys().next().copied();
+            match next.and_then(|id| w.tables.remove(&id)) {
+                Some(q) => q,
+                None => {
+                    w.writing = false;
+                    idle.send_replace(true);
+                    return;
+                }
+            }
+        };
+        let written = match stored(&next.table) {
+            Ok(c) => store
+                .store_checkpoint(&c, next.at, next.replace_any)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = written {
+            tracing::warn!(
+                game = %next.table.id,
+                "the checkpoint at event {} was not stored: {e}",
+                next.table.version
+            );
+        }
     }
 }
 

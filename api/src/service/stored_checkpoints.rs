@@ -1,7 +1,7 @@
 //! Where a fold starts when the game's stored checkpoint (`checkpoints/stored.rs`) is
-//! nearer than anything in memory, and how checkpoints are stored: off the request's
-//! path, a few at a time, never holding up a change (they are derived: one not written
-//! costs a later cold load some events, nothing else).
+//! nearer than anything in memory, and how checkpoints are stored: queued, off the
+//! request's path, never holding up a change (they are derived: one not written costs a
+//! later cold load some events, nothing else).
 
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::reads::PAGE;
 use super::refusal::Refusal;
-use super::worp::{Worp, CHECKPOINT_WRITES_AT_ONCE as WRITES_AT_ONCE};
+use super::worp::Worp;
 use crate::checkpoints::stored::{self, STORED_EVERY};
 use crate::events::LoggedEvent;
 use crate::table::Table;
@@ -67,35 +67,16 @@ impl Worp {
         Ok((start, events, unfit))
     }
 
-    /// Stores `table` as its game's checkpoint, in the background: in place of the one
-    /// stored if that is older, or, with `replace_any`, whatever it is (it did not fit).
-    /// Skipped while [`WRITES_AT_ONCE`] are being written.
+    /// Stores `table` as its game's checkpoint, in the background
+    /// ([`stored::Queue`]): in place of the one stored if that is older, or, with
+    /// `replace_any`, whatever it is (it did not fit).
     pub(super) fn store_checkpoint(&self, table: Arc<Table>, replace_any: bool) {
-        let Ok(permit) = self.checkpoint_writes.clone().try_acquire_owned() else {
-            tracing::debug!(game = %table.id, "a checkpoint is left for later: enough are being written");
-            return;
-        };
-        let (store, at) = (self.store.clone(), self.now());
-        tokio::spawn(async move {
-            let _permit = permit;
-            let written = match stored::stored(&table) {
-                Ok(c) => store
-                    .store_checkpoint(&c, at, replace_any)
-                    .await
-                    .map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
-            if let Err(e) = written {
-                tracing::warn!(game = %table.id, "the checkpoint at event {} was not stored: {e}", table.version);
-            }
-        });
+        self.checkpoint_queue
+            .push(&self.store, table, replace_any, self.now());
     }
 
-    /// Waits until every checkpoint being stored is written (or failed).
+    /// Waits until every checkpoint waiting to be stored is written (or failed).
     pub async fn checkpoints_stored(&self) {
-        let all = u32::try_from(WRITES_AT_ONCE).unwrap_or(1);
-        if let Ok(permits) = self.checkpoint_writes.acquire_many(all).await {
-            drop(permits);
-        }
+        self.checkpoint_queue.written().await;
     }
 }

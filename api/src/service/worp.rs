@@ -9,10 +9,6 @@ use crate::clock::Clock;
 use crate::live::Live;
 use crate::store::Store;
 
-/// Checkpoints being stored at once (`stored_checkpoints.rs`); one due beyond them is
-/// left for the game's next.
-pub const CHECKPOINT_WRITES_AT_ONCE: usize = 2;
-
 /// The server's shared state: the store, the cache of tables, the clock, and the hub of
 /// live changes.
 #[derive(Debug)]
@@ -33,8 +29,8 @@ pub struct Worp {
     pub ratings: crate::ratings::Projector,
     /// Messages a minute per player.
     pub message_limit: super::limits::MessageLimit,
-    /// Room for the checkpoints being stored (`stored_checkpoints.rs`).
-    pub(super) checkpoint_writes: Arc<tokio::sync::Semaphore>,
+    /// The checkpoints waiting to be stored (`stored_checkpoints.rs`).
+    pub(super) checkpoint_queue: crate::checkpoints::stored::Queue,
 }
 
 impl Worp {
@@ -53,7 +49,7 @@ impl Worp {
             names: super::name_book::NameBook::default(),
             ratings: crate::ratings::Projector::default(),
             message_limit: super::limits::MessageLimit::default(),
-            checkpoint_writes: Arc::new(tokio::sync::Semaphore::new(CHECKPOINT_WRITES_AT_ONCE)),
+            checkpoint_queue: crate::checkpoints::stored::Queue::default(),
         }
     }
 
