@@ -111,7 +111,10 @@ async fn a_cold_load_after_a_restart_folds_only_the_events_after_the_stored_chec
             n,
             1,
             n / 2,
-        ] {
+        ]
+        .into_iter()
+        .filter(|&at| at <= n)
+        {
             let t = fresh.load_at(id, at).await.expect("load_at");
             assert_eq!(
                 format!("{t:?}"),
