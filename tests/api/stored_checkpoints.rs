@@ -179,3 +179,39 @@ async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_checkpoint_far_behind_the_log_is_folded_on_to_its_end() {
+    for backend in BACKENDS {
+        let (url, _dir, id, events, _) = played(backend).await;
+        let expected = full_replay(&events);
+        let n = events.len();
+        // A checkpoint more than a page of a fold (1,000 events) behind the log's end.
+        let old = 100;
+        assert!(n > old + 1_000, "{n} events");
+        let mut table = Table::from_events(&events[..1]).expect("first event");
+        for e in &events[1..old] {
+            table.apply(e).expect("replay");
+        }
+        let stored = worp::checkpoints::stored::stored(&table).expect("written");
+        let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
+        let store = &app.worp.store;
+        store
+            .store_checkpoint(&stored, chrono::Utc::now(), true)
+            .await
+            .expect("stored");
+        let cold = restarted(store);
+        let head = cold.load(id).await.expect("cold load");
+        assert_eq!(format!("{head:?}"), expected[n - 1], "{backend:?}");
+        // Its in-memory checkpoints are those after the stored one.
+        let kept = (old as i64 / CHECKPOINT_EVERY + 1..=n as i64 / CHECKPOINT_EVERY).count();
+        assert_eq!(cold.cache.history().len(), kept, "{backend:?}");
+        for at in [old + 1, old + 999, old + 1_000, old + 1_001, n] {
+            let t = restarted(store)
+                .load_at(id, at as i64)
+                .await
+                .expect("load_at");
+            assert_eq!(format!("{t:?}"), expected[at - 1], "{backend:?} at {at}");
+        }
+    }
+}

@@ -32,13 +32,13 @@ impl Worp {
         if at.saturating_sub(near) > STORED_EVERY {
             if let Some(c) = self.store.stored_checkpoint(id).await? {
                 if c.version > near && c.version <= at {
-                    let first = c.version - 1;
                     let fit = match stored::table(id, &c) {
                         Ok(t) => {
-                            let mut events = self
-                                .store
-                                .logged_events(id, first, (until - first).min(PAGE))
-                                .await?;
+                            // The checkpoint's own last event, then the page a fold from
+                            // it reads: a full page stays full once the first is checked.
+                            let page = (until - c.version).min(PAGE) + 1;
+                            let mut events =
+                                self.store.logged_events(id, c.version - 1, page).await?;
                             stored::fits_the_log(&t, events.first()).map(|()| {
                                 events.remove(0);
                                 (t, events)
