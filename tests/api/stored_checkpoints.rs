@@ -215,3 +215,37 @@ async fn a_stored_checkpoint_far_behind_the_log_is_folded_on_to_its_end() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_state_behind_the_log_is_folded_on_and_the_store_is_not_asked() {
+    for backend in BACKENDS {
+        let (url, _dir, id, events, _) = played(backend).await;
+        let expected = full_replay(&events);
+        let n = events.len();
+        let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
+        let store = &app.worp.store;
+        // The game's newest state stored; a process whose live state is far behind (another
+        // process played on).
+        let mut head = Table::from_events(&events[..1]).expect("first event");
+        for e in &events[1..] {
+            head.apply(e).expect("replay");
+        }
+        let stored = worp::checkpoints::stored::stored(&head).expect("written");
+        store
+            .store_checkpoint(&stored, chrono::Utc::now(), true)
+            .await
+            .expect("stored");
+        let mut behind = Table::from_events(&events[..1]).expect("first event");
+        for e in &events[1..300] {
+            behind.apply(e).expect("replay");
+        }
+        let process = restarted(store);
+        process.cache.put(Arc::new(behind));
+        let table = process.load(id).await.expect("load");
+        assert_eq!(format!("{table:?}"), expected[n - 1], "{backend:?}");
+        // Folded on from the live state, not from the stored checkpoint: it kept the
+        // in-memory checkpoints after event 300.
+        let kept = (300 / CHECKPOINT_EVERY + 1..=n as i64 / CHECKPOINT_EVERY).count();
+        assert_eq!(process.cache.history().len(), kept, "{backend:?}");
+    }
+}

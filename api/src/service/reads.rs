@@ -52,21 +52,24 @@ fn fold_page(
 
 impl Worp {
     /// The newest state of a game: the cached one and the events after it, or, when the
-    /// game is not cached, its newest checkpoint and the events after that.
+    /// game is not cached, its newest checkpoint (kept in memory or stored) and the
+    /// events after that.
     pub async fn load(&self, id: Uuid) -> Result<Arc<Table>, Refusal> {
         let live = self.cache.newest(id);
         crate::telemetry::metrics::state_cache(live.is_some());
         let history = self.cache.history();
         let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
-        let (start, events, unfit) = self.fold_start(id, (i64::MAX, i64::MAX), start).await?;
+        let cold = live.is_none();
+        let (start, events, unfit) = self
+            .fold_start(id, (i64::MAX, i64::MAX), start, cold)
+            .await?;
         let after = start.as_ref().map_or(0, |t| t.version);
         if events.is_empty() {
             // Nothing new since the cached state (the common case): no copy, no replay.
-            if let Some(live) = live {
-                return Ok(live);
-            }
             let table = start.ok_or_else(|| Refusal::NotFound(format!("no game {id}")))?;
-            self.cache.put(table.clone());
+            if cold {
+                self.cache.put(table.clone());
+            }
             return Ok(table);
         }
         let (table, kept) = self
@@ -104,7 +107,7 @@ impl Worp {
             return Ok(t.clone());
         }
         let until = next_checkpoint(at);
-        let (start, events, _) = self.fold_start(id, (at, until), start).await?;
+        let (start, events, _) = self.fold_start(id, (at, until), start, true).await?;
         if let Some(t) = start.as_ref().filter(|t| t.version == at) {
             // The game's stored checkpoint is the state asked for.
             history.keep(t.clone());

@@ -17,19 +17,27 @@ use crate::table::Table;
 impl Worp {
     /// Where a fold that must pass event `at` and may go on to `until` starts, and the
     /// first page of events after that: `start` (the live state or one kept in memory),
-    /// or the game's stored checkpoint where it is at or before `at` and `start` is
-    /// missing or more than [`STORED_EVERY`] events further back. A stored checkpoint is
-    /// taken only if the log's event at its version has its hash; one that does not fit
-    /// is logged and left for the next store to replace (the third value: `true`).
+    /// or the game's stored checkpoint where it is newer than `start` and at or before
+    /// `at`. The store is asked only where `start` may be far back: with `at` known, more
+    /// than [`STORED_EVERY`] events back; for the newest state (`at` = `i64::MAX`), only
+    /// when the game is not live (`cold`). A stored checkpoint is taken only if the log's
+    /// event at its version has its hash; one that does not fit is logged and left for the
+    /// next store to replace (the third value: `true`).
     pub(super) async fn fold_start(
         &self,
         id: Uuid,
         (at, until): (i64, i64),
         start: Option<Arc<Table>>,
+        cold: bool,
     ) -> Result<(Option<Arc<Table>>, Vec<LoggedEvent>, bool), Refusal> {
         let near = start.as_ref().map_or(0, |t| t.version);
+        let far = if at == i64::MAX {
+            cold
+        } else {
+            at.saturating_sub(near) > STORED_EVERY
+        };
         let mut unfit = false;
-        if at.saturating_sub(near) > STORED_EVERY {
+        if far {
             if let Some(c) = self.store.stored_checkpoint(id).await? {
                 if c.version > near && c.version <= at {
                     let fit = match stored::table(id, &c) {
