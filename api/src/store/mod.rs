@@ -377,14 +377,20 @@ impl Store {
         on_backend!(self.stored_checkpoint(game_id))
     }
     /// Stores `c` where it is newer than the game's stored checkpoint, or, with
-    /// `replace_any`, in place of one that did not fit.
+    /// `replace_any`, in place of one that did not fit. On SQLite through the writer
+    /// thread, whose lock a write through the pool would wait for, and make it wait for.
     pub async fn store_checkpoint(
         &self,
         c: &StoredCheckpoint,
         at: DateTime<Utc>,
         replace_any: bool,
     ) -> Result<(), StoreError> {
-        on_backend!(self.store_checkpoint(c, at, replace_any))
+        match self {
+            Store::Postgres(s) => {
+                bounded(postgres::store_checkpoint(&s.pool, c, at, replace_any)).await
+            }
+            Store::Sqlite(s) => bounded(s.commit.store_checkpoint(c, at, replace_any)).await,
+        }
     }
     /// The game's `message_posted` events after `after`, at most `limit`.
     pub async fn messages(

@@ -43,7 +43,7 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use uuid::Uuid;
 
 use super::error::StoreError;
-use super::records::{Append, GameRow};
+use super::records::{Append, GameRow, StoredCheckpoint};
 use super::sql;
 use crate::events::StoredEvent;
 
@@ -67,10 +67,29 @@ struct Job {
     reply: oneshot::Sender<Answer>,
 }
 
+/// A stored checkpoint to write (`checkpoints/stored.rs`): through the writer too, so
+/// that it never waits for the writer's lock nor makes the writer wait for its own.
+#[derive(Debug)]
+struct CheckpointJob {
+    checkpoint: StoredCheckpoint,
+    at: DateTime<Utc>,
+    replace_any: bool,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// What the writer is given. Nearly every item is a change, the large variant: boxing
+/// it would allocate once more per change for the sake of the rare checkpoint.
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Work {
+    Change(Job),
+    Checkpoint(CheckpointJob),
+}
+
 /// The queue in front of the writer thread.
 #[derive(Debug, Clone)]
 pub struct SqliteCommit {
-    queue: mpsc::Sender<Job>,
+    queue: mpsc::Sender<Work>,
     outbox: Arc<Notify>,
     commits: Arc<AtomicU64>,
 }
@@ -142,7 +161,7 @@ impl SqliteCommit {
     /// now; the future answers once it is written.
     pub fn append(&self, append: Append) -> impl Future<Output = Answer> + Send {
         let (reply, answer) = oneshot::channel();
-        let sent = match self.queue.try_send(Job { append, reply }) {
+        let sent = match self.queue.try_send(Work::Change(Job { append, reply })) {
             Ok(()) => Ok(()),
             Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Overloaded),
             Err(mpsc::error::TrySendError::Closed(_)) => Err(gone()),
@@ -151,6 +170,34 @@ impl SqliteCommit {
             sent?;
             // A writer stopped in the middle of this change: whether it was committed is
             // unknown, as when a connection breaks.
+            answer.await.unwrap_or_else(|_| Err(gone()))
+        }
+    }
+}
+
+impl SqliteCommit {
+    /// Stores a game's checkpoint, after the changes waiting, in a transaction of its
+    /// own (see [`sql::STORE_CHECKPOINT`] for when it replaces the one stored).
+    pub fn store_checkpoint(
+        &self,
+        checkpoint: &StoredCheckpoint,
+        at: DateTime<Utc>,
+        replace_any: bool,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let (reply, answer) = oneshot::channel();
+        let job = CheckpointJob {
+            checkpoint: checkpoint.clone(),
+            at,
+            replace_any,
+            reply,
+        };
+        let sent = match self.queue.try_send(Work::Checkpoint(job)) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Overloaded),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(gone()),
+        };
+        async move {
+            sent?;
             answer.await.unwrap_or_else(|_| Err(gone()))
         }
     }
@@ -198,23 +245,35 @@ struct Writer {
 }
 
 impl Writer {
-    fn run(mut self, mut queue: mpsc::Receiver<Job>) {
+    fn run(mut self, mut queue: mpsc::Receiver<Work>) {
         let mut jobs = Vec::with_capacity(MAX_BATCH);
-        while let Some(job) = queue.blocking_recv() {
-            jobs.push(job);
+        let mut checkpoints = Vec::new();
+        fn sort(work: Work, jobs: &mut Vec<Job>, checkpoints: &mut Vec<CheckpointJob>) {
+            match work {
+                Work::Change(job) => jobs.push(job),
+                Work::Checkpoint(c) => checkpoints.push(c),
+            }
+        }
+        while let Some(work) = queue.blocking_recv() {
+            sort(work, &mut jobs, &mut checkpoints);
             while jobs.len() < MAX_BATCH {
                 match queue.try_recv() {
-                    Ok(job) => jobs.push(job),
+                    Ok(work) => sort(work, &mut jobs, &mut checkpoints),
                     Err(_) => break,
                 }
             }
-            let (n, started) = (jobs.len(), std::time::Instant::now());
-            self.write(std::mem::take(&mut jobs));
-            tracing::debug!(
-                changes = n,
-                micros = started.elapsed().as_micros() as u64,
-                "sqlite group commit"
-            );
+            if !jobs.is_empty() {
+                let (n, started) = (jobs.len(), std::time::Instant::now());
+                self.write(std::mem::take(&mut jobs));
+                tracing::debug!(
+                    changes = n,
+                    micros = started.elapsed().as_micros() as u64,
+                    "sqlite group commit"
+                );
+            }
+            if !checkpoints.is_empty() {
+                store_checkpoints(&mut self.connection, std::mem::take(&mut checkpoints));
+            }
         }
     }
 
@@ -261,6 +320,46 @@ impl Writer {
         if deliveries > 0 {
             self.outbox.notify_one();
         }
+    }
+}
+
+/// Writes the checkpoints `jobs` in one transaction of their own and answers each.
+fn store_checkpoints(connection: &mut Connection, jobs: Vec<CheckpointJob>) {
+    let written = (|| -> Result<(), rusqlite::Error> {
+        connection.prepare_cached(sql::BEGIN_WRITE)?.execute([])?;
+        for j in &jobs {
+            let c = &j.checkpoint;
+            let game = &c.game_id.as_bytes()[..];
+            let at = at(j.at);
+            let columns: [&dyn ToSql; 7] = [
+                &game,
+                &c.version,
+                &c.rules_version,
+                &c.format,
+                &c.body,
+                &at,
+                &j.replace_any,
+            ];
+            connection
+                .prepare_cached(sql::STORE_CHECKPOINT)?
+                .execute(&columns[..])?;
+        }
+        connection.prepare_cached(sql::COMMIT)?.execute([])?;
+        Ok(())
+    })();
+    if written.is_err() && !connection.is_autocommit() {
+        let _ = connection.execute_batch(sql::ROLLBACK);
+    }
+    let message = written.err().map(|e| e.to_string());
+    for j in jobs {
+        let answer = match &message {
+            None => Ok(()),
+            Some(m) => Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+                Some(m.clone()),
+            ))),
+        };
+        let _ = j.reply.send(answer);
     }
 }
 
