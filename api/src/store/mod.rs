@@ -26,6 +26,7 @@ pub mod postgres;
 pub mod records;
 pub mod sql;
 pub mod sqlite;
+mod sqlite_change;
 pub mod sqlite_commit;
 mod statements;
 mod watched;

@@ -37,14 +37,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, SecondsFormat, Utc};
-use rusqlite::{params, Connection, ErrorCode, OptionalExtension, ToSql};
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, ErrorCode};
 use tokio::sync::{mpsc, oneshot, Notify};
-use uuid::Uuid;
 
 use super::error::StoreError;
-use super::records::{Append, GameRow, StoredCheckpoint};
+use super::records::{Append, StoredCheckpoint};
 use super::sql;
+use super::sqlite_change::{change, store_checkpoints, CheckpointJob, Written};
 use crate::events::StoredEvent;
 
 /// The most changes one transaction carries.
@@ -65,16 +65,6 @@ type Answer = Result<Vec<StoredEvent>, StoreError>;
 struct Job {
     append: Append,
     reply: oneshot::Sender<Answer>,
-}
-
-/// A stored checkpoint to write (`checkpoints/stored.rs`): through the writer too, so
-/// that it never waits for the writer's lock nor makes the writer wait for its own.
-#[derive(Debug)]
-struct CheckpointJob {
-    checkpoint: StoredCheckpoint,
-    at: DateTime<Utc>,
-    replace_any: bool,
-    reply: oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// What the writer is given. Nearly every item is a change, the large variant: boxing
@@ -323,49 +313,6 @@ impl Writer {
     }
 }
 
-/// Writes the checkpoints `jobs` in one transaction of their own and answers each.
-fn store_checkpoints(connection: &mut Connection, jobs: Vec<CheckpointJob>) {
-    let written = (|| -> Result<(), rusqlite::Error> {
-        connection.prepare_cached(sql::BEGIN_WRITE)?.execute([])?;
-        for j in &jobs {
-            let c = &j.checkpoint;
-            let game = &c.game_id.as_bytes()[..];
-            let at = at(j.at);
-            let columns: [&dyn ToSql; 7] = [
-                &game,
-                &c.version,
-                &c.rules_version,
-                &c.format,
-                &c.body,
-                &at,
-                &j.replace_any,
-            ];
-            connection
-                .prepare_cached(sql::STORE_CHECKPOINT)?
-                .execute(&columns[..])?;
-        }
-        connection.prepare_cached(sql::COMMIT)?.execute([])?;
-        Ok(())
-    })();
-    if written.is_err() && !connection.is_autocommit() {
-        let _ = connection.execute_batch(sql::ROLLBACK);
-    }
-    let message = written.err().map(|e| e.to_string());
-    for j in jobs {
-        let answer = match &message {
-            None => Ok(()),
-            Some(m) => Err(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
-                Some(m.clone()),
-            ))),
-        };
-        let _ = j.reply.send(answer);
-    }
-}
-
-/// What one change wrote: its events' positions and how many webhook deliveries.
-type Written = (Vec<i64>, usize);
-
 /// The batch in one transaction, each change in a savepoint: each change's answer, or
 /// the error that failed the batch as a whole (then nothing of it was committed).
 fn batch(
@@ -426,28 +373,6 @@ fn alone(connection: &mut Connection, a: &Append) -> Result<Written, StoreError>
     written
 }
 
-/// SQLite's text for a time, as sqlx writes it (the reads parse it, and the listings
-/// order by it).
-fn at(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::AutoSi, false)
-}
-
-/// A duplicate event or key is a lost race, as on the sqlx path.
-fn conflict_or(e: rusqlite::Error) -> StoreError {
-    match &e {
-        rusqlite::Error::SqliteFailure(f, message)
-            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-                || message
-                    .as_deref()
-                    .is_some_and(|m| m.contains(sql::EVENT_EXISTS)) =>
-        {
-            StoreError::Conflict
-        }
-        _ => StoreError::Sqlite(e),
-    }
-}
-
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
@@ -460,128 +385,4 @@ fn busy(message: &str) -> rusqlite::Error {
         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
         Some(message.to_owned()),
     )
-}
-
-/// Writes one change inside the current transaction: the same statements, in the same
-/// order, as `append_alone` on the sqlx path.
-fn change(connection: &Connection, a: &Append) -> Result<Written, StoreError> {
-    let mut positions = Vec::with_capacity(a.events.len());
-    for (i, e) in a.events.iter().enumerate() {
-        let game = &e.game_id.as_bytes()[..];
-        let payload = e.payload.to_string();
-        let recorded_at = at(e.recorded_at);
-        let columns: [&dyn ToSql; 8] = [
-            &game,
-            &e.seq,
-            &e.kind,
-            &payload,
-            &e.rules_version,
-            &recorded_at,
-            &e.hash,
-            &a.expected_version,
-        ];
-        // The first event carries the version check (its eighth parameter).
-        let (statement, bound) = if i == 0 {
-            (sql::INSERT_FIRST_EVENT, 8)
-        } else {
-            (sql::INSERT_EVENT, 7)
-        };
-        let position = connection
-            .prepare_cached(statement)?
-            .query_row(&columns[..bound], |r| r.get::<_, i64>(0))
-            .optional()
-            .map_err(conflict_or)?
-            .ok_or(StoreError::Conflict)?;
-        positions.push(position);
-    }
-    let game = &a.game_id.as_bytes()[..];
-    if a.events.is_empty() {
-        let last: i64 = connection
-            .prepare_cached(sql::LOG_END)?
-            .query_row([game], |r| r.get(0))?;
-        if last != a.expected_version {
-            return Err(StoreError::Conflict);
-        }
-    }
-    if let Some(seed) = &a.secret {
-        connection
-            .prepare_cached(sql::INSERT_SECRET)?
-            .execute(params![game, seed])
-            .map_err(conflict_or)?;
-    }
-    write_row(connection, &a.row, a.seats_changed())?;
-    let mut deliveries = 0;
-    for n in &a.notices {
-        let mut hooks = connection.prepare_cached(sql::WEBHOOKS_OF_PLAYER)?;
-        let player = &n.player_id.as_bytes()[..];
-        let hooks: Vec<Vec<u8>> = hooks
-            .query_map([player], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        for hook in hooks {
-            connection
-                .prepare_cached(sql::INSERT_DELIVERY)?
-                .execute(params![
-                    &Uuid::new_v4().as_bytes()[..],
-                    hook,
-                    player,
-                    &n.game_id.as_bytes()[..],
-                    n.version,
-                    n.kind,
-                    n.payload.get(),
-                    at(a.row.updated_at)
-                ])?;
-            deliveries += 1;
-        }
-    }
-    if let Some(kept) = &a.idempotency {
-        connection
-            .prepare_cached(sql::DELETE_EXPIRED_ANSWER)?
-            .execute(params![
-                &kept.player_id.as_bytes()[..],
-                kept.key,
-                at(kept.expired_before)
-            ])?;
-        connection
-            .prepare_cached(sql::INSERT_ANSWER)?
-            .execute(params![
-                &kept.player_id.as_bytes()[..],
-                kept.key,
-                kept.body.get(),
-                at(a.row.updated_at),
-                kept.request,
-                kept.body_hash
-            ])
-            .map_err(conflict_or)?;
-    }
-    Ok((positions, deliveries))
-}
-
-/// The `games` row, and its seats when they changed.
-fn write_row(connection: &Connection, row: &GameRow, seats: bool) -> Result<(), StoreError> {
-    let game = &row.id.as_bytes()[..];
-    connection
-        .prepare_cached(sql::WRITE_GAME_ROW)?
-        .execute(params![
-            game,
-            row.variant,
-            row.status,
-            row.version,
-            row.to_move_seat,
-            row.to_move_player.as_ref().map(|p| &p.as_bytes()[..]),
-            row.summary.get(),
-            at(row.created_at),
-            at(row.updated_at),
-            row.deadline.map(at)
-        ])?;
-    if seats {
-        let mut write = connection.prepare_cached(sql::WRITE_SEAT)?;
-        for (seat, player) in row.seats.iter().enumerate() {
-            write.execute(params![
-                game,
-                seat as i32,
-                player.as_ref().map(|p| &p.as_bytes()[..])
-            ])?;
-        }
-    }
-    Ok(())
 }
