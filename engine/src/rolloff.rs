@@ -18,6 +18,29 @@ pub struct RollOff {
 }
 
 impl RollOff {
+    /// Checks a roll-off read back with a game's state ([`crate::Game::from_state`]):
+    /// two contenders or more, in seat order and each still `playing`, fewer rolls than
+    /// contenders, each a face of the plain d6.
+    pub fn check(&self, playing: impl Fn(Seat) -> bool) -> Result<(), String> {
+        if self.contenders.len() < 2 || self.rolls.len() >= self.contenders.len() {
+            return Err(format!(
+                "a roll-off of {} contenders with {} rolls",
+                self.contenders.len(),
+                self.rolls.len()
+            ));
+        }
+        if !self.contenders.windows(2).all(|w| w[0] < w[1]) {
+            return Err("the roll-off's contenders are not in seat order".to_owned());
+        }
+        if let Some(seat) = self.contenders.iter().find(|s| !playing(**s)) {
+            return Err(format!("seat {seat} in the roll-off is not playing"));
+        }
+        if let Some(value) = self.rolls.iter().find(|v| !crate::Die::D6.shows(**v)) {
+            return Err(format!("the roll-off roll {value} is not a face of a d6"));
+        }
+        Ok(())
+    }
+
     /// A roll-off between these seats (given in seat order).
     pub fn new(seats: impl IntoIterator<Item = Seat>) -> Self {
         RollOff {
@@ -111,6 +134,29 @@ mod tests {
         assert_eq!(r.next_roller(), Seat(2));
         assert_eq!(r.roll(1), None);
         assert_eq!(r.roll(2), Some(Seat(3)));
+    }
+
+    #[test]
+    fn a_roll_off_read_back_is_refused_unless_a_roll_off_could_be_so() {
+        let read = |json: &str| serde_json::from_str::<RollOff>(json).expect("a roll-off");
+        let everyone = |_: Seat| true;
+        assert_eq!(
+            read(r#"{"contenders":[0,2,3],"rolls":[6,1]}"#).check(everyone),
+            Ok(())
+        );
+        for bad in [
+            r#"{"contenders":[1],"rolls":[]}"#,
+            r#"{"contenders":[0,1],"rolls":[4,5]}"#,
+            r#"{"contenders":[2,1],"rolls":[]}"#,
+            r#"{"contenders":[0,0],"rolls":[]}"#,
+            r#"{"contenders":[0,1],"rolls":[7]}"#,
+        ] {
+            assert!(read(bad).check(everyone).is_err(), "{bad}");
+        }
+        let not_seat_2 = |s: Seat| s != Seat(2);
+        assert!(read(r#"{"contenders":[0,2],"rolls":[]}"#)
+            .check(not_seat_2)
+            .is_err());
     }
 
     #[test]

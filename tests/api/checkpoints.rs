@@ -26,7 +26,7 @@ async fn bot_game(worp: &Worp, variant: &str, options: Value, seats: usize) -> U
 
 /// Every state of the game as one fold from event 1 gives it, written out whole (the
 /// engine's game, seats, chain head, dice count, clocks: everything a `Table` holds).
-fn full_replay(events: &[StoredEvent]) -> Vec<String> {
+pub(crate) fn full_replay(events: &[StoredEvent]) -> Vec<String> {
     let mut table = Table::from_events(&events[..1]).expect("first event");
     let mut states = vec![format!("{table:?}")];
     for e in &events[1..] {

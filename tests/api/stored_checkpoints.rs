@@ -16,6 +16,7 @@ use worp::service::Worp;
 use worp::store::{Store, StoredCheckpoint};
 use worp::table::Table;
 
+use crate::checkpoints::full_replay;
 use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, TempDir, BACKENDS};
 
 /// Runs one statement on the store's database.
@@ -25,17 +26,6 @@ pub async fn execute(store: &Store, statement: &str) {
         Store::Sqlite(s) => sqlx::query(statement).execute(&s.pool).await.map(|_| ()),
     }
     .unwrap_or_else(|e| panic!("{statement}: {e}"));
-}
-
-/// The table after each event, as a fold from event 1 gives it.
-fn full_replay(events: &[StoredEvent]) -> Vec<String> {
-    let mut table = Table::from_events(&events[..1]).expect("first event");
-    let mut states = vec![format!("{table:?}")];
-    for e in &events[1..] {
-        table.apply(e).expect("replay");
-        states.push(format!("{table:?}"));
-    }
-    states
 }
 
 /// A long six-colour Mens-erger-je-niet game played by a first server, once its stored

@@ -151,11 +151,7 @@ impl SqliteCommit {
     /// now; the future answers once it is written.
     pub fn append(&self, append: Append) -> impl Future<Output = Answer> + Send {
         let (reply, answer) = oneshot::channel();
-        let sent = match self.queue.try_send(Work::Change(Job { append, reply })) {
-            Ok(()) => Ok(()),
-            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Overloaded),
-            Err(mpsc::error::TrySendError::Closed(_)) => Err(gone()),
-        };
+        let sent = self.send(Work::Change(Job { append, reply }));
         async move {
             sent?;
             // A writer stopped in the middle of this change: whether it was committed is
@@ -181,14 +177,21 @@ impl SqliteCommit {
             replace_any,
             reply,
         };
-        let sent = match self.queue.try_send(Work::Checkpoint(job)) {
-            Ok(()) => Ok(()),
-            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Overloaded),
-            Err(mpsc::error::TrySendError::Closed(_)) => Err(gone()),
-        };
+        let sent = self.send(Work::Checkpoint(job));
         async move {
             sent?;
             answer.await.unwrap_or_else(|_| Err(gone()))
+        }
+    }
+}
+
+impl SqliteCommit {
+    /// Puts `work` in the writer's queue, or says why it cannot wait there.
+    fn send(&self, work: Work) -> Result<(), StoreError> {
+        match self.queue.try_send(work) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => Err(StoreError::Overloaded),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(gone()),
         }
     }
 }

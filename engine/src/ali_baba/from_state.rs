@@ -3,9 +3,7 @@
 
 use serde::Deserialize;
 
-use super::{
-    AliBaba, Figure, Figures, MoveList, Options, Position, Stage, ALI_BABA_DIE, ROLL_OFF_DIE,
-};
+use super::{AliBaba, Figure, Figures, MoveList, Options, Position, Stage, ALI_BABA_DIE};
 use crate::{EngineError, Game, Seat};
 
 /// The state as [`AliBaba`]'s `Serialize` writes it: every field but the derived ones,
@@ -18,14 +16,6 @@ struct Stored {
     figures: Vec<Option<Figures>>,
     stage: Stage,
     last_roll: Option<u8>,
-}
-
-/// A roll-off's fields, read from what its `Serialize` writes, to check them (its own
-/// methods assume them consistent).
-#[derive(Deserialize)]
-struct RollOffFields {
-    contenders: Vec<Seat>,
-    rolls: Vec<u8>,
 }
 
 impl AliBaba {
@@ -128,31 +118,7 @@ impl AliBaba {
         let playing = |seat: Seat| self.figures(seat).is_some();
         match &self.stage {
             Stage::RollOff { roll_off } => {
-                let RollOffFields { contenders, rolls } = serde_json::to_value(roll_off)
-                    .and_then(serde_json::from_value)
-                    .map_err(|e| EngineError::state(format!("the roll-off: {e}")))?;
-                if contenders.len() < 2 || rolls.len() >= contenders.len() {
-                    return Err(EngineError::state(format!(
-                        "a roll-off of {} contenders with {} rolls",
-                        contenders.len(),
-                        rolls.len()
-                    )));
-                }
-                if !contenders.windows(2).all(|w| w[0] < w[1]) {
-                    return Err(EngineError::state(
-                        "the roll-off's contenders are not in seat order",
-                    ));
-                }
-                if let Some(seat) = contenders.iter().find(|s| !playing(**s)) {
-                    return Err(EngineError::state(format!(
-                        "seat {seat} in the roll-off is not playing"
-                    )));
-                }
-                if let Some(value) = rolls.iter().find(|v| !ROLL_OFF_DIE.shows(**v)) {
-                    return Err(EngineError::state(format!(
-                        "the roll-off roll {value} is not a face of a d6"
-                    )));
-                }
+                roll_off.check(playing).map_err(EngineError::state)?;
             }
             Stage::Roll { seat, .. } if !playing(*seat) => {
                 return Err(EngineError::state(format!(

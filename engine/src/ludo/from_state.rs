@@ -4,7 +4,6 @@
 use serde::Deserialize;
 
 use super::{where_is, DieKind, Ludo, MoveList, Options, Place, Player, Roll, Turn};
-use crate::rolloff::RollOff;
 #[cfg(doc)]
 use crate::Game;
 use crate::{Die, EngineError, Seat};
@@ -117,7 +116,7 @@ impl Ludo {
         }
         let playing = |seat: Seat| self.seats.get(seat.index()).is_some_and(|p| !p.retired);
         match &self.turn {
-            Turn::RollOff { roll_off } => check_roll_off(roll_off, playing),
+            Turn::RollOff { roll_off } => roll_off.check(playing),
             Turn::Roll { seat, .. } if !playing(*seat) => {
                 Err(format!("it is the turn of seat {seat}, not playing"))
             }
@@ -141,32 +140,4 @@ impl Ludo {
             Turn::Roll { .. } | Turn::Finished { .. } => Ok(()),
         }
     }
-}
-
-/// Checks a roll-off read from a state: someone is next to roll, and every contender is
-/// a seat still playing.
-fn check_roll_off(roll_off: &RollOff, playing: impl Fn(Seat) -> bool) -> Result<(), String> {
-    /// The roll-off as it is written.
-    #[derive(Deserialize)]
-    struct Written {
-        contenders: Vec<Seat>,
-        rolls: Vec<u8>,
-    }
-    let written: Written = serde_json::to_value(roll_off)
-        .and_then(serde_json::from_value)
-        .map_err(|e| e.to_string())?;
-    if written.rolls.len() >= written.contenders.len() {
-        return Err(format!(
-            "the roll-off has {} rolls for {} contenders",
-            written.rolls.len(),
-            written.contenders.len()
-        ));
-    }
-    if let Some(seat) = written.contenders.iter().find(|s| !playing(**s)) {
-        return Err(format!("seat {seat} in the roll-off is not playing"));
-    }
-    if let Some(roll) = written.rolls.iter().find(|r| !Die::D6.shows(**r)) {
-        return Err(format!("the roll-off roll {roll} is not on the die"));
-    }
-    Ok(())
 }

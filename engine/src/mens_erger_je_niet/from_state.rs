@@ -1,12 +1,7 @@
 //! Reading a game of Mens-erger-je-niet back from its state JSON, for checkpoints kept
 //! outside the process, with the checks that refuse a state no game could be in.
 
-use serde::Deserialize;
-
-use super::{
-    Colour, ColourState, ColourStatus, MensErgerJeNiet, Pawn, Place, SeatState, Stage, DIE, PAWNS,
-};
-use crate::rolloff::RollOff;
+use super::{Colour, ColourState, ColourStatus, MensErgerJeNiet, Pawn, Place, Stage, DIE, PAWNS};
 #[cfg(doc)]
 use crate::Game;
 use crate::{EngineError, Seat};
@@ -75,7 +70,9 @@ impl MensErgerJeNiet {
             return Err(format!("the last roll {roll} is not on the die"));
         }
         match &self.stage {
-            Stage::RollOff { roll_off } => check_roll_off(roll_off, &self.seats),
+            Stage::RollOff { roll_off } => {
+                roll_off.check(|seat| self.seats.get(seat.index()).is_some_and(|s| !s.retired))
+            }
             Stage::Roll {
                 colour,
                 bound,
@@ -166,36 +163,4 @@ impl MensErgerJeNiet {
             _ => Ok(()),
         }
     }
-}
-
-/// Checks a roll-off read from a state: someone is next to roll, and every contender is
-/// a seat still in the game.
-fn check_roll_off(roll_off: &RollOff, seats: &[SeatState]) -> Result<(), String> {
-    /// The roll-off as it is written.
-    #[derive(Deserialize)]
-    struct Written {
-        contenders: Vec<Seat>,
-        rolls: Vec<u8>,
-    }
-    let written: Written = serde_json::to_value(roll_off)
-        .and_then(serde_json::from_value)
-        .map_err(|e| e.to_string())?;
-    if written.rolls.len() >= written.contenders.len() {
-        return Err(format!(
-            "the roll-off has {} rolls for {} contenders",
-            written.rolls.len(),
-            written.contenders.len()
-        ));
-    }
-    if let Some(seat) = written
-        .contenders
-        .iter()
-        .find(|s| seats.get(s.index()).is_none_or(|s| s.retired))
-    {
-        return Err(format!("seat {seat} in the roll-off is not in the game"));
-    }
-    if let Some(roll) = written.rolls.iter().find(|r| !DIE.shows(**r)) {
-        return Err(format!("the roll-off roll {roll} is not on the die"));
-    }
-    Ok(())
 }
