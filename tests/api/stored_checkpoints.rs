@@ -50,22 +50,46 @@ async fn played(
     let events = first.worp.all_events(id).await.expect("events");
     let n = events.len() as i64;
     assert!(n > 2 * STORED_EVERY, "a long game: {n} events");
-    let stored = first
-        .worp
-        .store
-        .stored_checkpoint(id)
-        .await
-        .expect("read")
-        .expect("a checkpoint stored while the game was played");
-    // Stored again each time the game passed a multiple of STORED_EVERY: the newest is
-    // the state right after the change that passed the last one.
-    let last = n / STORED_EVERY * STORED_EVERY;
-    assert!(
-        stored.version >= last && stored.version <= n,
-        "{} of {n}",
-        stored.version
+    // One stored each time a change passed a multiple of STORED_EVERY (a change may
+    // pass more than one): the state right after it.
+    let stored = all_stored(&first.worp.store, id).await;
+    let versions: Vec<i64> = stored.iter().map(|c| c.version).collect();
+    let passed: Vec<i64> = versions.iter().map(|v| v / STORED_EVERY).collect();
+    assert!(passed.windows(2).all(|w| w[0] < w[1]), "{versions:?}");
+    assert_eq!(
+        passed.last(),
+        Some(&(n / STORED_EVERY)),
+        "{versions:?} of {n}"
     );
-    (url, dir, id, events, stored)
+    assert!(passed.len() > 2, "{versions:?}");
+    for c in &stored {
+        fits(id, c, &events);
+    }
+    let newest = stored
+        .last()
+        .expect("stored while the game was played")
+        .clone();
+    (url, dir, id, events, newest)
+}
+
+/// Every checkpoint stored for game `id`, oldest first.
+async fn all_stored(store: &Store, id: Uuid) -> Vec<StoredCheckpoint> {
+    let mut all = Vec::new();
+    let mut at = i64::MAX;
+    while let Some(c) = store.stored_checkpoint(id, at).await.expect("read") {
+        at = c.version - 1;
+        all.push(c);
+    }
+    all.reverse();
+    all
+}
+
+/// Asserts that `c` is a checkpoint of game `id` that fits its log, `events`.
+fn fits(id: Uuid, c: &StoredCheckpoint, events: &[StoredEvent]) {
+    let table = worp::checkpoints::stored::table(id, c)
+        .unwrap_or_else(|e| panic!("the checkpoint at {}: {e}", c.version));
+    let event = events.get(c.version as usize - 1).expect("in the log");
+    assert_eq!(table.head_hash, event.hash, "at {}", c.version);
 }
 
 /// A server that has never seen the game, on the same database.
@@ -134,6 +158,8 @@ async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
             // Unreadable, or a version its body does not hold.
             "UPDATE checkpoints SET body = '{\"id\": 7}'".to_owned(),
             "UPDATE checkpoints SET version = version - 1".to_owned(),
+            // Past the log's end (no fold reaches it to store another in its place).
+            "UPDATE checkpoints SET version = version + 100000".to_owned(),
         ];
         for broken in breakages {
             execute(store, "DELETE FROM checkpoints").await;
@@ -155,17 +181,67 @@ async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
                 n / CHECKPOINT_EVERY,
                 "{backend:?}: {broken}"
             );
-            // And the checkpoint was stored again, fitting.
+            // And the checkpoints were stored again, fitting: one at each multiple of
+            // STORED_EVERY and the newest state, the broken one replaced (or deleted,
+            // past the log's end).
             cold.checkpoints_stored().await;
-            let again = store
-                .stored_checkpoint(id)
-                .await
-                .expect("read")
-                .expect("stored");
-            assert_eq!(again.version, n, "{backend:?}: {broken}");
+            let again = all_stored(store, id).await;
+            let mut versions: Vec<i64> = (1..=n / STORED_EVERY).map(|k| k * STORED_EVERY).collect();
+            if broken.contains("version - 1") {
+                versions.push(stored.version - 1);
+            } else if !broken.contains("version + 100000") {
+                versions.push(stored.version);
+            }
+            versions.push(n);
+            versions.sort_unstable();
+            versions.dedup();
+            let found: Vec<i64> = again.iter().map(|c| c.version).collect();
+            assert_eq!(found, versions, "{backend:?}: {broken}");
+            for c in &again {
+                fits(id, c, &events);
+            }
             let fresh = restarted(store);
             fresh.load(id).await.expect("load");
             assert!(fresh.cache.history().is_empty(), "{backend:?}: {broken}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_below_the_newest_stored_checkpoint_is_folded_from_the_one_before_it() {
+    for backend in BACKENDS {
+        let (url, _dir, id, events, _) = played(backend).await;
+        let expected = full_replay(&events);
+        let n = events.len() as i64;
+        let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
+        let store = &app.worp.store;
+        // A state just after each stored checkpoint, and just before the next.
+        let stored: Vec<i64> = all_stored(store, id)
+            .await
+            .iter()
+            .map(|c| c.version)
+            .collect();
+        let mut states: Vec<(i64, i64)> = stored.iter().map(|&v| (v + 10, v)).collect();
+        states.extend(stored.windows(2).map(|w| (w[1] - 1, w[0])));
+        for (at, from) in states.into_iter().filter(|&(at, _)| at <= n) {
+            let fresh = restarted(store);
+            let t = fresh.load_at(id, at).await.expect("load_at");
+            assert_eq!(
+                format!("{t:?}"),
+                expected[at as usize - 1],
+                "{backend:?} at {at}"
+            );
+            // The fold started at the newest checkpoint stored at or before `at`: it
+            // kept nothing before it.
+            let history = fresh.cache.history();
+            assert!(
+                history.nearest(id, from - 1).is_none(),
+                "{backend:?} at {at}: folded from before {from}"
+            );
+            assert!(
+                history.nearest(id, at).is_some(),
+                "{backend:?} at {at}: kept"
+            );
         }
     }
 }
@@ -177,7 +253,7 @@ async fn a_stored_checkpoint_far_behind_the_log_is_folded_on_to_its_end() {
         let expected = full_replay(&events);
         let n = events.len();
         // A checkpoint more than a page of a fold (1,000 events) behind the log's end.
-        let old = 100;
+        let old = 40;
         assert!(n > old + 1_000, "{n} events");
         let mut table = Table::from_events(&events[..1]).expect("first event");
         for e in &events[1..old] {
@@ -186,6 +262,7 @@ async fn a_stored_checkpoint_far_behind_the_log_is_folded_on_to_its_end() {
         let stored = worp::checkpoints::stored::stored(&table).expect("written");
         let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
         let store = &app.worp.store;
+        execute(store, "DELETE FROM checkpoints").await;
         store
             .store_checkpoint(&stored, chrono::Utc::now(), true)
             .await

@@ -10,8 +10,8 @@
 //! client's replay slider), either way, finds the next states kept: one query and one
 //! fold per 64 states.
 //!
-//! Everything here is derived and in memory (the newest checkpoint of each game is also
-//! kept in the database, [`stored`], for cold loads after a restart): a table is a copy
+//! Everything here is derived and in memory (a checkpoint every 256 events of each game
+//! is also kept in the database, [`stored`], for folds after a restart): a table is a copy
 //! of what folding the log from event 1 gave (the log is append-only, so the state right after event `v`
 //! never changes), and emptying this cache changes no answer, only its cost. It is
 //! bounded by its own count of tables, separate from the cache of live games

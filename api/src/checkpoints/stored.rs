@@ -1,7 +1,8 @@
-//! Checkpoints kept in the database, beside the in-memory ones: the newest of each game,
-//! written once a game has gone [`STORED_EVERY`] events past the last one (as it is
-//! played, or by a cold load that folded that many), so that a cold load after a
-//! restart, or of a game this process has not kept, folds only the events after it.
+//! Checkpoints kept in the database, beside the in-memory ones: one each time a game
+//! passes a multiple of [`STORED_EVERY`] events (as it is played, or by a cold fold that
+//! passes it), and the newest state a cold load folded, so that a cold load after a
+//! restart, or of a game this process has not kept, folds only the events after the
+//! newest, and `state?at=N` only those after the newest at or before N.
 //!
 //! A stored checkpoint is derived, as the in-memory ones are: a copy of what folding the
 //! log gave, which the log never depends on. Its body is the table's own fields and the
@@ -10,7 +11,8 @@
 //! if there were none: one written under other rules (`rules_version`) or in another
 //! layout ([`FORMAT`]), one of another game, one whose state does not read back as the
 //! same text, or one whose last event's hash is not the log's at its version (checked by
-//! the fold, [`fits_the_log`]).
+//! the fold, [`fits_the_log`]). The fold that passes its version stores the right one in
+//! its place.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -28,12 +30,11 @@ use crate::events::{LogEntry, RetireReason};
 use crate::store::{Store, StoredCheckpoint};
 use crate::table::{LastDice, SeatInfo, Table};
 
-/// A game's checkpoint is stored again once it has gone this many events past the one
-/// stored: a cold load folds at most this many events less one.
+/// A game's checkpoint is stored each time it passes a multiple of this many events: a
+/// cold load, or `state?at=N`, folds at most this many events less one.
 pub const STORED_EVERY: i64 = 256;
 
-/// The most games whose checkpoints wait to be stored; a game beyond them is left for its
-/// next checkpoint.
+/// The most checkpoints waiting to be stored; one beyond them is left for a later fold.
 pub const MOST_WAITING: usize = 10_000;
 
 /// The layout of a body; a body of another layout is ignored.
@@ -192,10 +193,9 @@ pub fn fits_the_log(table: &Table, first: Option<&impl LogEntry>) -> Result<(), 
     }
 }
 
-/// The checkpoints waiting to be stored, the newest of each game only, written one at a
-/// time by a task that runs while any wait: off the path of the change or load that
-/// made them, and never holding one up. A game's newer checkpoint replaces its older one
-/// still waiting, so the newest is never skipped.
+/// The checkpoints waiting to be stored, written one at a time by a task that runs while
+/// any wait: off the path of the change or load that made them, and never holding one
+/// up. A game's checkpoint at a version already waiting is not queued twice.
 #[derive(Debug)]
 pub struct Queue {
     waiting: Arc<Mutex<Waiting>>,
@@ -205,7 +205,7 @@ pub struct Queue {
 
 #[derive(Debug, Default)]
 struct Waiting {
-    tables: HashMap<Uuid, Queued>,
+    tables: HashMap<(Uuid, i64), Queued>,
     writing: bool,
 }
 
@@ -232,22 +232,16 @@ impl Default for Queue {
 }
 
 impl Queue {
-    /// Queues `table` (made at `at`) to be stored in `store`: in place of the game's
-    /// stored checkpoint if that one is older or, with `replace_any`, whatever it is (it
-    /// did not fit). Starts the writing task if it is not running.
+    /// Queues `table` (made at `at`) to be stored in `store` at its version: in place of
+    /// a checkpoint stored there only with `replace_any` (that one did not fit), or when
+    /// it was written under other rules or in another layout. Starts the writing task if
+    /// it is not running.
     pub fn push(&self, store: &Store, table: Arc<Table>, replace_any: bool, at: DateTime<Utc>) {
         let mut w = lock(&self.waiting);
         let waiting = w.tables.len();
-        match w.tables.entry(table.id) {
+        match w.tables.entry((table.id, table.version)) {
             Entry::Occupied(mut e) => {
-                if e.get().table.version <= table.version {
-                    let replace_any = replace_any || e.get().replace_any;
-                    e.insert(Queued {
-                        table,
-                        replace_any,
-                        at,
-                    });
-                }
+                e.get_mut().replace_any |= replace_any;
             }
             Entry::Vacant(e) if waiting < MOST_WAITING => {
                 e.insert(Queued {

@@ -50,6 +50,20 @@ fn fold_page(
     Ok((table, kept))
 }
 
+/// Where a fold starts ([`Worp::fold_start`]).
+#[derive(Debug)]
+pub(super) struct FoldStart {
+    /// The state it starts from (none: event 1).
+    pub table: Option<Arc<Table>>,
+    /// The first page of events after it.
+    pub events: Vec<LoggedEvent>,
+    /// Whether the store was asked: then none of the game's checkpoints after `table`
+    /// and at or before the fold's `at` is stored.
+    pub asked: bool,
+    /// The version of the stored checkpoint found that did not fit, to be stored again.
+    pub unfit: Option<i64>,
+}
+
 impl Worp {
     /// The newest state of a game: the cached one and the events after it, or, when the
     /// game is not cached, its newest checkpoint (kept in memory or stored) and the
@@ -60,12 +74,19 @@ impl Worp {
         let history = self.cache.history();
         let start = live.clone().or_else(|| history.nearest(id, i64::MAX));
         let cold = live.is_none();
-        let (start, events, unfit) = self
+        let FoldStart {
+            table: start,
+            events,
+            asked,
+            unfit,
+        } = self
             .fold_start(id, (i64::MAX, i64::MAX), start, cold)
             .await?;
         let after = start.as_ref().map_or(0, |t| t.version);
         if events.is_empty() {
             // Nothing new since the cached state (the common case): no copy, no replay.
+            self.store_folded(id, (after, i64::MAX), &[], (asked, unfit))
+                .await;
             let table = start.ok_or_else(|| Refusal::NotFound(format!("no game {id}")))?;
             if cold {
                 self.cache.put(table.clone());
@@ -73,17 +94,21 @@ impl Worp {
             return Ok(table);
         }
         let (table, kept) = self
-            .fold(id, start, events, i64::MAX, |t| is_checkpoint(t.version))
+            .fold(id, start, events, i64::MAX, move |t| {
+                is_checkpoint(t.version) || Some(t.version) == unfit
+            })
             .await?;
-        for t in kept {
+        self.store_folded(id, (after, i64::MAX), &kept, (asked, unfit))
+            .await;
+        for t in kept.into_iter().filter(|t| is_checkpoint(t.version)) {
             history.keep(t);
         }
         crate::telemetry::metrics::replay(usize::try_from(table.version - after).unwrap_or(0));
         let table = Arc::new(table);
         self.cache.put(table.clone());
-        if unfit || table.version - after >= STORED_EVERY {
+        if table.version - after >= STORED_EVERY {
             // The next cold load of this game starts here.
-            self.store_checkpoint(table.clone(), unfit);
+            self.store_checkpoint(table.clone(), false);
         }
         Ok(table)
     }
@@ -107,25 +132,36 @@ impl Worp {
             return Ok(t.clone());
         }
         let until = next_checkpoint(at);
-        let (start, events, _) = self.fold_start(id, (at, until), start, true).await?;
+        let FoldStart {
+            table: start,
+            events,
+            asked,
+            unfit,
+        } = self.fold_start(id, (at, until), start, true).await?;
         if let Some(t) = start.as_ref().filter(|t| t.version == at) {
             // The game's stored checkpoint is the state asked for.
             history.keep(t.clone());
             return Ok(t.clone());
         }
+        let after = start.as_ref().map_or(0, |t| t.version);
         if events.is_empty() && start.is_none() {
+            self.store_folded(id, (after, at), &[], (asked, unfit))
+                .await;
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
         // The whole stretch between two checkpoints that holds `at`, so a reader stepping
         // back finds the states before `at` kept too.
         let stretch = until.saturating_sub(CHECKPOINT_EVERY);
+        let kept_here = move |t: &Table| t.version > stretch || is_checkpoint(t.version);
         let (table, kept) = self
             .fold(id, start, events, until, move |t| {
-                t.version > stretch || is_checkpoint(t.version)
+                kept_here(t) || Some(t.version) == unfit
             })
             .await?;
+        self.store_folded(id, (after, at), &kept, (asked, unfit))
+            .await;
         let found = kept.iter().find(|t| t.version == at).cloned();
-        for t in kept {
+        for t in kept.into_iter().filter(|t| kept_here(t)) {
             history.keep(t);
         }
         found.ok_or_else(|| {

@@ -7,39 +7,38 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use super::reads::PAGE;
+use super::reads::{FoldStart, PAGE};
 use super::refusal::Refusal;
 use super::worp::Worp;
 use crate::checkpoints::stored::{self, STORED_EVERY};
-use crate::events::LoggedEvent;
 use crate::table::Table;
 
 impl Worp {
     /// Where a fold that must pass event `at` and may go on to `until` starts, and the
     /// first page of events after that: `start` (the live state or one kept in memory),
-    /// or the game's stored checkpoint where it is newer than `start` and at or before
-    /// `at`. The store is asked only where `start` may be far back: with `at` known, more
-    /// than [`STORED_EVERY`] events back; for the newest state (`at` = `i64::MAX`), only
-    /// when the game is not live (`cold`). A stored checkpoint is taken only if the log's
-    /// event at its version has its hash; one that does not fit is logged and left for the
-    /// next store to replace (the third value: `true`).
+    /// or the game's newest stored checkpoint at or before `at` where it is newer than
+    /// `start`. The store is asked only where `start` may be far back: with `at` known,
+    /// more than [`STORED_EVERY`] events back; for the newest state (`at` = `i64::MAX`),
+    /// only when the game is not live (`cold`). A stored checkpoint is taken only if the
+    /// log's event at its version has its hash; one that does not fit is logged and
+    /// left for [`Worp::store_folded`] to replace.
     pub(super) async fn fold_start(
         &self,
         id: Uuid,
         (at, until): (i64, i64),
         start: Option<Arc<Table>>,
         cold: bool,
-    ) -> Result<(Option<Arc<Table>>, Vec<LoggedEvent>, bool), Refusal> {
+    ) -> Result<FoldStart, Refusal> {
         let near = start.as_ref().map_or(0, |t| t.version);
-        let far = if at == i64::MAX {
+        let asked = if at == i64::MAX {
             cold
         } else {
             at.saturating_sub(near) > STORED_EVERY
         };
-        let mut unfit = false;
-        if far {
-            if let Some(c) = self.store.stored_checkpoint(id).await? {
-                if c.version > near && c.version <= at {
+        let mut unfit = None;
+        if asked {
+            if let Some(c) = self.store.stored_checkpoint(id, at).await? {
+                if c.version > near {
                     let fit = match stored::table(id, &c) {
                         Ok(t) => {
                             // The checkpoint's own last event, then the page a fold from
@@ -55,14 +54,21 @@ impl Worp {
                         Err(e) => Err(e),
                     };
                     match fit {
-                        Ok((t, events)) => return Ok((Some(Arc::new(t)), events, false)),
+                        Ok((t, events)) => {
+                            return Ok(FoldStart {
+                                table: Some(Arc::new(t)),
+                                events,
+                                asked,
+                                unfit: None,
+                            })
+                        }
                         Err(e) => {
                             tracing::warn!(
                                 game = %id,
                                 "the stored checkpoint at event {} is not used: {e}",
                                 c.version
                             );
-                            unfit = true;
+                            unfit = Some(c.version);
                         }
                     }
                 }
@@ -72,7 +78,45 @@ impl Worp {
             .store
             .logged_events(id, near, (until - near).min(PAGE))
             .await?;
-        Ok((start, events, unfit))
+        Ok(FoldStart {
+            table: start,
+            events,
+            asked,
+            unfit,
+        })
+    }
+
+    /// Stores what a fold from event `after` to at least `at`, which kept the states
+    /// `kept`, found missing: where the store was asked, each state kept at a multiple
+    /// of [`STORED_EVERY`] after `after` and at or before `at`; in place of a checkpoint
+    /// that did not fit, the state at its version, or, where the log has no such event,
+    /// nothing (it is deleted).
+    pub(super) async fn store_folded(
+        &self,
+        id: Uuid,
+        (after, at): (i64, i64),
+        kept: &[Arc<Table>],
+        (asked, unfit): (bool, Option<i64>),
+    ) {
+        if asked {
+            for t in kept {
+                if t.version > after && t.version <= at && t.version % STORED_EVERY == 0 {
+                    self.store_checkpoint(t.clone(), false);
+                }
+            }
+        }
+        let Some(unfit) = unfit else { return };
+        match kept.iter().find(|t| t.version == unfit) {
+            Some(t) => self.store_checkpoint(t.clone(), true),
+            None => {
+                if let Err(e) = self.store.drop_checkpoint(id, unfit).await {
+                    tracing::warn!(
+                        game = %id,
+                        "the stored checkpoint at event {unfit} was not deleted: {e}"
+                    );
+                }
+            }
+        }
     }
 
     /// Stores `table` as its game's checkpoint, in the background

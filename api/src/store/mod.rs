@@ -370,16 +370,24 @@ impl Store {
     ) -> Result<Vec<LoggedEvent>, StoreError> {
         on_backend!(self.logged_events(game_id, after, limit))
     }
-    /// The newest checkpoint stored for the game, if any (`checkpoints/stored.rs`).
+    /// The newest checkpoint stored for the game at or before event `at`, if any
+    /// (`checkpoints/stored.rs`).
     pub async fn stored_checkpoint(
         &self,
         game_id: Uuid,
+        at: i64,
     ) -> Result<Option<StoredCheckpoint>, StoreError> {
-        on_backend!(self.stored_checkpoint(game_id))
+        on_backend!(self.stored_checkpoint(game_id, at))
     }
-    /// Stores `c` where it is newer than the game's stored checkpoint, or, with
-    /// `replace_any`, in place of one that did not fit. On SQLite through the writer
-    /// thread, whose lock a write through the pool would wait for, and make it wait for.
+    /// Deletes the game's stored checkpoint at `version` (one that did not fit). Rare:
+    /// on SQLite through the pool, not the writer thread.
+    pub async fn drop_checkpoint(&self, game_id: Uuid, version: i64) -> Result<(), StoreError> {
+        on_backend!(self.drop_checkpoint(game_id, version))
+    }
+    /// Stores `c` at its version, in place of a checkpoint stored there only with
+    /// `replace_any` (that one did not fit) or when that one was written under other
+    /// rules or in another layout. On SQLite through the writer thread, whose lock a
+    /// write through the pool would wait for, and make it wait for.
     pub async fn store_checkpoint(
         &self,
         c: &StoredCheckpoint,

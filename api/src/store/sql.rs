@@ -189,18 +189,22 @@ pub const CHECKPOINT: &str = "PRAGMA wal_checkpoint(PASSIVE)";
 
 // ---- Reads and the other writes (both backends) ----
 
-/// The newest stored checkpoint of a game (`checkpoints/stored.rs`).
-pub const STORED_CHECKPOINT: &str =
-    "SELECT game_id, version, rules_version, format, body FROM checkpoints WHERE game_id = $1";
-/// Stores a game's checkpoint where it is newer than the one stored, or where `$7` says
-/// the one stored does not fit.
+/// The newest stored checkpoint of a game at or before event `$2`
+/// (`checkpoints/stored.rs`).
+pub const STORED_CHECKPOINT: &str = "SELECT game_id, version, rules_version, format, body \
+     FROM checkpoints WHERE game_id = $1 AND version <= $2 ORDER BY version DESC LIMIT 1";
+/// Stores a game's checkpoint at its version, in place of one stored there only where
+/// `$7` says that one does not fit, or it was written under other rules or in another
+/// layout.
 pub const STORE_CHECKPOINT: &str = "INSERT INTO checkpoints \
      (game_id, version, rules_version, format, body, written_at) VALUES ($1, $2, $3, $4, $5, $6) \
-     ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, \
-     rules_version = excluded.rules_version, format = excluded.format, body = excluded.body, \
-     written_at = excluded.written_at \
-     WHERE $7 OR checkpoints.version < excluded.version \
-     OR checkpoints.rules_version <> excluded.rules_version OR checkpoints.format <> excluded.format";
+     ON CONFLICT (game_id, version) DO UPDATE SET rules_version = excluded.rules_version, \
+     format = excluded.format, body = excluded.body, written_at = excluded.written_at \
+     WHERE $7 OR checkpoints.rules_version <> excluded.rules_version \
+     OR checkpoints.format <> excluded.format";
+/// Deletes a game's stored checkpoint at a version (one that does not fit, which no fold
+/// reached to store again in its place).
+pub const DROP_CHECKPOINT: &str = "DELETE FROM checkpoints WHERE game_id = $1 AND version = $2";
 
 pub const PING: &str = "SELECT 1";
 /// The migrations applied (PostgreSQL: read before running any).

@@ -355,9 +355,11 @@ macro_rules! statements {
         pub async fn stored_checkpoint(
             pool: &Pool,
             game_id: Uuid,
+            at: i64,
         ) -> Result<Option<StoredCheckpoint>, StoreError> {
             let row = sqlx::query(sql::STORED_CHECKPOINT)
                 .bind(game_id)
+                .bind(at)
                 .fetch_optional(pool)
                 .await?;
             let Some(r) = row else { return Ok(None) };
@@ -384,6 +386,19 @@ macro_rules! statements {
                 .bind(&c.body)
                 .bind(at)
                 .bind(replace_any)
+                .execute(pool)
+                .await?;
+            Ok(())
+        }
+
+        pub async fn drop_checkpoint(
+            pool: &Pool,
+            game_id: Uuid,
+            version: i64,
+        ) -> Result<(), StoreError> {
+            sqlx::query(sql::DROP_CHECKPOINT)
+                .bind(game_id)
+                .bind(version)
                 .execute(pool)
                 .await?;
             Ok(())

@@ -5,9 +5,11 @@
 //! seen them), a game of `--against` (the anchor, `VARIANT:N`, default `backgammon:128`)
 //! and a game of `--variant`/`--options` (one seat played by the tool, bots in the
 //! others, the most seats the options allow), each at least its N events long. It then
-//! times, over HTTP, one at a time: the cold first `GET /v1/games/{id}` of each, then the
-//! scrub of each (`state?at=k` for k = 1..N), the long one in up to 20 slices, each after
-//! a whole scrub of the anchor. The long game's costs are given as ratios to the
+//! times, over HTTP, one at a time: the cold first `GET /v1/games/{id}` of each, the
+//! first `state?at` halfway through each (after those loads, which leave in memory only
+//! the states after the newest stored checkpoint), then the scrub of each (`state?at=k`
+//! for k = 1..N), the long one in up to 20 slices, each after a whole scrub of the
+//! anchor. The long game's costs are given as ratios to the
 //! anchor's (the mean of its scrubs) in the same round: the target is a scrub under 20×
 //! the anchor's. The long game is then scrubbed backward (k = N..1, the slider dragged
 //! the other way), given as a ratio to its forward scrub: stepping back should cost
@@ -173,7 +175,8 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
     let http = reqwest::Client::new();
     let url = args.url.trim_end_matches('/');
     let idle = args.server_pid.and_then(rss_kib);
-    let (mut ratios, mut backs, mut colds) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ratios, mut backs, mut colds, mut mids) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut long_table = None;
     for round in 1..=args.rounds as usize {
         let (a, a_len) =
@@ -183,6 +186,18 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
         let a_cold = get(&http, &format!("{url}/v1/games/{a}")).await?;
         let l_cold = get(&http, &format!("{url}/v1/games/{l}")).await?;
         let l_warm = get(&http, &format!("{url}/v1/games/{l}")).await?;
+        // A state halfway through each, not yet folded by this server: the long one's
+        // from a stored checkpoint, when the server keeps them.
+        let a_mid = get(
+            &http,
+            &format!("{url}/v1/games/{a}/state?at={}", a_states / 2),
+        )
+        .await?;
+        let l_mid = get(
+            &http,
+            &format!("{url}/v1/games/{l}/state?at={}", l_states / 2),
+        )
+        .await?;
         // The long scrub in slices, each after a whole scrub of the anchor: both see the
         // same drifts of a shared machine.
         let slices = l_states.div_ceil(a_states.max(1)).clamp(1, 20);
@@ -214,6 +229,15 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
             l_warm.as_secs_f64() * 1e3,
         ));
         out.line(format!(
+            "  first state?at halfway: {} (at {}) {:.2} ms, {:.1}× the anchor's (at {}, {:.2} ms)",
+            args.variant,
+            l_states / 2,
+            l_mid.as_secs_f64() * 1e3,
+            l_mid.as_secs_f64() / a_mid.as_secs_f64(),
+            a_states / 2,
+            a_mid.as_secs_f64() * 1e3,
+        ));
+        out.line(format!(
             "  backward: {} scrub of {l_states} states {back:.3} s ({:.0} µs a state): {:.2}× the forward scrub",
             args.variant,
             back / l_states as f64 * 1e6,
@@ -222,6 +246,7 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
         ratios.push(ratio);
         backs.push(back / l_scrub);
         colds.push(l_cold.as_secs_f64() / a_cold.as_secs_f64());
+        mids.push(l_mid.as_secs_f64() / a_mid.as_secs_f64());
         long_table = Some(l);
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
@@ -239,6 +264,10 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
     out.line(format!(
         "Cold first GET: {:.1}× the anchor's (mean)",
         mean(&colds)
+    ));
+    out.line(format!(
+        "First state?at halfway: {:.1}× the anchor's (mean)",
+        mean(&mids)
     ));
     if let Some(pid) = args.server_pid {
         let after = rss_kib(pid);
