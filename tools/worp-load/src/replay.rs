@@ -10,9 +10,9 @@
 //! stored checkpoint, did not pass), then the scrub of each (`state?at=k` for k =
 //! 1..N), the long one in up to 20 slices, each after a whole scrub of the anchor. The
 //! long game's costs are given as ratios to the anchor's (the mean of its scrubs) in
-//! the same round: the target is a scrub under 20× the anchor's. The long game is then scrubbed backward (k = N..1, the slider dragged
-//! the other way), given as a ratio to its forward scrub: stepping back should cost
-//! what stepping forward does.
+//! the same round: the target is a scrub under 20× the anchor's. The long game is then
+//! scrubbed backward (k = N..1, the slider dragged the other way), given as a ratio to
+//! its forward scrub: stepping back should cost what stepping forward does.
 //!
 //! With `--server-pid`, the server's resident memory is read from `/proc` before the
 //! first round and after the last. The memory one kept table takes (a checkpoint, or a
