@@ -1,8 +1,9 @@
-//! Checkpoints kept in the database, beside the in-memory ones: one each time a game
-//! passes a multiple of [`STORED_EVERY`] events (as it is played, or by a cold fold that
-//! passes it), and the newest state a cold load folded, so that a cold load after a
-//! restart, or of a game this process has not kept, folds only the events after the
-//! newest, and `state?at=N` only those after the newest at or before N.
+//! Checkpoints kept in the database, beside the in-memory ones: the state at each
+//! multiple of [`STORED_EVERY`] events of a game (stored once the change that passed it
+//! is committed, or by a cold fold that passes it), and the newest state a cold load
+//! folded, so that a cold load after a restart, or of a game this process has not kept,
+//! folds only the events after the newest, and `state?at=N` only those after the newest
+//! at or before N.
 //!
 //! A stored checkpoint is derived, as the in-memory ones are: a copy of what folding the
 //! log gave, which the log never depends on. Its body is the table's own fields and the
@@ -43,12 +44,6 @@ pub const FORMAT: i32 = 1;
 /// The rules a checkpoint is written under: the engine's.
 pub fn rules_version() -> i32 {
     i32::try_from(worp_engine::RULES_VERSION).unwrap_or(i32::MAX)
-}
-
-/// Whether a game that went from `before` to `after` events should be stored again:
-/// it passed a multiple of [`STORED_EVERY`].
-pub fn due(before: i64, after: i64) -> bool {
-    after > before && before.div_euclid(STORED_EVERY) != after.div_euclid(STORED_EVERY)
 }
 
 /// Why a stored checkpoint was not used.
@@ -303,21 +298,5 @@ async fn write_waiting(store: Store, waiting: Arc<Mutex<Waiting>>, idle: Arc<wat
                 next.table.version
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_game_is_stored_again_each_time_it_passes_a_multiple_of_the_interval() {
-        assert!(!due(0, STORED_EVERY - 1));
-        assert!(due(STORED_EVERY - 1, STORED_EVERY));
-        assert!(due(STORED_EVERY - 2, STORED_EVERY + 3));
-        assert!(!due(STORED_EVERY, 2 * STORED_EVERY - 1));
-        assert!(due(1, 3 * STORED_EVERY));
-        assert!(!due(5, 5));
-        assert!(!due(STORED_EVERY + 1, STORED_EVERY));
     }
 }

@@ -65,6 +65,7 @@ impl Worp {
             events: Vec::new(),
             now,
             seed,
+            passed: Vec::new(),
         })
     }
 
@@ -143,8 +144,8 @@ impl Worp {
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
-        if crate::checkpoints::stored::due(expected_version, table.version) {
-            self.store_checkpoint(table.clone(), false);
+        for passed in draft.passed {
+            self.store_checkpoint(Arc::new(passed), false);
         }
         self.live.publish(Change {
             origin: self.live.origin,

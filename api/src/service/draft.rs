@@ -6,6 +6,7 @@ use worp_engine::Awaiting;
 
 use super::refusal::Refusal;
 use crate::bots;
+use crate::checkpoints::stored::STORED_EVERY;
 use crate::dice;
 use crate::events::{Event, StoredEvent};
 use crate::table::{ReplayError, Status, Table};
@@ -18,6 +19,9 @@ pub(super) struct Draft {
     pub(super) now: DateTime<Utc>,
     /// The secret server seed: dice and bots draw from it.
     pub(super) seed: Vec<u8>,
+    /// A copy of the table at each multiple of [`STORED_EVERY`] events the change
+    /// passed: the checkpoints to store once it is committed.
+    pub(super) passed: Vec<Table>,
 }
 
 impl Draft {
@@ -39,6 +43,9 @@ impl Draft {
                 }
             })?;
         self.events.push(stored);
+        if self.table.version % STORED_EVERY == 0 {
+            self.passed.push(self.table.clone());
+        }
         Ok(())
     }
 

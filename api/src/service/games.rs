@@ -196,6 +196,7 @@ impl Worp {
             events: vec![first],
             now,
             seed: seed.to_vec(),
+            passed: Vec::new(),
         };
         draft.advance()?;
         self.record(None, draft, 0, Some(&seed), None, None)
