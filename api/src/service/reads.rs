@@ -85,8 +85,11 @@ impl Worp {
         let after = start.as_ref().map_or(0, |t| t.version);
         if events.is_empty() {
             // Nothing new since the cached state (the common case): no copy, no replay.
-            self.store_folded(id, (after, i64::MAX), &[], (asked, unfit))
-                .await;
+            if unfit.is_some() {
+                // A stored checkpoint past the log's end, which no fold reaches.
+                self.store_folded(id, (after, i64::MAX), &[], (asked, unfit))
+                    .await;
+            }
             let table = start.ok_or_else(|| Refusal::NotFound(format!("no game {id}")))?;
             if cold {
                 self.cache.put(table.clone());
@@ -145,8 +148,10 @@ impl Worp {
         }
         let after = start.as_ref().map_or(0, |t| t.version);
         if events.is_empty() && start.is_none() {
-            self.store_folded(id, (after, at), &[], (asked, unfit))
-                .await;
+            if unfit.is_some() {
+                self.store_folded(id, (after, at), &[], (asked, unfit))
+                    .await;
+            }
             return Err(Refusal::NotFound(format!("no game {id}")));
         }
         // The whole stretch between two checkpoints that holds `at`, so a reader stepping
