@@ -35,6 +35,12 @@ use crate::table::{LastDice, SeatInfo, Table};
 /// cold load, or `state?at=N`, folds at most this many events less one.
 pub const STORED_EVERY: i64 = 256;
 
+/// Whether the state right after event `version` is one the store keeps (a multiple of
+/// [`STORED_EVERY`]).
+pub fn is_stored(version: i64) -> bool {
+    version > 0 && version % STORED_EVERY == 0
+}
+
 /// The most checkpoints waiting to be stored; one beyond them is left for a later fold.
 pub const MOST_WAITING: usize = 10_000;
 
@@ -298,5 +304,20 @@ async fn write_waiting(store: Store, waiting: Arc<Mutex<Waiting>>, idle: Arc<wat
                 next.table.version
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_store_keeps_the_state_at_each_multiple_of_the_interval() {
+        assert!(!is_stored(0));
+        assert!(!is_stored(STORED_EVERY - 1));
+        assert!(is_stored(STORED_EVERY));
+        assert!(!is_stored(STORED_EVERY + 1));
+        assert!(is_stored(3 * STORED_EVERY));
+        assert!(!is_stored(-STORED_EVERY));
     }
 }

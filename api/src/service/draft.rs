@@ -6,7 +6,7 @@ use worp_engine::Awaiting;
 
 use super::refusal::Refusal;
 use crate::bots;
-use crate::checkpoints::stored::STORED_EVERY;
+use crate::checkpoints::stored;
 use crate::dice;
 use crate::events::{Event, StoredEvent};
 use crate::table::{ReplayError, Status, Table};
@@ -19,7 +19,7 @@ pub(super) struct Draft {
     pub(super) now: DateTime<Utc>,
     /// The secret server seed: dice and bots draw from it.
     pub(super) seed: Vec<u8>,
-    /// A copy of the table at each multiple of [`STORED_EVERY`] events the change
+    /// A copy of the table at each multiple of [`stored::STORED_EVERY`] events the change
     /// passed: the checkpoints to store once it is committed.
     pub(super) passed: Vec<Table>,
 }
@@ -43,7 +43,7 @@ impl Draft {
                 }
             })?;
         self.events.push(stored);
-        if self.table.version % STORED_EVERY == 0 {
+        if stored::is_stored(self.table.version) {
             self.passed.push(self.table.clone());
         }
         Ok(())

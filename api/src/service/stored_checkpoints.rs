@@ -100,7 +100,7 @@ impl Worp {
     ) {
         if asked {
             for t in kept {
-                if t.version > after && t.version <= at && t.version % STORED_EVERY == 0 {
+                if t.version > after && t.version <= at && stored::is_stored(t.version) {
                     self.store_checkpoint(t.clone(), false);
                 }
             }
@@ -119,9 +119,9 @@ impl Worp {
         }
     }
 
-    /// Stores `table` as its game's checkpoint, in the background
-    /// ([`stored::Queue`]): in place of the one stored if that is older, or, with
-    /// `replace_any`, whatever it is (it did not fit).
+    /// Stores `table` as its game's checkpoint at its version, in the background
+    /// ([`stored::Queue`]): in place of one stored there only with `replace_any` (that
+    /// one did not fit) or where that one was written under other rules or layout.
     pub(super) fn store_checkpoint(&self, table: Arc<Table>, replace_any: bool) {
         self.checkpoint_queue
             .push(&self.store, table, replace_any, self.now());
