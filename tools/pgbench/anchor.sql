@@ -1,0 +1,1 @@
+INSERT INTO anchor (game_id, seq, payload) VALUES (gen_random_uuid(), 1, '{"dice": [3, 5]}');
