@@ -1,3 +1,4 @@
+-- The same sixteen rows by `UPDATE ... FROM` (no speculative insert).
 \set b random(0, 6000) * 16
 WITH heads AS (SELECT md5((:b + i)::text)::uuid AS game_id, 1::int8 AS expected FROM generate_series(1,16) i),
 rows AS (SELECT h.game_id AS id, h.expected, 'backgammon'::text AS variant, 'active'::text AS status, 1::int8 AS version, 1::int4 AS to_move_seat, NULL::uuid AS to_move_player, :summary::text AS summary, now() AS created_at, now() AS updated_at, NULL::timestamptz AS deadline FROM heads h)
