@@ -1,7 +1,12 @@
 //! Players as people in the contract: names beside ids in games and listings, a public
 //! profile, and a reason for every finished game.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
+use uuid::Uuid;
+use worp::service::{SystemClock, Worp};
+use worp::store::{GameFilter, Store};
 
 use crate::helpers::{spawn_app, BACKENDS};
 
@@ -33,6 +38,79 @@ async fn seat_views_and_listings_name_the_players_and_those_invited() {
         let inbox = app.get_json_as("/v1/players/me/games", &bob).await;
         assert_eq!(inbox["games"][0]["id"], id);
         assert_eq!(inbox["games"][0]["names"], json!(["alice", "bob"]));
+    }
+}
+
+#[tokio::test]
+async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let mut players = Vec::new();
+        for name in ["alice", "bob", "carol", "dave", "erin"] {
+            players.push(app.player(name).await);
+        }
+        // Alice plays twice: her id is asked for once.
+        let seated = [[0, 1], [2, 3], [4, 0]];
+        for [x, y] in seated {
+            let (x, y) = (&players[x], &players[y]);
+            let resp = app
+                .post(
+                    "/v1/games",
+                    x,
+                    json!({"variant": "backgammon", "seats": [x.id, y.id]}),
+                )
+                .await;
+            assert_eq!(resp.status(), 201, "{backend:?}");
+        }
+        // A process that has learnt no name yet: every one comes from the store.
+        let store = Store::connect(&app.database, 2).await.expect("connect");
+        let fresh = Worp::new(store, 10, Arc::new(SystemClock));
+        let filter = GameFilter {
+            player: None,
+            status: None,
+            to_move_player: None,
+            limit: 10,
+            offset: 0,
+            after: None,
+        };
+        let mut page: Vec<_> = fresh
+            .list(&filter)
+            .await
+            .expect("list")
+            .into_iter()
+            .map(|(game, _)| game)
+            .collect();
+        fresh.name_seats(&mut page).await.expect("names");
+        assert_eq!(page.len(), 3, "{backend:?}");
+        let mut named: Vec<Vec<Option<String>>> = page.into_iter().map(|g| g.names).collect();
+        named.sort();
+        let names = ["alice", "bob", "carol", "dave", "erin"];
+        let mut expected: Vec<Vec<Option<String>>> = seated
+            .iter()
+            .map(|pair| pair.iter().map(|&i| Some(names[i].to_owned())).collect())
+            .collect();
+        expected.sort();
+        assert_eq!(named, expected, "{backend:?}");
+
+        // The store's answer for several ids at once leaves out those of no player.
+        let (alice, bob) = (app.player("alice2").await, app.player("bob2").await);
+        let mut found = app
+            .worp
+            .store
+            .player_names(&[alice.id, Uuid::new_v4(), bob.id])
+            .await
+            .expect("names");
+        found.sort();
+        let mut want = vec![(alice.id, "alice2".to_owned()), (bob.id, "bob2".to_owned())];
+        want.sort();
+        assert_eq!(found, want, "{backend:?}");
+        assert!(app
+            .worp
+            .store
+            .player_names(&[])
+            .await
+            .expect("none")
+            .is_empty());
     }
 }
 

@@ -36,16 +36,22 @@ pub struct VariantStanding {
 }
 
 impl Worp {
-    /// Learns the names of `players` not known yet (unknown ids are skipped).
+    /// Learns the names of `players` not known yet (unknown ids are skipped), all of
+    /// them in one read of the store.
     pub async fn learn_names(&self, players: Vec<Uuid>) -> Result<(), Refusal> {
-        for id in players {
-            if self.names.get(id).is_none() {
-                // Boxed: a read that is rarely needed would otherwise widen the future
-                // of every change that asks for names.
-                if let Some(name) = Box::pin(self.store.player_name(id)).await? {
-                    self.names.put(id, name);
-                }
-            }
+        let mut unknown: Vec<Uuid> = players
+            .into_iter()
+            .filter(|&id| self.names.get(id).is_none())
+            .collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        unknown.sort_unstable();
+        unknown.dedup();
+        // Boxed: a read that is rarely needed would otherwise widen the future of every
+        // change that asks for names.
+        for (id, name) in Box::pin(self.store.player_names(&unknown)).await? {
+            self.names.put(id, name);
         }
         Ok(())
     }

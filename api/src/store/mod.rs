@@ -310,6 +310,10 @@ impl Store {
     pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
         on_backend!(self.player_name(id))
     }
+    /// The names of those of `ids` who are players (ids of no player are left out).
+    pub async fn player_names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, StoreError> {
+        on_backend!(self.player_names(ids))
+    }
     pub async fn player_profile(
         &self,
         id: Uuid,

@@ -13,6 +13,18 @@ super::statements::statements!(
 );
 super::webhook_statements::webhook_statements!();
 
+/// The names of those of `ids` who are players: one statement for them all, where a
+/// listing page would otherwise cost a round trip per player.
+pub async fn player_names(pool: &Pool, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, StoreError> {
+    let rows = sqlx::query(sql::PLAYER_NAMES)
+        .bind(ids)
+        .fetch_all(pool)
+        .await?;
+    rows.iter()
+        .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+        .collect()
+}
+
 /// Tells other server processes on the same PostgreSQL server that games changed
 /// (`LISTEN worp_events`), one notification per payload, in one statement.
 pub async fn announce(pool: &Pool, payloads: &[String]) -> Result<(), StoreError> {

@@ -218,6 +218,8 @@ pub const INSERT_PLAYER: &str =
 pub const PLAYER_BY_TOKEN_HASH: &str =
     "SELECT id, name, token_hash FROM players WHERE token_hash = $1";
 pub const PLAYER_NAME: &str = "SELECT name FROM players WHERE id = $1";
+/// The names of those of `$1` who are players, in one round trip (PostgreSQL).
+pub const PLAYER_NAMES: &str = "SELECT id, name FROM players WHERE id = ANY($1)";
 pub const PLAYER_PROFILE: &str = "SELECT name, created_at FROM players WHERE id = $1";
 pub const PLAYER_EXISTS: &str = "SELECT 1 FROM players WHERE id = $1";
 pub const INVITATION_NOTICES: &str = "SELECT invitation_notices FROM players WHERE id = $1";

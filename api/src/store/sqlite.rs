@@ -27,3 +27,15 @@ pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError>
 pub async fn event_writers(_pool: &Pool) -> Result<Vec<String>, StoreError> {
     Ok(Vec::new())
 }
+
+/// The names of those of `ids` who are players, a statement each: the file is read in
+/// this process, with no round trip to save.
+pub async fn player_names(pool: &Pool, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, StoreError> {
+    let mut names = Vec::with_capacity(ids.len());
+    for &id in ids {
+        if let Some(name) = player_name(pool, id).await? {
+            names.push((id, name));
+        }
+    }
+    Ok(names)
+}
