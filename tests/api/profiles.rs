@@ -82,6 +82,7 @@ async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
             .collect();
         fresh.name_seats(&mut page).await.expect("names");
         assert_eq!(page.len(), 3, "{backend:?}");
+        let first = page[0].clone();
         let mut named: Vec<Vec<Option<String>>> = page.into_iter().map(|g| g.names).collect();
         named.sort();
         let names = ["alice", "bob", "carol", "dave", "erin"];
@@ -91,6 +92,18 @@ async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
             .collect();
         expected.sort();
         assert_eq!(named, expected, "{backend:?}");
+
+        // The names files for other programs give (the creator seated, the other seat
+        // still an invitation), from another fresh process.
+        let store = Store::connect(&app.database, 2).await.expect("connect");
+        let other = Worp::new(store, 10, Arc::new(SystemClock));
+        let table = other.load(first.id).await.expect("load");
+        let creator = first.names[0].clone().expect("the creator's name");
+        assert_eq!(
+            other.seat_names(&table).await.expect("seat names"),
+            vec![creator, "seat_1".to_owned()],
+            "{backend:?}"
+        );
 
         // The store's answer for several ids at once leaves out those of no player.
         let (alice, bob) = (app.player("alice2").await, app.player("bob2").await);

@@ -335,16 +335,18 @@ impl Worp {
     /// The names the seats of `table` go by in files for other programs: the player's
     /// name, `<bot>_bot`, or `seat_<n>` while open.
     pub async fn seat_names(&self, table: &Table) -> Result<Vec<String>, Refusal> {
-        let mut names = Vec::with_capacity(table.seats.len());
-        for (seat, s) in table.seats.iter().enumerate() {
-            let name = match (s.player_id, s.bot) {
-                (Some(p), _) => self.store.player_name(p).await?.unwrap_or_default(),
+        let players = table.seats.iter().filter_map(|s| s.player_id).collect();
+        self.learn_names(players).await?;
+        let names = table
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, s)| match (s.player_id, s.bot) {
+                (Some(p), _) => self.names.get(p).unwrap_or_default(),
                 (None, Some(bot)) => format!("{bot:?}_bot"),
                 (None, None) => format!("seat_{seat}"),
-            };
-            names.push(name);
-        }
-        Ok(names)
+            });
+        Ok(names.collect())
     }
 
     /// The match file of an exported game, for the programs its game has one for (GNU

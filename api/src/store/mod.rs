@@ -307,9 +307,6 @@ impl Store {
     pub async fn player_by_token_hash(&self, hash: &[u8]) -> Result<Option<Player>, StoreError> {
         on_backend!(self.player_by_token_hash(hash))
     }
-    pub async fn player_name(&self, id: Uuid) -> Result<Option<String>, StoreError> {
-        on_backend!(self.player_name(id))
-    }
     /// The names of those of `ids` who are players (ids of no player are left out).
     pub async fn player_names(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, String)>, StoreError> {
         on_backend!(self.player_names(ids))
