@@ -45,11 +45,12 @@ async fn seat_views_and_listings_name_the_players_and_those_invited() {
 async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
     for backend in BACKENDS {
         let app = spawn_app(backend).await;
+        let names = ["alice", "bob", "carol", "dave", "erin"];
         let mut players = Vec::new();
-        for name in ["alice", "bob", "carol", "dave", "erin"] {
+        for name in names {
             players.push(app.player(name).await);
         }
-        // Alice plays twice: her id is asked for once.
+        // Alice plays twice: the page's ids repeat.
         let seated = [[0, 1], [2, 3], [4, 0]];
         for [x, y] in seated {
             let (x, y) = (&players[x], &players[y]);
@@ -85,7 +86,6 @@ async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
         let first = page[0].clone();
         let mut named: Vec<Vec<Option<String>>> = page.into_iter().map(|g| g.names).collect();
         named.sort();
-        let names = ["alice", "bob", "carol", "dave", "erin"];
         let mut expected: Vec<Vec<Option<String>>> = seated
             .iter()
             .map(|pair| pair.iter().map(|&i| Some(names[i].to_owned())).collect())
@@ -93,8 +93,8 @@ async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
         expected.sort();
         assert_eq!(named, expected, "{backend:?}");
 
-        // The names files for other programs give (the creator seated, the other seat
-        // still an invitation), from another fresh process.
+        // The seat names written into files for other programs, from another fresh
+        // process: the creator seated, the other seat still an invitation.
         let store = Store::connect(&app.database, 2).await.expect("connect");
         let other = Worp::new(store, 10, Arc::new(SystemClock));
         let table = other.load(first.id).await.expect("load");
