@@ -7,7 +7,11 @@
 //!
 //! The machine's figure covers everything that ran: on one machine, the server, its
 //! database and the load generator for a move; the database and pgbench (or the anchor's
-//! threads) for an anchor transaction.
+//! threads) for an anchor transaction. The clients' own part is counted too where it can
+//! be told apart ([`Client`]): this load generator's (`/proc/self/stat`) over the load,
+//! and pgbench's (the children this process waited for, `getrusage`) over its run, so
+//! that the machine's CPU without the clients, what the server and its database cost
+//! against what PostgreSQL alone costs, is given beside the whole.
 
 use std::time::Instant;
 
@@ -17,7 +21,23 @@ pub struct Snapshot {
     machine: Option<Machine>,
     /// The server's user and system time, in clock ticks.
     server: Option<u64>,
+    /// This process's user and system time, in clock ticks.
+    own: Option<u64>,
+    /// The user and system time of the children this process has waited for, seconds.
+    children: Option<f64>,
     at: Instant,
+}
+
+/// Whose CPU in a window is the client's: the process that sends the work, whose cost
+/// is the measurement's, not the measured system's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Client {
+    /// This process (the load generator, during its load).
+    Own(&'static str),
+    /// The child processes this process waited for in the window (pgbench).
+    Children(&'static str),
+    /// Not to be told apart from the rest (the SQLite anchor's threads run SQLite too).
+    Unseparated,
 }
 
 /// The machine's counters (`/proc/stat`'s `cpu` line), in clock ticks.
@@ -36,6 +56,8 @@ pub struct Spent {
     pub idle: f64,
     /// CPU seconds of the server, with `--server-pid`.
     pub server: Option<f64>,
+    /// CPU seconds of the client that sent the work (its name, the seconds).
+    pub client: Option<(&'static str, f64)>,
     /// The window's length, seconds.
     pub wall: f64,
 }
@@ -55,19 +77,34 @@ impl Snapshot {
                     .as_deref()
                     .and_then(process_ticks)
             }),
+            own: std::fs::read_to_string("/proc/self/stat")
+                .ok()
+                .as_deref()
+                .and_then(process_ticks),
+            children: children_seconds(),
             at: Instant::now(),
         }
     }
 
-    /// What was spent from `self` to `later`; `None` without the machine's counters.
-    pub fn to(&self, later: &Snapshot) -> Option<Spent> {
+    /// What was spent from `self` to `later`, `client` telling whose CPU was the
+    /// client's; `None` without the machine's counters.
+    pub fn to(&self, later: &Snapshot, client: Client) -> Option<Spent> {
         let (a, b) = (self.machine?, later.machine?);
         let tick = ticks_per_second()?;
         let busy = b.busy.checked_sub(a.busy)?;
         let idle = b.idle.checked_sub(a.idle)?;
-        let server = match (self.server, later.server) {
+        let ticks = |a: Option<u64>, b: Option<u64>| match (a, b) {
             (Some(a), Some(b)) => b.checked_sub(a).map(|t| t as f64 / tick),
             _ => None,
+        };
+        let server = ticks(self.server, later.server);
+        let client = match client {
+            Client::Own(name) => ticks(self.own, later.own).map(|s| (name, s)),
+            Client::Children(name) => self
+                .children
+                .zip(later.children)
+                .map(|(a, b)| (name, (b - a).max(0.0))),
+            Client::Unseparated => None,
         };
         Some(Spent {
             machine: busy as f64 / tick,
@@ -77,20 +114,25 @@ impl Snapshot {
                 idle as f64 / (busy + idle) as f64
             },
             server,
+            client,
             wall: later.at.duration_since(self.at).as_secs_f64(),
         })
     }
 }
 
 impl Spent {
-    /// `  CPU per <what>: machine N µs (idle I %)[, server S µs]`, over `count` of them.
+    /// `  CPU per <what>: machine N µs (idle I %)[, server S µs][, <client> C µs]`, over
+    /// `count` of them.
     pub fn line(&self, what: &str, count: f64) -> String {
         let per = |secs: f64| secs / count.max(1.0) * 1e6;
         let server = self
             .server
             .map_or(String::new(), |s| format!(", server {:.1} µs", per(s)));
+        let client = self.client.map_or(String::new(), |(name, s)| {
+            format!(", {name} {:.1} µs", per(s))
+        });
         format!(
-            "  CPU per {what}: machine {:.1} µs (busy {:.2} cores, idle {:.0} %){server}",
+            "  CPU per {what}: machine {:.1} µs (busy {:.2} cores, idle {:.0} %){server}{client}",
             per(self.machine),
             self.machine / self.wall.max(1e-9),
             self.idle * 100.0,
@@ -129,6 +171,23 @@ struct RoundCpu {
     server: Option<f64>,
     /// The machine's per anchor transaction.
     per_transaction: f64,
+    /// The clients' own: the load generator's per move and the anchor's client's per
+    /// transaction (their names), where both were told apart.
+    clients: Option<Clients>,
+}
+
+/// The clients' own CPU per move and per anchor transaction, seconds.
+#[derive(Debug, Clone, Copy)]
+struct Clients {
+    load: (&'static str, f64),
+    anchor: (&'static str, f64),
+}
+
+impl Clients {
+    /// The machine's CPU per move and per transaction without the clients' own.
+    fn without(&self, per_move: f64, per_transaction: f64) -> (f64, f64) {
+        (per_move - self.load.1, per_transaction - self.anchor.1)
+    }
 }
 
 impl Rounds {
@@ -152,14 +211,28 @@ impl Rounds {
         let per_move = load.machine / moves as f64;
         let per_transaction = anchor.machine / transactions;
         let server = load.server.map(|s| s / moves as f64);
+        let clients = load.client.zip(anchor.client).map(|(l, a)| Clients {
+            load: (l.0, l.1 / moves as f64),
+            anchor: (a.0, a.1 / transactions),
+        });
+        let without = clients.map_or(String::new(), |c| {
+            let (m, t) = c.without(per_move, per_transaction);
+            format!(
+                "; without the clients' own ({}, {}) {:.2}×",
+                c.load.0,
+                c.anchor.0,
+                m / t
+            )
+        });
         out.line(format!(
-            "  this round's CPU: a move took the machine {:.2}× what an anchor transaction took",
+            "  this round's CPU: a move took the machine {:.2}× what an anchor transaction took{without}",
             per_move / per_transaction
         ));
         self.rounds.push(RoundCpu {
             per_move,
             server,
             per_transaction,
+            clients,
         });
     }
 
@@ -189,6 +262,28 @@ impl Rounds {
                 s / per_transaction
             )),
             if n > 1 { " (means over the rounds)" } else { "" },
+        ));
+        // The clients' part: only where every round told them apart.
+        let Some(clients) = self
+            .rounds
+            .iter()
+            .map(|r| r.clients)
+            .collect::<Option<Vec<Clients>>>()
+        else {
+            return;
+        };
+        let mean_of = |f: &dyn Fn(&Clients) -> f64| clients.iter().map(f).sum::<f64>() / n as f64;
+        let load = mean_of(&|c| c.load.1);
+        let anchor_client = mean_of(&|c| c.anchor.1);
+        let (names_load, names_anchor) = (clients[0].load.0, clients[0].anchor.0);
+        let (m, t) = (per_move - load, per_transaction - anchor_client);
+        out.line(format!(
+            "The clients' own CPU: {names_load} {:.1} µs a move, {names_anchor} {:.1} µs a transaction; without them, a move took the machine {:.1} µs, {:.2}× an anchor transaction's {:.1} µs",
+            load * 1e6,
+            anchor_client * 1e6,
+            m * 1e6,
+            m / t,
+            t * 1e6,
         ));
     }
 }
@@ -222,6 +317,18 @@ fn machine_line(stat: &str) -> Option<Machine> {
         busy: at(0) + at(1) + at(2) + at(5) + at(6) + at(7),
         idle: at(3) + at(4),
     })
+}
+
+/// The user and system time of the children this process has waited for, seconds
+/// (`getrusage(RUSAGE_CHILDREN)`).
+fn children_seconds() -> Option<f64> {
+    // SAFETY: an all-zero `rusage` is a valid value (integers and `timeval`s), which
+    // getrusage overwrites; the pointer is to a local that outlives the call.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_CHILDREN is a valid `who`, `usage` a valid, writable `rusage`.
+    let done = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (done == 0).then(|| seconds(usage.ru_utime) + seconds(usage.ru_stime))
 }
 
 /// A process's user and system ticks from its `/proc/PID/stat` (fields 14 and 15; the
@@ -265,16 +372,21 @@ mod tests {
             machine,
             idle: 0.1,
             server,
+            client: None,
             wall: 1.0,
+        }
+    }
+
+    fn quiet_out() -> super::super::Out {
+        super::super::Out {
+            echo: super::super::Echo::Quiet,
+            transcript: std::sync::Arc::default(),
         }
     }
 
     #[test]
     fn the_rounds_give_a_moves_cpu_as_a_ratio_to_an_anchor_transactions() {
-        let out = super::super::Out {
-            echo: super::super::Echo::Quiet,
-            transcript: std::sync::Arc::default(),
-        };
+        let out = quiet_out();
         let load = |machine, moves| super::super::Measured {
             rate: Some(1000.0),
             p99: Some(1.0),
@@ -308,6 +420,86 @@ mod tests {
             text.contains("CPU per move: the machine's 500.0 µs, 2.00× its 250.0 µs per transaction of the anchor (pgbench's); the server 250.0 µs (1.00× an anchor transaction's machine CPU) (means over the rounds)"),
             "{text}"
         );
+        assert!(!text.contains("clients' own"), "none told apart: {text}");
+    }
+
+    #[test]
+    fn the_clients_own_cpu_is_taken_off_both_sides_where_every_round_told_it_apart() {
+        let out = quiet_out();
+        let with_client = |s: Spent, client: (&'static str, f64)| Spent {
+            client: Some(client),
+            ..s
+        };
+        let load = |machine: f64, client: f64, moves| super::super::Measured {
+            rate: Some(1000.0),
+            p99: Some(1.0),
+            moves,
+            cpu: Some(with_client(spent(machine, None), ("the load", client))),
+        };
+        let mut rounds = Rounds::default();
+        // 300 µs a move of which the load generator 50; 200 µs a transaction of which
+        // pgbench 25: without them 250 against 175.
+        rounds.round(
+            Some(&load(0.3, 0.05, 1000)),
+            Some((with_client(spent(0.2, None), ("pgbench", 0.025)), 1000.0)),
+            &out,
+        );
+        rounds.summary("pgbench's", &out);
+        let text = out.transcript.lock().expect("transcript").clone();
+        assert!(
+            text.contains("a move took the machine 1.50× what an anchor transaction took; without the clients' own (the load, pgbench) 1.43×"),
+            "{text}"
+        );
+        assert!(
+            text.contains("The clients' own CPU: the load 50.0 µs a move, pgbench 25.0 µs a transaction; without them, a move took the machine 250.0 µs, 1.43× an anchor transaction's 175.0 µs"),
+            "{text}"
+        );
+
+        // A round whose anchor's client could not be told apart (SQLite's threads): no
+        // figure without the clients, in the round or in the summary.
+        let out = quiet_out();
+        let mut rounds = Rounds::default();
+        rounds.round(
+            Some(&load(0.3, 0.05, 1000)),
+            Some((spent(0.2, None), 1000.0)),
+            &out,
+        );
+        rounds.summary("SQLite's", &out);
+        let text = out.transcript.lock().expect("transcript").clone();
+        assert!(!text.contains("clients' own"), "{text}");
+    }
+
+    #[test]
+    fn a_waited_child_process_cpu_is_the_clients_over_its_window() {
+        let before = Snapshot::take(None);
+        if before.machine.is_none() || before.children.is_none() {
+            return; // not Linux: nothing to read
+        }
+        // A child that works until it has used at least 50 ms of CPU, waited for.
+        let ran = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); \
+                 [ $((i % 20000)) -eq 0 ] && [ $(cut -d' ' -f14 /proc/$$/stat) -ge 5 ] && break; done",
+            ])
+            .status()
+            .expect("sh runs");
+        assert!(ran.success());
+        let spent = before
+            .to(&Snapshot::take(None), Client::Children("sh"))
+            .expect("readable twice");
+        let (name, seconds) = spent.client.expect("the children's CPU");
+        assert_eq!(name, "sh");
+        assert!(seconds >= 0.04, "{spent:?}");
+        assert!(spent.machine + 0.02 >= seconds, "{spent:?}");
+        let line = spent.line("transaction", 10.0);
+        assert!(line.contains(", sh "), "{line}");
+        // The same window as this process's own: the child's time is not its own.
+        let own = before
+            .to(&Snapshot::take(None), Client::Own("me"))
+            .and_then(|s| s.client)
+            .expect("this process's counters");
+        assert!(own.1 < seconds, "{own:?} {spent:?}");
     }
 
     #[test]
@@ -325,7 +517,9 @@ mod tests {
             for i in 0..1_000_000_u64 {
                 x = x.wrapping_mul(31).wrapping_add(i);
             }
-            let spent = before.to(&Snapshot::take(me)).expect("readable twice");
+            let spent = before
+                .to(&Snapshot::take(me), Client::Own("this test"))
+                .expect("readable twice");
             let enough = spent
                 .server
                 .is_some_and(|s| s >= 5.0 / ticks_per_second().unwrap_or(100.0));

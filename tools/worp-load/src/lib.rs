@@ -1059,7 +1059,10 @@ async fn http_load(args: &Args, out: &Out) -> Result<Measured, String> {
     }
     let ended = Instant::now();
     let at_end: Vec<u64> = acked.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-    let spent = cpu_at_start.to(&cpu::Snapshot::take(args.server_pid));
+    let spent = cpu_at_start.to(
+        &cpu::Snapshot::take(args.server_pid),
+        cpu::Client::Own("this load generator"),
+    );
     stop.store(true, Ordering::Relaxed);
     let mut clients = Vec::with_capacity(tasks.len());
     for t in tasks {
@@ -1293,7 +1296,7 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<An
         .arg(&script)
         .arg(db)
         .output();
-    let spent = before.to(&cpu::Snapshot::take(None));
+    let spent = before.to(&cpu::Snapshot::take(None), cpu::Client::Children("pgbench"));
     let _ = std::fs::remove_file(&script);
     let _ = psql("DROP TABLE IF EXISTS worp_load_pgbench");
     let ran = ran.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
