@@ -69,6 +69,17 @@ async fn the_load_generator_plays_rounds_against_pgbench_and_rebuilds_the_games(
             transcript.contains("CPU per move: the machine's "),
             "{transcript}"
         );
+        // The clients' own part of it: the load generator's (here the test's process,
+        // which also runs the server) and pgbench's, a child process waited for.
+        assert_eq!(
+            transcript.matches("%), pgbench ").count(),
+            2,
+            "pgbench's own CPU in each round:\n{transcript}"
+        );
+        assert!(
+            transcript.contains("The clients' own CPU: this load generator "),
+            "{transcript}"
+        );
     }
     assert!(transcript.contains("Rebuild of 3 games"), "{transcript}");
 }

@@ -32,7 +32,8 @@ pub struct Snapshot {
 /// is the measurement's, not the measured system's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Client {
-    /// This process (the load generator, during its load).
+    /// This process (the load generator, during its load; a test that runs the tool's
+    /// library beside the server in one process counts the server here too).
     Own(&'static str),
     /// The child processes this process waited for in the window (pgbench).
     Children(&'static str),
@@ -211,10 +212,19 @@ impl Rounds {
         let per_move = load.machine / moves as f64;
         let per_transaction = anchor.machine / transactions;
         let server = load.server.map(|s| s / moves as f64);
-        let clients = load.client.zip(anchor.client).map(|(l, a)| Clients {
-            load: (l.0, l.1 / moves as f64),
-            anchor: (a.0, a.1 / transactions),
-        });
+        // Kept only where something is left without them (counters read in ticks can
+        // give a client more than the machine in a very short window).
+        let clients = load
+            .client
+            .zip(anchor.client)
+            .map(|(l, a)| Clients {
+                load: (l.0, l.1 / moves as f64),
+                anchor: (a.0, a.1 / transactions),
+            })
+            .filter(|c| {
+                let (m, t) = c.without(per_move, per_transaction);
+                m > 0.0 && t > 0.0
+            });
         let without = clients.map_or(String::new(), |c| {
             let (m, t) = c.without(per_move, per_transaction);
             format!(
@@ -277,6 +287,7 @@ impl Rounds {
         let anchor_client = mean_of(&|c| c.anchor.1);
         let (names_load, names_anchor) = (clients[0].load.0, clients[0].anchor.0);
         let (m, t) = (per_move - load, per_transaction - anchor_client);
+        // Each round's was positive, so the means' are.
         out.line(format!(
             "The clients' own CPU: {names_load} {:.1} µs a move, {names_anchor} {:.1} µs a transaction; without them, a move took the machine {:.1} µs, {:.2}× an anchor transaction's {:.1} µs",
             load * 1e6,
@@ -465,6 +476,19 @@ mod tests {
             &out,
         );
         rounds.summary("SQLite's", &out);
+        let text = out.transcript.lock().expect("transcript").clone();
+        assert!(!text.contains("clients' own"), "{text}");
+
+        // A client that seems to have cost more than the machine (a window too short
+        // for the ticks): nothing is said without it.
+        let out = quiet_out();
+        let mut rounds = Rounds::default();
+        rounds.round(
+            Some(&load(0.3, 0.05, 1000)),
+            Some((with_client(spent(0.2, None), ("pgbench", 0.25)), 1000.0)),
+            &out,
+        );
+        rounds.summary("pgbench's", &out);
         let text = out.transcript.lock().expect("transcript").clone();
         assert!(!text.contains("clients' own"), "{text}");
     }
