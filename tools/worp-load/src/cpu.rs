@@ -283,15 +283,18 @@ impl Rounds {
             return;
         };
         let mean_of = |f: &dyn Fn(&Clients) -> f64| clients.iter().map(f).sum::<f64>() / n as f64;
-        let load = mean_of(&|c| c.load.1);
-        let anchor_client = mean_of(&|c| c.anchor.1);
-        let (names_load, names_anchor) = (clients[0].load.0, clients[0].anchor.0);
-        let (m, t) = (per_move - load, per_transaction - anchor_client);
+        let means = Clients {
+            load: (clients[0].load.0, mean_of(&|c| c.load.1)),
+            anchor: (clients[0].anchor.0, mean_of(&|c| c.anchor.1)),
+        };
         // Each round's was positive, so the means' are.
+        let (m, t) = means.without(per_move, per_transaction);
         out.line(format!(
-            "The clients' own CPU: {names_load} {:.1} µs a move, {names_anchor} {:.1} µs a transaction; without them, a move took the machine {:.1} µs, {:.2}× an anchor transaction's {:.1} µs",
-            load * 1e6,
-            anchor_client * 1e6,
+            "The clients' own CPU: {} {:.1} µs a move, {} {:.1} µs a transaction; without them, a move took the machine {:.1} µs, {:.2}× an anchor transaction's {:.1} µs",
+            means.load.0,
+            means.load.1 * 1e6,
+            means.anchor.0,
+            means.anchor.1 * 1e6,
             m * 1e6,
             m / t,
             t * 1e6,
