@@ -136,6 +136,9 @@ export async function apiAs(p, method, url, body) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** How long a move sent may keep the board busy before a turn counts as stuck. */
+const BUSY_MS = 30000;
+
 async function pick(locator) {
   const n = await locator.count();
   return n ? locator.nth(Math.floor(Math.random() * n)) : null;
@@ -157,10 +160,18 @@ async function press(page, target, keyboard) {
 /** Plays one turn on `page` by clicking: pieces, then targets, then a chooser if one shows. */
 export async function playTurn(page, { keyboard = false } = {}) {
   const start = await page.getAttribute('main', 'data-version');
-  for (let i = 0; i < 40; i++) {
+  // Forty looks at the board, however long the server takes to answer a move sent: the
+  // time the board is busy is bounded by the clock, not by the count.
+  const end = Date.now() + BUSY_MS;
+  for (let i = 0; i < 40;) {
     if ((await page.getAttribute('main', 'data-version')) !== start) return true;
     if ((await page.getAttribute('main', 'data-my-turn')) !== 'true') return true;
-    if (await page.locator('#board[data-busy]').count()) { await sleep(20); continue; }
+    if (await page.locator('#board[data-busy]').count()) {
+      if (Date.now() > end) return false;
+      await sleep(20);
+      continue;
+    }
+    i += 1;
     const choice = await pick(page.locator('#chooser button'));
     if (choice) { await press(page, choice, keyboard); continue; }
     const target = await pick(page.locator('#board svg .target[tabindex]'));
