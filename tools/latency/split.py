@@ -89,7 +89,8 @@ def main():
             f"{n:15s} median {median:6.1f} µs, mean {statistics.mean(parts[n]):6.1f} µs"
         )
     what = "a transaction" if http_port == "-" else "a move"
-    print(f"{what:15s} {total:6.1f} µs (the sum of the medians; {len(parts['database'])} moves)")
+    count = f"{len(parts['database'])} {'transactions' if http_port == '-' else 'moves'}"
+    print(f"{what:15s} {total:6.1f} µs (the sum of the medians; {count})")
 
 
 if __name__ == "__main__":

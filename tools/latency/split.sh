@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The latency split of a lone client's moves on PostgreSQL over TCP: a server on a
 # fresh database, one worp-load client, and 3 s of loopback packets read by split.py;
-# then the same for pgbench's durable single-row insert (worp-load's anchor) at one
-# client. Needs tcpdump (and the right to capture on lo), psql, pgbench, a release build.
+# then the same for pgbench's durable single-row insert (worp-load's anchor,
+# tools/pgbench/anchor.sql) at one client. Needs tcpdump (and the right to capture on
+# lo), psql, pgbench and a release build.
 # Usage: tools/latency/split.sh [POSTGRES_BASE_URL]   (default postgres://postgres@127.0.0.1:5432)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,12 +13,11 @@ PGPORT=${PGPORT:-5432}
 DB=worp_split_$(head -c4 /dev/urandom | od -An -tx1 | tr -d ' \n')
 PORT=$((18400 + RANDOM % 500))
 PACKETS=$(mktemp)
-SCRIPT=$(mktemp --suffix=.sql)
 psql "$BASE/postgres" -qc "CREATE DATABASE $DB"
 cleanup() {
     [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
     psql "$BASE/postgres" -qc "DROP DATABASE IF EXISTS $DB WITH (FORCE)"
-    rm -f "$PACKETS" "$SCRIPT"
+    rm -f "$PACKETS"
 }
 trap cleanup EXIT
 capture() { # PORTS...: 3 s of data segments (the IP length less both headers is not zero)
@@ -42,10 +42,9 @@ capture "$PGPORT" "$PORT"
 wait "$LOAD"
 python3 tools/latency/split.py "$PACKETS" "$PORT" "$PGPORT"
 echo "pgbench's durable single-row insert, one client:"
-psql "$BASE/$DB" -qc "CREATE TABLE worp_load_pgbench (id bigserial PRIMARY KEY, game_id uuid NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())"
-echo "INSERT INTO worp_load_pgbench (game_id, seq, payload) VALUES (gen_random_uuid(), 1, '{\"dice\": [3, 5]}');" >"$SCRIPT"
+PGOPTIONS="-c client_min_messages=warning" psql "$BASE/$DB" -q -f tools/pgbench/anchor_table.sql
 PGOPTIONS="-c synchronous_commit=on" timeout 60 pgbench -n -M prepared -c 1 -j 1 -T 8 \
-    -f "$SCRIPT" "$BASE/$DB" 2>/dev/null | grep -E "latency average|tps" &
+    -f tools/pgbench/anchor.sql "$BASE/$DB" 2>/dev/null | grep -E "latency average|tps" &
 BENCH=$!
 sleep 3
 capture "$PGPORT"

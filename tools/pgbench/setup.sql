@@ -26,7 +26,5 @@ BEGIN
         EXECUTE format('CREATE INDEX ON e_%1$s (game_id, seq) WHERE kind = ''message_posted''', t);
     END LOOP;
 END $$;
-DROP TABLE IF EXISTS anchor;
-CREATE TABLE anchor (id bigserial PRIMARY KEY, game_id uuid NOT NULL, seq bigint NOT NULL,
-    payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now());
+\ir anchor_table.sql
 VACUUM ANALYZE g_jsonb, e_jsonb, g_json, e_json, g_text, e_text, anchor;
