@@ -395,3 +395,97 @@ fn soft_open_files_limit() -> Option<u64> {
     let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
     line.split_whitespace().nth(3)?.parse().ok()
 }
+
+/// Every connection the server accepts has Nagle's algorithm off. With it on, a
+/// compressed answer (written as its head and first chunk, then its last chunk) waited
+/// for the client's delayed acknowledgement: about 40 ms each on a kept-alive connection,
+/// every request of a browser. The server's end of a connection is found among this
+/// process's sockets (the app runs in it) by its two addresses, and its option read.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn every_connection_sends_its_answers_without_waiting_for_acknowledgements() {
+    let app = app_with(|_| {}).await;
+    let server = socket(&app);
+    let mut s = TcpStream::connect(server).await.expect("connect");
+    let client = s.local_addr().expect("the client's address");
+    s.write_all(b"GET /healthz HTTP/1.1\r\nHost: worp\r\nAccept-Encoding: gzip\r\n\r\n")
+        .await
+        .expect("write");
+    let said = answer(&mut s, Duration::from_secs(5))
+        .await
+        .expect("an answer");
+    assert!(said.starts_with("HTTP/1.1 200"), "{said}");
+    assert_eq!(
+        sockets::no_delay_of(server, client),
+        Some(true),
+        "the server's end of {client} -> {server} must have TCP_NODELAY"
+    );
+}
+
+/// This process's TCP sockets, read through `/proc/self/fd` and the socket calls.
+#[cfg(target_os = "linux")]
+mod sockets {
+    use std::mem::size_of;
+    use std::net::{Ipv4Addr, SocketAddr};
+
+    type AddressOf =
+        unsafe extern "C" fn(libc::c_int, *mut libc::sockaddr, *mut libc::socklen_t) -> libc::c_int;
+
+    /// Whether the socket bound to `local` and connected to `peer` has TCP_NODELAY
+    /// (`None`: no such socket here).
+    pub fn no_delay_of(local: SocketAddr, peer: SocketAddr) -> Option<bool> {
+        let fds = std::fs::read_dir("/proc/self/fd").ok()?;
+        for entry in fds.flatten() {
+            let Some(fd) = entry.file_name().to_str().and_then(|n| n.parse().ok()) else {
+                continue;
+            };
+            if address(fd, libc::getsockname) != Some(local)
+                || address(fd, libc::getpeername) != Some(peer)
+            {
+                continue;
+            }
+            let mut on: libc::c_int = 0;
+            let mut len = size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: `on` and `len` are valid for the call; a descriptor closed since it
+            // was listed makes the call fail, nothing more.
+            let rc = unsafe {
+                libc::getsockopt(
+                    fd,
+                    libc::IPPROTO_TCP,
+                    libc::TCP_NODELAY,
+                    (&mut on as *mut libc::c_int).cast(),
+                    &mut len,
+                )
+            };
+            if rc == 0 {
+                return Some(on != 0);
+            }
+        }
+        None
+    }
+
+    /// The IPv4 address `of` (getsockname or getpeername) gives for `fd`.
+    fn address(fd: libc::c_int, of: AddressOf) -> Option<SocketAddr> {
+        // SAFETY: an all-zero sockaddr_storage is a valid value of it.
+        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let mut len = size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+        // SAFETY: the buffer and its length are valid; any descriptor may be asked.
+        let rc = unsafe {
+            of(
+                fd,
+                (&mut storage as *mut libc::sockaddr_storage).cast(),
+                &mut len,
+            )
+        };
+        if rc != 0 || i32::from(storage.ss_family) != libc::AF_INET {
+            return None;
+        }
+        // SAFETY: the family is AF_INET, so the storage holds a sockaddr_in.
+        let v4 =
+            unsafe { &*(&storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
+        Some(SocketAddr::from((
+            Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr)),
+            u16::from_be(v4.sin_port),
+        )))
+    }
+}
