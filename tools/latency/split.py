@@ -25,15 +25,15 @@ import sys
 from collections import Counter
 
 
-def endpoint(text):
-    host, port = text.rstrip(":").rsplit(".", 1)
-    return host, port
+def port_of(text):
+    return text.rstrip(":").rsplit(".", 1)[1]
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     path, http_port = sys.argv[1], sys.argv[2]
+    anchor = http_port == "-"
     pg_port = sys.argv[3] if len(sys.argv) > 3 else "5432"
     segments = []
     for line in open(path, encoding="utf-8"):
@@ -44,7 +44,7 @@ def main():
             at = float(parts[0])
         except ValueError:
             continue
-        (_, src), (_, dst) = endpoint(parts[2]), endpoint(parts[4])
+        src, dst = port_of(parts[2]), port_of(parts[4])
         if dst == http_port:
             segments.append((at, "request", src))
         elif src == http_port:
@@ -62,7 +62,7 @@ def main():
         for at, kind, c in segments
         if kind in ("request", "answer") or c == writer
     ]
-    if http_port == "-":
+    if anchor:
         shape = ["statement", "database answer", "statement"]
         names = ["database", "pgbench"]
     else:
@@ -88,9 +88,9 @@ def main():
         print(
             f"{n:15s} median {median:6.1f} µs, mean {statistics.mean(parts[n]):6.1f} µs"
         )
-    what = "a transaction" if http_port == "-" else "a move"
-    count = f"{len(parts['database'])} {'transactions' if http_port == '-' else 'moves'}"
-    print(f"{what:15s} {total:6.1f} µs (the sum of the medians; {count})")
+    what, cycles = ("a transaction", "transactions") if anchor else ("a move", "moves")
+    count = len(parts["database"])
+    print(f"{what:15s} {total:6.1f} µs (the sum of the medians; {count} {cycles})")
 
 
 if __name__ == "__main__":

@@ -1241,6 +1241,11 @@ struct Anchor {
     cpu: Option<(cpu::Spent, f64)>,
 }
 
+/// The anchor's scratch table and its transaction, the same files `tools/pgbench` and
+/// `tools/latency` run.
+const ANCHOR_TABLE: &str = include_str!("../../pgbench/anchor_table.sql");
+const ANCHOR: &str = include_str!("../../pgbench/anchor.sql");
+
 /// Runs pgbench; returns its transactions per second and the CPU its run took.
 fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<Anchor, String> {
     let psql = |sql: &str| -> Result<String, String> {
@@ -1270,13 +1275,9 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<An
     out.line(format!(
         "pgbench: PostgreSQL fsync / synchronous_commit / version: {settings}"
     ));
-    psql("DROP TABLE IF EXISTS worp_load_pgbench; CREATE TABLE worp_load_pgbench (id bigserial PRIMARY KEY, game_id uuid NOT NULL, seq bigint NOT NULL, payload jsonb NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())")?;
+    psql(ANCHOR_TABLE)?;
     let script = std::env::temp_dir().join(format!("worp-load-{}.sql", Uuid::new_v4().simple()));
-    std::fs::write(
-        &script,
-        "INSERT INTO worp_load_pgbench (game_id, seq, payload) VALUES (gen_random_uuid(), 1, '{\"dice\": [3, 5]}');\n",
-    )
-    .map_err(|e| e.to_string())?;
+    std::fs::write(&script, ANCHOR).map_err(|e| e.to_string())?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let before = cpu::Snapshot::take(None);
     let ran = std::process::Command::new("pgbench")
@@ -1298,7 +1299,7 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<An
         .output();
     let spent = before.to(&cpu::Snapshot::take(None), cpu::Client::Children("pgbench"));
     let _ = std::fs::remove_file(&script);
-    let _ = psql("DROP TABLE IF EXISTS worp_load_pgbench");
+    let _ = psql("DROP TABLE IF EXISTS anchor");
     let ran = ran.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
     let text = String::from_utf8_lossy(&ran.stdout).to_string();
     if !ran.status.success() {
