@@ -110,7 +110,13 @@ async fn every_state_folded_from_checkpoints_is_the_full_replay_sqlite() {
 async fn unseen_long_game(backend: Backend) -> (TestApp, TestApp, Uuid, Vec<StoredEvent>) {
     let (url, dir) = fresh_database(backend).await;
     let first = spawn_app_from(test_settings(url.clone()), Arc::new(SystemClock), None).await;
-    let id = bot_game(&first.worp, "mens_erger_je_niet", json!({ "board": 6 }), 6).await;
+    // A game's length is the dice's: games are played until one is long enough.
+    let options = json!({ "board": 6 });
+    let long = 4 * CHECKPOINT_EVERY as usize + 1;
+    let (id, _) =
+        worp_load::replay::long_game(&first.worp, "mens_erger_je_niet", &options, long, 0)
+            .await
+            .expect("a game played to its end");
     let events = first.worp.all_events(id).await.expect("events");
     let n = events.len() as i64;
     assert!(n > 4 * CHECKPOINT_EVERY, "a long game: {n} events");

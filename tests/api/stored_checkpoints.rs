@@ -42,8 +42,11 @@ async fn played(
     let (url, dir) = fresh_database(backend).await;
     let settings = test_settings(url.clone());
     let first = spawn_app_from(settings, Arc::new(SystemClock), None).await;
-    let id =
-        worp_load::replay::bot_game(&first.worp, "mens_erger_je_niet", json!({"board": 6}), 6, 0)
+    // Long enough for every test here (a stored checkpoint 1,000 events behind the end):
+    // a game's length is the dice's, so games are played until one is.
+    let options = json!({"board": 6});
+    let (id, _) =
+        worp_load::replay::long_game(&first.worp, "mens_erger_je_niet", &options, 1_100, 0)
             .await
             .expect("a game played to its end");
     first.worp.checkpoints_stored().await;

@@ -85,8 +85,9 @@ pub async fn bot_game(
     Ok(table.id)
 }
 
-/// A game of `variant` at least `events` long (the longest of 30 tries if none is).
-async fn long_game(
+/// A game of `variant` at least `events` long (the longest of 30 tries if none is), and
+/// its length.
+pub async fn long_game(
     worp: &Worp,
     variant: &str,
     options: &Value,
