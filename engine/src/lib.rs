@@ -18,6 +18,7 @@ pub mod colour;
 pub mod error;
 pub mod game;
 pub mod hoofden;
+pub mod json;
 pub mod ludo;
 pub mod mens_erger_je_niet;
 pub mod playout;

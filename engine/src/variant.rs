@@ -9,11 +9,11 @@
 use std::fmt::Debug;
 use std::sync::{PoisonError, RwLock};
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::openapi::{RefOr, Schema};
 
 use crate::capability::{Capabilities, Capability, CapabilityError, MatchHeader};
+use crate::json::RawJson;
 use crate::replay::Step;
 use crate::{Awaiting, EndReason, EngineError, Game, Seat};
 
@@ -26,7 +26,7 @@ pub trait AnyGame: Debug + Send + Sync {
     /// The legal moves, as JSON, in the engine's order.
     fn legal_moves(&self) -> Vec<Value>;
     /// The same moves as one JSON array, written directly (no intermediate values).
-    fn legal_moves_json(&self) -> Box<RawValue>;
+    fn legal_moves_json(&self) -> RawJson;
     /// See [`Game::apply_dice`].
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError>;
     /// Reads a move from JSON and applies it (see [`Game::apply_move`]).
@@ -44,7 +44,7 @@ pub trait AnyGame: Debug + Send + Sync {
     /// The state as JSON.
     fn state(&self) -> Value;
     /// The same state as JSON text, written directly (no intermediate values).
-    fn state_json(&self) -> Box<RawValue>;
+    fn state_json(&self) -> RawJson;
     /// The options the game was created with, defaults filled in.
     fn options(&self) -> Value;
     /// A boxed copy.
@@ -70,10 +70,8 @@ impl<G: Game> AnyGame for G {
             .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
             .collect()
     }
-    fn legal_moves_json(&self) -> Box<RawValue> {
-        // Written by serde_json itself: valid JSON, not parsed again.
-        serde_json::value::to_raw_value(&Game::legal_moves(self))
-            .unwrap_or_else(|_| RawValue::NULL.to_owned())
+    fn legal_moves_json(&self) -> RawJson {
+        RawJson::of(&Game::legal_moves(self))
     }
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
         Game::apply_dice(self, values)
@@ -102,8 +100,8 @@ impl<G: Game> AnyGame for G {
     fn state(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
-    fn state_json(&self) -> Box<RawValue> {
-        serde_json::value::to_raw_value(self).unwrap_or_else(|_| RawValue::NULL.to_owned())
+    fn state_json(&self) -> RawJson {
+        RawJson::of(self)
     }
     fn options(&self) -> Value {
         serde_json::to_value(Game::options(self)).unwrap_or(Value::Null)

@@ -122,7 +122,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         public_chat: t.public_chat,
         messages: t.messages,
         last_message_seat: t.last_message_seat,
-        state: t.game.state_json(),
+        state: RawValue::from_string(t.game.state_json().get().to_owned())?,
     };
     Ok(StoredCheckpoint {
         game_id: t.id,

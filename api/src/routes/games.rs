@@ -31,7 +31,7 @@ pub(crate) async fn game_response(
             .changes(table.id)
             .map(<[_]>::to_vec);
     }
-    let body = serde_json::to_vec(&view)
+    let body = worp_engine::json::to_vec(&view)
         .map_err(|e| ApiError::Internal(format!("the game's view: {e}")))?;
     Ok(game_answer(status, table, body))
 }

@@ -2,10 +2,10 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
+use worp_engine::json::{self, RawJson};
 use worp_engine::{Awaiting, GameResult};
 
 use crate::bots::BotKind;
@@ -56,12 +56,12 @@ pub struct GameView {
     pub awaiting: Awaiting,
     /// The engine's state; its schema is the variant's `state_schema`.
     #[schema(value_type = Value)]
-    pub state: Box<RawValue>,
+    pub state: RawJson,
     /// The last dice the server rolled.
     pub last_dice: Option<LastDice>,
     /// The legal moves of the seat to move; send one back exactly as listed.
     #[schema(value_type = Vec<Value>)]
-    pub legal_moves: Box<RawValue>,
+    pub legal_moves: RawJson,
     /// How the game ended, when finished.
     pub result: Option<GameResult>,
     /// Why the game ended, when finished, in words a front-end can show.
@@ -137,8 +137,8 @@ impl GameView {
 }
 
 /// `[]`, as JSON text.
-fn empty_list() -> Box<RawValue> {
-    serde_json::value::to_raw_value::<[u8]>(&[]).unwrap_or_else(|_| RawValue::NULL.to_owned())
+fn empty_list() -> RawJson {
+    RawJson::of::<[u8]>(&[])
 }
 
 /// The view of `t` as the body of an answer, written before the change that made `t` is
@@ -148,10 +148,49 @@ pub fn game_body(t: &Table, names: &NameBook) -> Option<Vec<u8>> {
     if t.rated && t.result.is_some() {
         return None;
     }
-    serde_json::to_vec(&GameView::of(t, names)).ok()
+    json::to_vec(&GameView::of(t, names)).ok()
 }
 
 /// The view of `t` as JSON text (the answer kept for an `Idempotency-Key`).
 pub fn game_json(t: &Table, names: &NameBook) -> JsonText {
     JsonText::of(&GameView::of(t, names))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::{Event, StoredEvent};
+
+    /// A six-colour Mens-erger-je-niet game waiting for seats, with odd text where the
+    /// view carries text.
+    fn table() -> Table {
+        let created = Event::GameCreated {
+            variant: "mens_erger_je_niet".into(),
+            options: serde_json::json!({"board": 6}),
+            seats: vec![Some(Uuid::from_u128(7)), None, None],
+            invited: Vec::new(),
+            client_seeds: Vec::new(),
+            bots: Vec::new(),
+            days_per_move: Some(3),
+            dice_commitment: "\"quoted\" \\ and\ttabbed".into(),
+            created_by: Uuid::from_u128(7),
+            rated: false,
+            public_chat: true,
+        };
+        let e = StoredEvent::new(Uuid::from_u128(1), 1, &created, chrono::Utc::now(), "");
+        Table::from_events(&[e]).expect("a new game")
+    }
+
+    #[test]
+    fn a_view_is_written_as_serde_json_writes_it() {
+        let t = table();
+        let view = GameView::of(&t, &NameBook::default());
+        let ours = game_body(&t, &NameBook::default());
+        assert!(ours.is_some());
+        assert_eq!(ours, serde_json::to_vec(&view).ok());
+        assert_eq!(
+            game_json(&t, &NameBook::default()).get().as_bytes(),
+            ours.unwrap_or_default()
+        );
+    }
 }

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use uuid::Uuid;
+use worp_engine::json::RawJson;
 
 use crate::events::StoredEvent;
 
@@ -17,16 +18,21 @@ pub struct Player {
 
 /// JSON text written once and carried as it is: the summaries and notices of every move
 /// are written to the database, announced and streamed without being parsed again.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Serialize)]
 #[serde(transparent)]
-pub struct JsonText(Box<serde_json::value::RawValue>);
+pub struct JsonText(RawJson);
+
+impl<'de> serde::Deserialize<'de> for JsonText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
+        Ok(JsonText(RawJson::from_raw_value(raw)))
+    }
+}
 
 impl JsonText {
     /// `value` serialised.
     pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> JsonText {
-        let raw = serde_json::value::to_raw_value(value)
-            .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned());
-        JsonText(raw)
+        JsonText(RawJson::of(value))
     }
 
     /// JSON text already written (e.g. an answer's body), or `None` if it is not JSON.
@@ -34,7 +40,7 @@ impl JsonText {
         let text = String::from_utf8(text).ok()?;
         serde_json::value::RawValue::from_string(text)
             .ok()
-            .map(JsonText)
+            .map(|raw| JsonText(RawJson::from_raw_value(raw)))
     }
 
     /// The text.
