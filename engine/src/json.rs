@@ -4,9 +4,10 @@
 //! A game's view is mostly short strings: the field names of its state and the names of
 //! its enums. serde_json looks up every byte of every string in an escape table and
 //! writes each string in several pieces; writing a six-colour Mens-erger-je-niet view
-//! spent a fifth of its time there. [`to_vec`] checks eight bytes at a time that a
-//! string needs no escaping and copies it whole; a string that does need escaping, a
-//! float and a [`RawJson`] are written by serde_json itself, so the text is the same.
+//! spent a fifth of its time there. [`to_vec`] checks that a string needs no escaping
+//! and copies it in machine words (one or two for up to 16 bytes, eight bytes at a time
+//! beyond); a string that does need escaping, a float and a byte array are written by
+//! serde_json itself, so the text is the same.
 //!
 //! [`RawJson`] is JSON text kept as text (a game's state, its legal moves) and written
 //! as it is into a larger text, by [`to_vec`] or by serde_json: it serialises the way
@@ -15,6 +16,7 @@
 use std::io::Write as _;
 
 use serde::ser::{self, Impossible, Serialize};
+use serde::Deserialize;
 use serde_json::Error;
 
 /// The struct name by which serde_json recognises JSON text to embed as it is (what
@@ -27,11 +29,6 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
     let mut out = Vec::with_capacity(256);
     value.serialize(Writer { out: &mut out })?;
     Ok(out)
-}
-
-/// `value` as compact JSON text, appended to `out`.
-pub fn write<T: ?Sized + Serialize>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
-    value.serialize(Writer { out })
 }
 
 /// Valid JSON text, written into larger texts as it is.
@@ -47,19 +44,24 @@ impl RawJson {
         RawJson(text.map_or_else(|| Box::from("null"), String::into_boxed_str))
     }
 
-    /// The text of `raw`, which serde_json has checked.
-    pub fn from_raw_value(raw: Box<serde_json::value::RawValue>) -> RawJson {
-        RawJson(raw.into())
-    }
-
-    /// `null`.
-    pub fn null() -> RawJson {
-        RawJson(Box::from("null"))
+    /// `text` if it is JSON (checked by serde_json), or `None`.
+    pub fn from_text(text: String) -> Option<RawJson> {
+        serde_json::value::RawValue::from_string(text)
+            .ok()
+            .map(|raw| RawJson(raw.into()))
     }
 
     /// The text.
     pub fn get(&self) -> &str {
         &self.0
+    }
+}
+
+/// Read as serde_json reads a `RawValue`: the text checked, kept as it is.
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
+        Ok(RawJson(raw.into()))
     }
 }
 
@@ -142,7 +144,7 @@ fn write_str(out: &mut Vec<u8>, text: &str) -> Result<(), Error> {
 #[inline]
 fn write_plain(out: &mut Vec<u8>, bytes: &[u8]) {
     let n = bytes.len();
-    out.reserve(n + 18);
+    out.reserve(n + 2);
     out.push(b'"');
     if (8..=16).contains(&n) {
         let start = out.len();
@@ -159,6 +161,7 @@ fn write_plain(out: &mut Vec<u8>, bytes: &[u8]) {
     }
     out.push(b'"');
 }
+
 #[inline]
 fn write_integer<I: itoa::Integer>(out: &mut Vec<u8>, value: I) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
@@ -233,8 +236,7 @@ struct Writer<'a> {
 
 /// An array, an object, or JSON text embedded as it is.
 enum Compound<'a> {
-    /// An array or object; `close` is what ends it (`]`, `}`, or `]}`, `}}` for a
-    /// variant).
+    /// An array or object, inside `{"variant":…}` when `variant`.
     Open {
         out: &'a mut Vec<u8>,
         first: bool,
@@ -611,18 +613,9 @@ struct Key<'a> {
 }
 
 impl Key<'_> {
-    fn quoted(self, text: &[u8]) -> Result<(), Error> {
-        self.out.reserve(text.len() + 2);
-        self.out.push(b'"');
-        self.out.extend_from_slice(text);
-        self.out.push(b'"');
-        Ok(())
-    }
-
     fn integer<I: itoa::Integer>(self, value: I) -> Result<(), Error> {
-        let mut buffer = itoa::Buffer::new();
-        let text = buffer.format(value).as_bytes();
-        self.quoted(text)
+        write_plain(self.out, itoa::Buffer::new().format(value).as_bytes());
+        Ok(())
     }
 
     /// A finite float, quoted.
@@ -645,7 +638,8 @@ impl Key<'_> {
 
 impl ser::Serializer for Key<'_> {
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
-        self.quoted(if v { b"true" } else { b"false" })
+        write_plain(self.out, if v { b"true" } else { b"false" });
+        Ok(())
     }
     integers! { Key::integer;
         serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),

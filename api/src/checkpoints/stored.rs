@@ -21,10 +21,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::watch;
 use uuid::Uuid;
+use worp_engine::json::RawJson;
 use worp_engine::GameResult;
 
 use crate::events::{LogEntry, RetireReason};
@@ -95,7 +95,7 @@ struct Body {
     public_chat: bool,
     messages: u32,
     last_message_seat: Option<u8>,
-    state: Box<RawValue>,
+    state: RawJson,
 }
 
 /// The checkpoint of `t` as the store writes it.
@@ -122,7 +122,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         public_chat: t.public_chat,
         messages: t.messages,
         last_message_seat: t.last_message_seat,
-        state: RawValue::from_string(t.game.state_json().get().to_owned())?,
+        state: t.game.state_json(),
     };
     Ok(StoredCheckpoint {
         game_id: t.id,

@@ -18,16 +18,9 @@ pub struct Player {
 
 /// JSON text written once and carried as it is: the summaries and notices of every move
 /// are written to the database, announced and streamed without being parsed again.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct JsonText(RawJson);
-
-impl<'de> serde::Deserialize<'de> for JsonText {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = Box::<serde_json::value::RawValue>::deserialize(deserializer)?;
-        Ok(JsonText(RawJson::from_raw_value(raw)))
-    }
-}
 
 impl JsonText {
     /// `value` serialised.
@@ -37,10 +30,7 @@ impl JsonText {
 
     /// JSON text already written (e.g. an answer's body), or `None` if it is not JSON.
     pub fn from_text(text: Vec<u8>) -> Option<JsonText> {
-        let text = String::from_utf8(text).ok()?;
-        serde_json::value::RawValue::from_string(text)
-            .ok()
-            .map(|raw| JsonText(RawJson::from_raw_value(raw)))
+        RawJson::from_text(String::from_utf8(text).ok()?).map(JsonText)
     }
 
     /// The text.

@@ -227,7 +227,7 @@ fn raw_json_is_embedded_by_serde_json() {
 #[test]
 fn raw_values_of_serde_json_are_embedded_as_they_are() {
     let raw = RawValue::from_string("{\"a\": [1, 2]}".to_owned()).ok();
-    same(&(raw, RawJson::of("x"), RawJson::null()));
+    same(&(raw, RawJson::of("x"), RawJson::of(&())));
 }
 
 /// Any JSON value.
