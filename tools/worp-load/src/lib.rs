@@ -11,6 +11,9 @@
 //!   with single-row INSERT transactions into a scratch table, the same client count and
 //!   duration, durable commits; our rate is printed as a fraction of it. With
 //!   `--rounds N` the two alternate N times and the means are compared.
+//! - `--hop-anchor` (with `--pgbench-db`): after pgbench in each round, pgbench's insert
+//!   behind a minimal HTTP hop ([`hop_anchor`]), with the same clients and duration: how
+//!   much of pgbench's rate an HTTP hop alone leaves, and our rate as a fraction of it.
 //! - `--sqlite-anchor PATH` (the server's SQLite file): afterwards, SQLite's own ceiling
 //!   on the same disk, durable single-row inserts with the server's settings, the same
 //!   client count and duration ([`sqlite_anchor`]); our rate as a fraction of it.
@@ -55,6 +58,7 @@ use worp::store::{Append, Store};
 use worp::table::Table;
 
 mod cpu;
+mod hop_anchor;
 mod pg_counters;
 pub mod replay;
 mod sqlite_anchor;
@@ -91,6 +95,11 @@ pub struct Args {
     /// scratch file beside this one (the server's SQLite database: the same disk).
     #[arg(long, conflicts_with = "pgbench_db")]
     pub sqlite_anchor: Option<std::path::PathBuf>,
+    /// Also measure pgbench's insert behind a minimal HTTP hop (an actix-web handler
+    /// running it on a pooled connection), after pgbench in each round (see
+    /// `hop_anchor.rs`). It does not change the target's verdict.
+    #[arg(long, requires = "pgbench_db")]
+    pub hop_anchor: bool,
     /// The server's database, for `--seed-finished` and the rebuild measurement.
     #[arg(long)]
     pub database_url: Option<String>,
@@ -1629,6 +1638,8 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
     let mut moves = 0;
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
+    // The hop anchor's rounds: its rate, pgbench's and ours (if judged) in the same round.
+    let mut hops: Vec<(f64, f64, Option<f64>)> = Vec::new();
     let mut cpus = cpu::Rounds::default();
     for round in 1..=args.rounds {
         out.line(format!(
@@ -1662,6 +1673,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             }
         }
         if let Some(db) = &args.pgbench_db {
+            let (hop_db, ours_rate) = (db.clone(), ours.as_ref().and_then(|m| m.rate));
             let (db, clients, duration) = (db.clone(), args.clients, args.duration);
             let pgbench_out = out.clone();
             let anchor =
@@ -1692,6 +1704,24 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                     m.unjudged().unwrap_or_default()
                 )),
                 None => {}
+            }
+            if args.hop_anchor {
+                let hop = tokio::task::spawn_blocking(move || {
+                    hop_anchor::run(&hop_db, clients, duration)
+                })
+                .await
+                .map_err(|e| e.to_string())??;
+                let ours = ours_rate;
+                out.line(format!(
+                    "  the anchor behind a minimal HTTP hop: {:.0} tx/s, {:.1}% of pgbench's (p50 {:.2} ms, p99 {:.2} ms){}",
+                    hop.rate,
+                    hop.rate / tps * 100.0,
+                    hop.p50,
+                    hop.p99,
+                    ours.map(|r| format!("; our rate is {:.1}% of it", r / hop.rate * 100.0))
+                        .unwrap_or_default()
+                ));
+                hops.push((hop.rate, tps, ours));
             }
         }
     }
@@ -1727,6 +1757,22 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         ));
     }
     cpus.summary(anchor, &out);
+    if !hops.is_empty() {
+        let n = hops.len() as f64;
+        let hop = hops.iter().map(|h| h.0).sum::<f64>() / n;
+        let tps = hops.iter().map(|h| h.1).sum::<f64>() / n;
+        let ours: Vec<f64> = hops.iter().filter_map(|h| h.2).collect();
+        out.line(format!(
+            "The anchor behind a minimal HTTP hop: {:.1}% of pgbench's rate ({hop:.0} / {tps:.0}, means over the rounds){}",
+            hop / tps * 100.0,
+            if ours.len() == hops.len() {
+                let rate = ours.iter().sum::<f64>() / n;
+                format!("; our rate is {:.1}% of the hop's", rate / hop * 100.0)
+            } else {
+                String::new()
+            }
+        ));
+    }
     if let Some(states) = args.replay {
         replay::measure(args, states, &out).await?;
     }

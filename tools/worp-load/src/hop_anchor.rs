@@ -1,0 +1,309 @@
+//! `--hop-anchor`: pgbench's durable single-row insert (`tools/pgbench/anchor.sql`)
+//! behind a minimal HTTP hop, measured in each round beside pgbench.
+//!
+//! An actix-web server of one worker, in this process, runs the anchor's `INSERT` for
+//! each `POST /anchor` and answers 201 once it has committed; each client is one
+//! blocking keep-alive connection. It judges no game and writes no row beyond the
+//! anchor's, so its rate over pgbench's is the most that the hop in front of the
+//! database (an HTTP request, a handler, a pool, the answer) leaves of pgbench's rate
+//! on this machine. Worp's own rate over the hop's is then what the server's game work
+//! and rows cost beyond the hop.
+
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+use actix_web::{web, App, HttpResponse, HttpServer};
+use sqlx::postgres::PgPoolOptions;
+use sqlx::Connection;
+
+use super::{ANCHOR, ANCHOR_TABLE};
+
+/// What one run of the hop measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Hop {
+    /// Committed inserts a second, over all clients.
+    pub rate: f64,
+    /// Median and 99th percentile of a request's time, in milliseconds.
+    pub p50: f64,
+    pub p99: f64,
+}
+
+/// The request each client sends, again and again.
+const REQUEST: &[u8] = b"POST /anchor HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n";
+
+/// Runs the hop on database `db` for `duration` with `clients` connections (the
+/// anchor's scratch table is made and dropped again). Blocking: call it off the
+/// runtime, as pgbench is.
+pub fn run(db: &str, clients: usize, duration: Duration) -> Result<Hop, String> {
+    let clients = clients.max(1);
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let db = db.to_owned();
+    let server = std::thread::Builder::new()
+        .name("hop-anchor".into())
+        .spawn(move || serve(&db, clients, ready_tx))
+        .map_err(|e| format!("hop anchor: {e}"))?;
+    let (port, handle) = match ready_rx.recv() {
+        Ok(Ok(ready)) => ready,
+        Ok(Err(e)) => return Err(e),
+        Err(_) => {
+            return Err(match server.join() {
+                Ok(Err(e)) => e,
+                _ => "hop anchor: the server stopped before it listened".into(),
+            })
+        }
+    };
+    let deadline = Instant::now() + duration;
+    let started = Instant::now();
+    let loads: Vec<_> = (0..clients)
+        .map(|_| std::thread::spawn(move || client(port, deadline)))
+        .collect();
+    let mut times = Vec::new();
+    let mut failed = None;
+    for load in loads {
+        match load.join() {
+            Ok(Ok(t)) => times.extend(t),
+            Ok(Err(e)) => failed = Some(e),
+            Err(_) => failed = Some("hop anchor: a client panicked".into()),
+        }
+    }
+    let took = started.elapsed().as_secs_f64();
+    let stop = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| e.to_string())?;
+    stop.block_on(handle.stop(true));
+    match server.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(e),
+        Err(_) => return Err("hop anchor: the server panicked".into()),
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if times.is_empty() {
+        return Err("hop anchor: no insert was answered".into());
+    }
+    times.sort_unstable();
+    let at = |q: f64| {
+        let i = ((times.len() as f64 * q) as usize).min(times.len() - 1);
+        times[i].as_secs_f64() * 1e3
+    };
+    Ok(Hop {
+        rate: times.len() as f64 / took,
+        p50: at(0.5),
+        p99: at(0.99),
+    })
+}
+
+type Ready = Result<(u16, actix_web::dev::ServerHandle), String>;
+
+/// The hop's server, on this thread until it is stopped: the table, then one worker.
+fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Result<(), String> {
+    actix_web::rt::System::new().block_on(async move {
+        let started = async {
+            let pool = PgPoolOptions::new()
+                .max_connections(u32::try_from(clients).unwrap_or(u32::MAX))
+                .test_before_acquire(false)
+                .connect(db)
+                .await
+                .map_err(|e| format!("hop anchor: {e}"))?;
+            sqlx::raw_sql(ANCHOR_TABLE)
+                .execute(&pool)
+                .await
+                .map_err(|e| format!("hop anchor: the anchor's table: {e}"))?;
+            let data = web::Data::new(pool.clone());
+            let server = HttpServer::new(move || {
+                App::new()
+                    .app_data(data.clone())
+                    .route("/anchor", web::post().to(insert))
+            })
+            .workers(1)
+            .disable_signals()
+            .bind(("127.0.0.1", 0))
+            .map_err(|e| format!("hop anchor: {e}"))?;
+            let port = server
+                .addrs()
+                .first()
+                .map(std::net::SocketAddr::port)
+                .ok_or("hop anchor: no address")?;
+            Ok::<_, String>((pool, server.run(), port))
+        };
+        let (pool, server, port) = match started.await {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = ready.send(Err(e.clone()));
+                return Err(e);
+            }
+        };
+        let _ = ready.send(Ok((port, server.handle())));
+        let served = server.await.map_err(|e| format!("hop anchor: {e}"));
+        // The connections the worker opened went with its runtime: the table is dropped
+        // on a connection of this thread's own.
+        drop(pool);
+        let dropped = async {
+            let mut connection = sqlx::PgConnection::connect(db).await?;
+            sqlx::query("DROP TABLE IF EXISTS anchor")
+                .execute(&mut connection)
+                .await?;
+            connection.close().await
+        }
+        .await
+        .map_err(|e| format!("hop anchor: dropping the table: {e}"));
+        served.and(dropped)
+    })
+}
+
+/// The anchor's transaction, answered once it committed.
+async fn insert(pool: web::Data<sqlx::PgPool>) -> HttpResponse {
+    // Prepared and kept by the connection, as pgbench's `-M prepared` does.
+    match sqlx::query(ANCHOR).execute(pool.get_ref()).await {
+        Ok(_) => HttpResponse::Created()
+            .content_type("application/json")
+            .body("{\"inserted\":1}"),
+        Err(e) => HttpResponse::InternalServerError().body(e.to_string()),
+    }
+}
+
+/// One client until `deadline`: the time of each answered insert.
+fn client(port: u16, deadline: Instant) -> Result<Vec<Duration>, String> {
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))
+        .map_err(|e| format!("hop anchor: {e}"))?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let mut buf = vec![0u8; 4096];
+    let mut times = Vec::with_capacity(1 << 16);
+    while Instant::now() < deadline {
+        let sent = Instant::now();
+        stream
+            .write_all(REQUEST)
+            .map_err(|e| format!("hop anchor: {e}"))?;
+        read_answer(&mut stream, &mut buf)?;
+        times.push(sent.elapsed());
+    }
+    Ok(times)
+}
+
+/// Reads one answer (its head and `Content-Length` body) from `stream`: `Ok` for a 201.
+fn read_answer(stream: &mut impl Read, buf: &mut [u8]) -> Result<(), String> {
+    let mut got = 0;
+    loop {
+        if got == buf.len() {
+            return Err("hop anchor: an answer too long".into());
+        }
+        let n = stream
+            .read(&mut buf[got..])
+            .map_err(|e| format!("hop anchor: {e}"))?;
+        if n == 0 {
+            return Err("hop anchor: the server closed the connection".into());
+        }
+        got += n;
+        let Some(end) = buf[..got].windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&buf[..end]);
+        let length = head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
+            .map(|(_, v)| v.trim().parse::<usize>())
+            .transpose()
+            .map_err(|e| format!("hop anchor: Content-Length: {e}"))?
+            .unwrap_or(0);
+        if got < end + 4 + length {
+            continue;
+        }
+        if !head.starts_with("HTTP/1.1 201") {
+            let body = String::from_utf8_lossy(&buf[end + 4..got]);
+            return Err(format!(
+                "hop anchor: {}: {body}",
+                head.lines().next().unwrap_or("")
+            ));
+        }
+        if got > end + 4 + length {
+            return Err("hop anchor: more than one answer".into());
+        }
+        return Ok(());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gives `data` a few bytes at a time, as a socket may.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(out.len()).min(7);
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn an_answer_in_pieces_is_read_to_the_end_of_its_body() {
+        let answer = b"HTTP/1.1 201 Created\r\ncontent-length: 14\r\n\r\n{\"inserted\":1}";
+        let mut buf = vec![0u8; 4096];
+        assert_eq!(read_answer(&mut Trickle(answer), &mut buf), Ok(()));
+    }
+
+    #[test]
+    fn a_refusal_is_an_error_that_carries_its_body() {
+        let answer = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\nboom";
+        let mut buf = vec![0u8; 4096];
+        let e = read_answer(&mut Trickle(answer), &mut buf).unwrap_err();
+        assert!(e.contains("500") && e.contains("boom"), "{e}");
+    }
+
+    #[test]
+    fn a_closed_connection_is_an_error() {
+        let mut buf = vec![0u8; 4096];
+        let e = read_answer(&mut Trickle(b"HTTP/1.1 201 Cr"), &mut buf).unwrap_err();
+        assert!(e.contains("closed"), "{e}");
+    }
+
+    /// The hop against a real database (the README's test command's private cluster):
+    /// it answers inserts, times them, and leaves no table behind.
+    #[test]
+    fn the_hop_answers_inserts_and_drops_its_table() {
+        let Ok(admin) = std::env::var("WORP_TEST_POSTGRES") else {
+            eprintln!("WORP_TEST_POSTGRES is not set: skipped (the README's test command sets it)");
+            return;
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let name = format!("worp_hop_{}", uuid::Uuid::new_v4().simple());
+        let db = match admin.rfind('/') {
+            Some(i) => format!("{}/{name}", &admin[..i]),
+            None => panic!("WORP_TEST_POSTGRES must end in /<database>"),
+        };
+        rt.block_on(async {
+            let mut admin = sqlx::PgConnection::connect(&admin).await.expect("admin");
+            sqlx::raw_sql(&format!("CREATE DATABASE {name}"))
+                .execute(&mut admin)
+                .await
+                .expect("create");
+        });
+        let hop = run(&db, 2, Duration::from_millis(500)).expect("the hop runs");
+        assert!(
+            hop.rate > 0.0 && hop.p50 > 0.0 && hop.p99 >= hop.p50,
+            "{hop:?}"
+        );
+        rt.block_on(async {
+            let mut conn = sqlx::PgConnection::connect(&db).await.expect("connect");
+            let left: Option<String> = sqlx::query_scalar("SELECT to_regclass('anchor')::text")
+                .fetch_one(&mut conn)
+                .await
+                .expect("query");
+            assert_eq!(left, None, "the anchor's table is dropped");
+            conn.close().await.expect("close");
+            let mut admin = sqlx::PgConnection::connect(&admin).await.expect("admin");
+            sqlx::raw_sql(&format!("DROP DATABASE {name}"))
+                .execute(&mut admin)
+                .await
+                .expect("drop the test database");
+        });
+    }
+}
