@@ -16,7 +16,7 @@ use actix_web::{web, App, HttpResponse, HttpServer};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::Connection;
 
-use super::{ANCHOR, ANCHOR_TABLE};
+use super::{percentile, ANCHOR, ANCHOR_TABLE};
 
 /// What one run of the hop measured.
 #[derive(Debug, Clone, Copy)]
@@ -83,14 +83,10 @@ pub fn run(db: &str, clients: usize, duration: Duration) -> Result<Hop, String> 
         return Err("hop anchor: no insert was answered".into());
     }
     times.sort_unstable();
-    let at = |q: f64| {
-        let i = ((times.len() as f64 * q) as usize).min(times.len() - 1);
-        times[i].as_secs_f64() * 1e3
-    };
     Ok(Hop {
         rate: times.len() as f64 / took,
-        p50: at(0.5),
-        p99: at(0.99),
+        p50: percentile(&times, 50.0).unwrap_or(0.0),
+        p99: percentile(&times, 99.0).unwrap_or(0.0),
     })
 }
 
@@ -163,8 +159,8 @@ async fn insert(pool: web::Data<sqlx::PgPool>) -> HttpResponse {
     }
 }
 
-/// One client until `deadline`: the time of each answered insert.
-fn client(port: u16, deadline: Instant) -> Result<Vec<Duration>, String> {
+/// One client until `deadline`: the time of each answered insert, in microseconds.
+fn client(port: u16, deadline: Instant) -> Result<Vec<u32>, String> {
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))
         .map_err(|e| format!("hop anchor: {e}"))?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
@@ -176,7 +172,7 @@ fn client(port: u16, deadline: Instant) -> Result<Vec<Duration>, String> {
             .write_all(REQUEST)
             .map_err(|e| format!("hop anchor: {e}"))?;
         read_answer(&mut stream, &mut buf)?;
-        times.push(sent.elapsed());
+        times.push(u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX));
     }
     Ok(times)
 }
@@ -195,29 +191,37 @@ fn read_answer(stream: &mut impl Read, buf: &mut [u8]) -> Result<(), String> {
             return Err("hop anchor: the server closed the connection".into());
         }
         got += n;
-        let Some(end) = buf[..got].windows(4).position(|w| w == b"\r\n\r\n") else {
-            continue;
+        let mut headers = [httparse::EMPTY_HEADER; 16];
+        let mut response = httparse::Response::new(&mut headers);
+        let head = match response.parse(&buf[..got]) {
+            Ok(httparse::Status::Partial) => continue,
+            Ok(httparse::Status::Complete(head)) => head,
+            Err(e) => return Err(format!("hop anchor: a malformed answer: {e}")),
         };
-        let head = String::from_utf8_lossy(&buf[..end]);
-        let length = head
-            .lines()
-            .filter_map(|l| l.split_once(':'))
-            .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-length"))
-            .map(|(_, v)| v.trim().parse::<usize>())
-            .transpose()
-            .map_err(|e| format!("hop anchor: Content-Length: {e}"))?
+        let length = response
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+            .map(|h| {
+                std::str::from_utf8(h.value)
+                    .ok()
+                    .and_then(|v| v.trim().parse::<usize>().ok())
+                    .ok_or("hop anchor: a malformed Content-Length")
+            })
+            .transpose()?
             .unwrap_or(0);
-        if got < end + 4 + length {
+        if got < head + length {
             continue;
         }
-        if !head.starts_with("HTTP/1.1 201") {
-            let body = String::from_utf8_lossy(&buf[end + 4..got]);
+        if response.code != Some(201) {
             return Err(format!(
-                "hop anchor: {}: {body}",
-                head.lines().next().unwrap_or("")
+                "hop anchor: {} {}: {}",
+                response.code.unwrap_or(0),
+                response.reason.unwrap_or(""),
+                String::from_utf8_lossy(&buf[head..got])
             ));
         }
-        if got > end + 4 + length {
+        if got > head + length {
             return Err("hop anchor: more than one answer".into());
         }
         return Ok(());
