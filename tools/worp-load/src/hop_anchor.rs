@@ -90,6 +90,44 @@ pub fn run(db: &str, clients: usize, duration: Duration) -> Result<Hop, String> 
     })
 }
 
+/// The hop's rounds, each beside pgbench's rate and ours (if judged) in the same round.
+#[derive(Debug, Default)]
+pub struct Rounds(Vec<(f64, f64, Option<f64>)>);
+
+impl Rounds {
+    /// Keeps a round: `hop` beside pgbench's `tps` and our `ours`; returns its line.
+    pub fn round(&mut self, hop: &Hop, tps: f64, ours: Option<f64>) -> String {
+        self.0.push((hop.rate, tps, ours));
+        format!(
+            "  the anchor behind a minimal HTTP hop: {:.0} tx/s, {:.1}% of pgbench's (p50 {:.2} ms, p99 {:.2} ms){}",
+            hop.rate,
+            hop.rate / tps * 100.0,
+            hop.p50,
+            hop.p99,
+            ours.map(|r| format!("; our rate is {:.1}% of it", r / hop.rate * 100.0))
+                .unwrap_or_default()
+        )
+    }
+
+    /// The means over the rounds (`None` without any): the hop's share of pgbench's
+    /// rate and, when every round judged ours, our share of the hop's.
+    pub fn summary(&self) -> Option<String> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let n = self.0.len() as f64;
+        let hop = self.0.iter().map(|r| r.0).sum::<f64>() / n;
+        let tps = self.0.iter().map(|r| r.1).sum::<f64>() / n;
+        let ours: Option<f64> = self.0.iter().map(|r| r.2).sum();
+        Some(format!(
+            "The anchor behind a minimal HTTP hop: {:.1}% of pgbench's rate ({hop:.0} / {tps:.0}, means over the rounds){}",
+            hop / tps * 100.0,
+            ours.map(|sum| format!("; our rate is {:.1}% of the hop's", sum / n / hop * 100.0))
+                .unwrap_or_default()
+        ))
+    }
+}
+
 type Ready = Result<(u16, actix_web::dev::ServerHandle), String>;
 
 /// The hop's server, on this thread until it is stopped: the table, then one worker.
@@ -121,9 +159,9 @@ fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Res
                 .first()
                 .map(std::net::SocketAddr::port)
                 .ok_or("hop anchor: no address")?;
-            Ok::<_, String>((pool, server.run(), port))
+            Ok::<_, String>((server.run(), port))
         };
-        let (pool, server, port) = match started.await {
+        let (server, port) = match started.await {
             Ok(s) => s,
             Err(e) => {
                 let _ = ready.send(Err(e.clone()));
@@ -132,9 +170,8 @@ fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Res
         };
         let _ = ready.send(Ok((port, server.handle())));
         let served = server.await.map_err(|e| format!("hop anchor: {e}"));
-        // The connections the worker opened went with its runtime: the table is dropped
-        // on a connection of this thread's own.
-        drop(pool);
+        // The pool's connections went with the worker's runtime: the table is dropped on
+        // a connection of this thread's own.
         let dropped = async {
             let mut connection = sqlx::PgConnection::connect(db).await?;
             sqlx::query("DROP TABLE IF EXISTS anchor")
@@ -242,6 +279,34 @@ mod tests {
             self.0 = &self.0[n..];
             Ok(n)
         }
+    }
+
+    #[test]
+    fn rounds_give_the_hops_share_of_pgbench_and_ours_of_the_hops() {
+        let hop = |rate| Hop {
+            rate,
+            p50: 0.24,
+            p99: 0.35,
+        };
+        let mut rounds = Rounds::default();
+        assert_eq!(rounds.summary(), None);
+        let line = rounds.round(&hop(4000.0), 6000.0, Some(3000.0));
+        assert!(line.contains("4000 tx/s, 66.7% of pgbench's"), "{line}");
+        assert!(line.ends_with("our rate is 75.0% of it"), "{line}");
+        rounds.round(&hop(4400.0), 6400.0, Some(3300.0));
+        let summary = rounds.summary().expect("rounds");
+        assert!(
+            summary.contains("67.7% of pgbench's rate (4200 / 6200"),
+            "{summary}"
+        );
+        assert!(
+            summary.ends_with("our rate is 75.0% of the hop's"),
+            "{summary}"
+        );
+        // A round whose load was not judged leaves our share out of the summary.
+        rounds.round(&hop(4000.0), 6000.0, None);
+        let summary = rounds.summary().expect("rounds");
+        assert!(!summary.contains("our rate"), "{summary}");
     }
 
     #[test]

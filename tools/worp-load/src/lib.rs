@@ -1638,8 +1638,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
     let mut moves = 0;
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
-    // The hop anchor's rounds: its rate, pgbench's and ours (if judged) in the same round.
-    let mut hops: Vec<(f64, f64, Option<f64>)> = Vec::new();
+    let mut hops = hop_anchor::Rounds::default();
     let mut cpus = cpu::Rounds::default();
     for round in 1..=args.rounds {
         out.line(format!(
@@ -1711,17 +1710,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                 })
                 .await
                 .map_err(|e| e.to_string())??;
-                let ours = ours_rate;
-                out.line(format!(
-                    "  the anchor behind a minimal HTTP hop: {:.0} tx/s, {:.1}% of pgbench's (p50 {:.2} ms, p99 {:.2} ms){}",
-                    hop.rate,
-                    hop.rate / tps * 100.0,
-                    hop.p50,
-                    hop.p99,
-                    ours.map(|r| format!("; our rate is {:.1}% of it", r / hop.rate * 100.0))
-                        .unwrap_or_default()
-                ));
-                hops.push((hop.rate, tps, ours));
+                out.line(hops.round(&hop, tps, ours_rate));
             }
         }
     }
@@ -1757,21 +1746,8 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         ));
     }
     cpus.summary(anchor, &out);
-    if !hops.is_empty() {
-        let n = hops.len() as f64;
-        let hop = hops.iter().map(|h| h.0).sum::<f64>() / n;
-        let tps = hops.iter().map(|h| h.1).sum::<f64>() / n;
-        let ours: Vec<f64> = hops.iter().filter_map(|h| h.2).collect();
-        out.line(format!(
-            "The anchor behind a minimal HTTP hop: {:.1}% of pgbench's rate ({hop:.0} / {tps:.0}, means over the rounds){}",
-            hop / tps * 100.0,
-            if ours.len() == hops.len() {
-                let rate = ours.iter().sum::<f64>() / n;
-                format!("; our rate is {:.1}% of the hop's", rate / hop * 100.0)
-            } else {
-                String::new()
-            }
-        ));
+    if let Some(summary) = hops.summary() {
+        out.line(summary);
     }
     if let Some(states) = args.replay {
         replay::measure(args, states, &out).await?;
