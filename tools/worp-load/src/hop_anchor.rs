@@ -16,7 +16,7 @@ use actix_web::{web, App, HttpResponse, HttpServer};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::Connection;
 
-use super::{percentile, ANCHOR, ANCHOR_TABLE};
+use super::{percentile, ANCHOR, ANCHOR_DROP, ANCHOR_TABLE};
 
 /// What one run of the hop measured.
 #[derive(Debug, Clone, Copy)]
@@ -174,9 +174,7 @@ fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Res
         // a connection of this thread's own.
         let dropped = async {
             let mut connection = sqlx::PgConnection::connect(db).await?;
-            sqlx::query("DROP TABLE IF EXISTS anchor")
-                .execute(&mut connection)
-                .await?;
+            sqlx::query(ANCHOR_DROP).execute(&mut connection).await?;
             connection.close().await
         }
         .await

@@ -1254,6 +1254,8 @@ struct Anchor {
 /// `tools/latency` run.
 const ANCHOR_TABLE: &str = include_str!("../../pgbench/anchor_table.sql");
 const ANCHOR: &str = include_str!("../../pgbench/anchor.sql");
+/// Drops the anchor's table once a measurement is done with it.
+const ANCHOR_DROP: &str = "DROP TABLE IF EXISTS anchor";
 
 /// Runs pgbench; returns its transactions per second and the CPU its run took.
 fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<Anchor, String> {
@@ -1308,7 +1310,7 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<An
         .output();
     let spent = before.to(&cpu::Snapshot::take(None), cpu::Client::Children("pgbench"));
     let _ = std::fs::remove_file(&script);
-    let _ = psql("DROP TABLE IF EXISTS anchor");
+    let _ = psql(ANCHOR_DROP);
     let ran = ran.map_err(|e| format!("pgbench: {e} (install postgresql-contrib)"))?;
     let text = String::from_utf8_lossy(&ran.stdout).to_string();
     if !ran.status.success() {
