@@ -216,6 +216,45 @@ async fn an_event_is_indexed_once_by_its_game_and_sequence_number() {
     );
 }
 
+/// A move changes its game's player to move, and on neither backend does an index cover
+/// that column: a player's turns are read through `game_seats`, so an index on it only
+/// cost every move two index entries (on SQLite, a page or two of each commit's log).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_index_covers_the_player_to_move() {
+    use sqlx::Connection;
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let covering: Vec<String> = match backend {
+            Backend::Postgres => {
+                let mut db = sqlx::PgConnection::connect(&app.database)
+                    .await
+                    .expect("connect");
+                sqlx::query_scalar(
+                    "SELECT indexname::text FROM pg_indexes \
+                     WHERE tablename = 'games' AND indexdef LIKE '%to_move_player%'",
+                )
+                .fetch_all(&mut db)
+                .await
+                .expect("the indexes of games")
+            }
+            Backend::Sqlite => {
+                let url = format!("sqlite://{}", app.database);
+                let mut db = sqlx::SqliteConnection::connect(&url)
+                    .await
+                    .expect("connect");
+                sqlx::query_scalar(
+                    "SELECT DISTINCT l.name FROM pragma_index_list('games') l, \
+                     pragma_index_info(l.name) c WHERE c.name = 'to_move_player'",
+                )
+                .fetch_all(&mut db)
+                .await
+                .expect("the indexes of games")
+            }
+        };
+        assert!(covering.is_empty(), "{backend:?}: {covering:?}");
+    }
+}
+
 /// Kept answers are compressed by lz4 where the server has it (a keyed move's answer is
 /// over the size PostgreSQL compresses, and pglz cost it about 20 µs of the database's
 /// time), and stay readable either way.
