@@ -122,7 +122,32 @@ pub const INSERT_EVENT: &str = concat!(
     event_columns!(),
     ") VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING position"
 );
-/// Form 1 for a change without events: where the log ends.
+/// The SQLite writer's insert of an event (`store/sqlite_change.rs`): every event of a
+/// change, once [`LOG_END`] has read where the log ends inside the writer's transaction,
+/// which holds SQLite's one write lock from its `BEGIN IMMEDIATE` to its commit, so that
+/// nothing appends between the two. Neither `RETURNING` nor a `SELECT` from the log:
+/// SQLite runs each through a temporary b-tree opened and closed for the statement. The
+/// position is the connection's last inserted row id (`position` is the rowid).
+pub const INSERT_EVENT_IN_WRITER: &str = concat!(
+    "INSERT INTO events (",
+    event_columns!(),
+    ") VALUES ($1, $2, $3, $4, $5, $6, $7)"
+);
+/// Every statement the SQLite writer runs for a change, none of which may open a
+/// temporary b-tree (`tests/api/sqlite_commit.rs` asks SQLite's `EXPLAIN`).
+pub const SQLITE_WRITER_CHANGE: [&str; 9] = [
+    LOG_END,
+    INSERT_EVENT_IN_WRITER,
+    INSERT_SECRET,
+    WRITE_GAME_ROW,
+    WRITE_SEAT,
+    WEBHOOKS_OF_PLAYER,
+    INSERT_DELIVERY,
+    DELETE_EXPIRED_ANSWER,
+    INSERT_ANSWER,
+];
+/// Form 1 for a change without events, and the SQLite writer's version check: where
+/// the log ends.
 pub const LOG_END: &str = concat!("SELECT ", log_end!("$1"), " AS last");
 pub const INSERT_SECRET: &str = "INSERT INTO game_secrets (game_id, server_seed) VALUES ($1, $2)";
 pub const WRITE_GAME_ROW: &str = concat!(
@@ -807,6 +832,7 @@ mod tests {
         for sql in [
             INSERT_FIRST_EVENT,
             INSERT_EVENT,
+            INSERT_EVENT_IN_WRITER,
             APPEND_MOVES,
             APPEND_TOGETHER,
         ] {

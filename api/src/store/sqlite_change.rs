@@ -1,10 +1,11 @@
 //! The statements the SQLite writer ([`super::sqlite_commit`]) runs on its own
-//! connection: one change's, inside the transaction the writer began (the same
-//! statements, in the same order, as `append_alone` on the sqlx path), and the stored
-//! checkpoints', in a transaction of their own.
+//! connection: one change's, inside the transaction the writer began (the version check
+//! read before the events, [`sql::SQLITE_WRITER_CHANGE`], then what `append_alone` on the
+//! sqlx path writes, in the same order), and the stored checkpoints', in a transaction
+//! of their own.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use rusqlite::{params, Connection, OptionalExtension, ToSql};
+use rusqlite::{params, Connection, ToSql};
 use tokio::sync::oneshot;
 use uuid::Uuid;
 
@@ -87,46 +88,37 @@ pub(super) fn store_checkpoints(connection: &mut Connection, jobs: Vec<Checkpoin
     }
 }
 
-/// Writes one change inside the current transaction: the same statements, in the same
-/// order, as `append_alone` on the sqlx path.
+/// Writes one change inside the current transaction (the writer's, begun `IMMEDIATE`):
+/// the version check, then what `append_alone` on the sqlx path writes, in the same
+/// order.
 pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, StoreError> {
+    let game = &a.game_id.as_bytes()[..];
+    // The transaction holds the write lock: the log ends here until it commits.
+    let last: i64 = connection
+        .prepare_cached(sql::LOG_END)?
+        .query_row([game], |r| r.get(0))?;
+    if last != a.expected_version {
+        return Err(StoreError::Conflict);
+    }
     let mut positions = Vec::with_capacity(a.events.len());
-    for (i, e) in a.events.iter().enumerate() {
-        let game = &e.game_id.as_bytes()[..];
+    for e in &a.events {
+        let event_game = &e.game_id.as_bytes()[..];
         let payload = e.payload.to_string();
         let recorded_at = at(e.recorded_at);
-        let columns: [&dyn ToSql; 8] = [
-            &game,
+        let columns: [&dyn ToSql; 7] = [
+            &event_game,
             &e.seq,
             &e.kind,
             &payload,
             &e.rules_version,
             &recorded_at,
             &e.hash,
-            &a.expected_version,
         ];
-        // The first event carries the version check (its eighth parameter).
-        let (statement, bound) = if i == 0 {
-            (sql::INSERT_FIRST_EVENT, 8)
-        } else {
-            (sql::INSERT_EVENT, 7)
-        };
-        let position = connection
-            .prepare_cached(statement)?
-            .query_row(&columns[..bound], |r| r.get::<_, i64>(0))
-            .optional()
-            .map_err(conflict_or)?
-            .ok_or(StoreError::Conflict)?;
-        positions.push(position);
-    }
-    let game = &a.game_id.as_bytes()[..];
-    if a.events.is_empty() {
-        let last: i64 = connection
-            .prepare_cached(sql::LOG_END)?
-            .query_row([game], |r| r.get(0))?;
-        if last != a.expected_version {
-            return Err(StoreError::Conflict);
-        }
+        connection
+            .prepare_cached(sql::INSERT_EVENT_IN_WRITER)?
+            .execute(&columns[..])
+            .map_err(conflict_or)?;
+        positions.push(connection.last_insert_rowid());
     }
     if let Some(seed) = &a.secret {
         connection
