@@ -88,10 +88,47 @@ pub(super) fn store_checkpoints(connection: &mut Connection, jobs: Vec<Checkpoin
     }
 }
 
+/// What a change binds as text, written on its caller's thread before the change joins
+/// the queue: the writer, the one thread every SQLite change waits for, only binds it.
+#[derive(Debug)]
+pub(super) struct ChangeTexts {
+    /// Each event's payload, as JSON.
+    payloads: Vec<String>,
+    /// Each event's time.
+    recorded_at: Vec<String>,
+    created_at: String,
+    updated_at: String,
+    deadline: Option<String>,
+    /// The kept answer's expiry.
+    expired_before: Option<String>,
+}
+
+impl ChangeTexts {
+    pub(super) fn of(a: &Append) -> ChangeTexts {
+        ChangeTexts {
+            // A JSON value always serialises (its keys are strings).
+            payloads: a
+                .events
+                .iter()
+                .map(|e| serde_json::to_string(&e.payload).unwrap_or_default())
+                .collect(),
+            recorded_at: a.events.iter().map(|e| at(e.recorded_at)).collect(),
+            created_at: at(a.row.created_at),
+            updated_at: at(a.row.updated_at),
+            deadline: a.row.deadline.map(at),
+            expired_before: a.idempotency.as_ref().map(|k| at(k.expired_before)),
+        }
+    }
+}
+
 /// Writes one change inside the current transaction (the writer's, begun `IMMEDIATE`):
 /// the version check, then what `append_alone` on the sqlx path writes, in the same
-/// order.
-pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, StoreError> {
+/// order. `texts` are `a`'s ([`ChangeTexts::of`]).
+pub(super) fn change(
+    connection: &Connection,
+    a: &Append,
+    texts: &ChangeTexts,
+) -> Result<Written, StoreError> {
     let game = &a.game_id.as_bytes()[..];
     // The transaction holds the write lock: the log ends here until it commits.
     let last: i64 = connection
@@ -101,17 +138,16 @@ pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, Sto
         return Err(StoreError::Conflict);
     }
     let mut positions = Vec::with_capacity(a.events.len());
-    for e in &a.events {
+    let events = a.events.iter().zip(&texts.payloads).zip(&texts.recorded_at);
+    for ((e, payload), recorded_at) in events {
         let event_game = &e.game_id.as_bytes()[..];
-        let payload = e.payload.to_string();
-        let recorded_at = at(e.recorded_at);
         let columns: [&dyn ToSql; 7] = [
             &event_game,
             &e.seq,
             &e.kind,
-            &payload,
+            payload,
             &e.rules_version,
-            &recorded_at,
+            recorded_at,
             &e.hash,
         ];
         connection
@@ -126,7 +162,7 @@ pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, Sto
             .execute(params![game, seed])
             .map_err(conflict_or)?;
     }
-    write_row(connection, &a.row, a.seats_changed())?;
+    write_row(connection, &a.row, a.seats_changed(), texts)?;
     let mut deliveries = 0;
     for n in &a.notices {
         let mut hooks = connection.prepare_cached(sql::WEBHOOKS_OF_PLAYER)?;
@@ -145,18 +181,18 @@ pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, Sto
                     n.version,
                     n.kind,
                     n.payload.get(),
-                    at(a.row.updated_at)
+                    texts.updated_at
                 ])?;
             deliveries += 1;
         }
     }
-    if let Some(kept) = &a.idempotency {
+    if let (Some(kept), Some(expired_before)) = (&a.idempotency, &texts.expired_before) {
         connection
             .prepare_cached(sql::DELETE_EXPIRED_ANSWER)?
             .execute(params![
                 &kept.player_id.as_bytes()[..],
                 kept.key,
-                at(kept.expired_before)
+                expired_before
             ])?;
         connection
             .prepare_cached(sql::INSERT_ANSWER)?
@@ -164,7 +200,7 @@ pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, Sto
                 &kept.player_id.as_bytes()[..],
                 kept.key,
                 kept.body.get(),
-                at(a.row.updated_at),
+                texts.updated_at,
                 kept.request,
                 kept.body_hash
             ])
@@ -174,7 +210,12 @@ pub(super) fn change(connection: &Connection, a: &Append) -> Result<Written, Sto
 }
 
 /// The `games` row, and its seats when they changed.
-fn write_row(connection: &Connection, row: &GameRow, seats: bool) -> Result<(), StoreError> {
+fn write_row(
+    connection: &Connection,
+    row: &GameRow,
+    seats: bool,
+    texts: &ChangeTexts,
+) -> Result<(), StoreError> {
     let game = &row.id.as_bytes()[..];
     connection
         .prepare_cached(sql::WRITE_GAME_ROW)?
@@ -186,9 +227,9 @@ fn write_row(connection: &Connection, row: &GameRow, seats: bool) -> Result<(), 
             row.to_move_seat,
             row.to_move_player.as_ref().map(|p| &p.as_bytes()[..]),
             row.summary.get(),
-            at(row.created_at),
-            at(row.updated_at),
-            row.deadline.map(at)
+            texts.created_at,
+            texts.updated_at,
+            texts.deadline
         ])?;
     if seats {
         let mut write = connection.prepare_cached(sql::WRITE_SEAT)?;

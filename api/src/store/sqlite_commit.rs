@@ -45,7 +45,7 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use super::error::StoreError;
 use super::records::{Append, StoredCheckpoint};
 use super::sql;
-use super::sqlite_change::{change, store_checkpoints, CheckpointJob, Written};
+use super::sqlite_change::{change, store_checkpoints, ChangeTexts, CheckpointJob, Written};
 use crate::events::StoredEvent;
 
 /// The most changes one transaction carries.
@@ -65,6 +65,7 @@ type Answer = Result<Vec<StoredEvent>, StoreError>;
 
 struct Job {
     append: Append,
+    texts: ChangeTexts,
     reply: oneshot::Sender<Answer>,
 }
 
@@ -152,7 +153,12 @@ impl SqliteCommit {
     /// now; the future answers once it is written.
     pub fn append(&self, append: Append) -> impl Future<Output = Answer> + Send {
         let (reply, answer) = oneshot::channel();
-        let sent = self.send(Work::Change(Job { append, reply }));
+        let texts = ChangeTexts::of(&append);
+        let sent = self.send(Work::Change(Job {
+            append,
+            texts,
+            reply,
+        }));
         async move {
             sent?;
             // A writer stopped in the middle of this change: whether it was committed is
@@ -293,7 +299,7 @@ impl Writer {
                     "sqlite group commit of {} changes failed ({e}); writing each alone",
                     jobs.len()
                 );
-                let answers: Vec<_> = jobs.iter().map(|j| alone(connection, &j.append)).collect();
+                let answers: Vec<_> = jobs.iter().map(|j| alone(connection, j)).collect();
                 let written = answers.iter().filter(|a| a.is_ok()).count();
                 self.commits.fetch_add(written as u64, Ordering::Relaxed);
                 answers
@@ -338,7 +344,7 @@ fn in_transaction(
     let mut answers = Vec::with_capacity(jobs.len());
     for job in jobs {
         connection.prepare_cached(sql::SAVEPOINT)?.execute([])?;
-        let answer = change(connection, &job.append);
+        let answer = change(connection, &job.append, &job.texts);
         if connection.is_autocommit() {
             // The error rolled the whole transaction back (SQLite does on some, e.g.
             // a full disk): the changes before this one are gone too.
@@ -365,9 +371,9 @@ fn in_transaction(
 }
 
 /// One change on its own transaction.
-fn alone(connection: &mut Connection, a: &Append) -> Result<Written, StoreError> {
+fn alone(connection: &mut Connection, job: &Job) -> Result<Written, StoreError> {
     connection.prepare_cached(sql::BEGIN_WRITE)?.execute([])?;
-    let written = change(connection, a).and_then(|w| {
+    let written = change(connection, &job.append, &job.texts).and_then(|w| {
         connection.prepare_cached(sql::COMMIT)?.execute([])?;
         Ok(w)
     });
