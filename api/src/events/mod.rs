@@ -277,6 +277,12 @@ impl StoredEvent {
         Event::from_parts(&self.kind, &self.payload)
     }
 
+    /// The payload as the log stores it: compact JSON (a JSON value always serialises,
+    /// its keys being strings).
+    pub fn payload_text(&self) -> String {
+        serde_json::to_string(&self.payload).unwrap_or_default()
+    }
+
     /// The canonical bytes that are hashed: written field by field (the keys in sorted
     /// order), without building a JSON tree first.
     pub fn canonical_bytes(&self) -> Vec<u8> {

@@ -23,8 +23,7 @@ impl EventColumns {
         self.game_id.push(e.game_id);
         self.seq.push(e.seq);
         self.kind.push(e.kind.clone());
-        self.payload
-            .push(serde_json::to_string(&e.payload).unwrap_or_default());
+        self.payload.push(e.payload_text());
         self.rules_version.push(e.rules_version);
         self.recorded_at.push(e.recorded_at);
         self.hash.push(e.hash.clone());

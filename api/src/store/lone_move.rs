@@ -79,7 +79,7 @@ pub(super) async fn append(
         query = query
             .bind(e.seq)
             .bind(e.kind.as_str())
-            .bind(serde_json::to_string(&e.payload).unwrap_or_default())
+            .bind(e.payload_text())
             .bind(e.rules_version)
             .bind(e.recorded_at)
             .bind(e.hash.as_str());

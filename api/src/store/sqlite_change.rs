@@ -12,6 +12,7 @@ use uuid::Uuid;
 use super::error::StoreError;
 use super::records::{Append, GameRow, StoredCheckpoint};
 use super::sql;
+use crate::events::StoredEvent;
 
 /// What one change wrote: its events' positions and how many webhook deliveries.
 pub(super) type Written = (Vec<i64>, usize);
@@ -106,12 +107,7 @@ pub(super) struct ChangeTexts {
 impl ChangeTexts {
     pub(super) fn of(a: &Append) -> ChangeTexts {
         ChangeTexts {
-            // A JSON value always serialises (its keys are strings).
-            payloads: a
-                .events
-                .iter()
-                .map(|e| serde_json::to_string(&e.payload).unwrap_or_default())
-                .collect(),
+            payloads: a.events.iter().map(StoredEvent::payload_text).collect(),
             recorded_at: a.events.iter().map(|e| at(e.recorded_at)).collect(),
             created_at: at(a.row.created_at),
             updated_at: at(a.row.updated_at),
