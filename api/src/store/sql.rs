@@ -7,9 +7,8 @@
 //! ## The version check
 //! A change of a game is written only if the game's log ends exactly at the version
 //! its caller saw; otherwise nothing of it is written and the caller gets a conflict.
-//! The rule has three forms, one per write path, side by side here:
-//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends; and
-//!    each change of a batch of the SQLite group commit, in a savepoint of its own): the
+//! The rule has four forms, one per write path, side by side here:
+//! 1. [`INSERT_FIRST_EVENT`] (one change in its own transaction, both backends): the
 //!    first event is inserted only if [`log_end!`] is the expected version; a change
 //!    without events checks [`LOG_END`] alone. A racing append of the same sequence
 //!    number violates `UNIQUE (game_id, seq)`.
@@ -21,6 +20,10 @@
 //!    events and notices are written only with its row. The row is written in the same
 //!    transaction as every append, so its version is the log's end, read through the
 //!    primary key instead of an index scan of the log.
+//! 4. [`LOG_END`], then [`INSERT_EVENT_IN_WRITER`] (each change of a batch of the SQLite
+//!    group commit, in a savepoint of its own): the writer's transaction holds SQLite's
+//!    one write lock from its `BEGIN IMMEDIATE` to its commit, so the log end it reads
+//!    first stays the end until its events are inserted.
 
 /// The end of game `$game`'s log: its last sequence number, 0 when it has no events.
 macro_rules! log_end {
@@ -146,8 +149,7 @@ pub const SQLITE_WRITER_CHANGE: [&str; 9] = [
     DELETE_EXPIRED_ANSWER,
     INSERT_ANSWER,
 ];
-/// Form 1 for a change without events, and the SQLite writer's version check: where
-/// the log ends.
+/// Form 1 for a change without events, and form 4's read: where the log ends.
 pub const LOG_END: &str = concat!("SELECT ", log_end!("$1"), " AS last");
 pub const INSERT_SECRET: &str = "INSERT INTO game_secrets (game_id, server_seed) VALUES ($1, $2)";
 pub const WRITE_GAME_ROW: &str = concat!(
