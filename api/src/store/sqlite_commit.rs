@@ -15,7 +15,8 @@
 //!   `IMMEDIATE` transaction and writes each change inside a savepoint of its own, with
 //!   the version check read first ([`super::sql`], form 4): its events are inserted
 //!   only if the game's log ends where the change's caller saw it end. The transaction
-//!   holds SQLite's write lock, so nothing appends between the read and the inserts. A change refused (its game moved on: [`StoreError::Conflict`]) or failed
+//!   holds SQLite's write lock, so nothing appends between the read and the inserts. A
+//!   change refused (its game moved on: [`StoreError::Conflict`]) or failed
 //!   (a constraint) is rolled back to its savepoint alone and gets its own answer; the
 //!   rest of the batch is written. Two changes to the same game in one batch are judged
 //!   in order: the first is written, the second finds the log moved on.
