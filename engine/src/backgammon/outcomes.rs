@@ -4,7 +4,8 @@
 //! The generator's keys already order as the resulting positions do, and they determine
 //! them (see `KeyUnits` in [`super::movegen`]): so only the keys (16 bytes each) are
 //! sorted, and each position is read straight from its key's digits, a few word
-//! operations without a branch, rather than by replaying the way's steps.
+//! operations without a branch, rather than by replaying the way's steps. Where the CPU
+//! has a fast `pdep` (BMI2), one instruction spreads the digits ([`decode`]).
 //!
 //! The search is the generator's own, with [`OutcomeWays`] to keep what it finds: the
 //! keys alone, sorted where they were written. It keeps no key set: a result found twice
@@ -56,7 +57,7 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
             .ranks
             .iter()
             .map(|&r| keys.get((r & mask) as usize).copied().unwrap_or(0));
-        return decode_all::<false, _>(pos, ordered);
+        return decode::<false, _>(pos, ordered);
     }
     let keys = &mut ways.keys;
     sort_keys(keys, side, dice[0] == dice[1]);
@@ -65,8 +66,8 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
         keys.dedup();
     }
     match side {
-        Side::White => decode_all::<true, _>(pos, keys.iter().copied()),
-        Side::Black => decode_all::<false, _>(pos, keys.iter().copied()),
+        Side::White => decode::<true, _>(pos, keys.iter().copied()),
+        Side::Black => decode::<false, _>(pos, keys.iter().copied()),
     }
 }
 
@@ -112,6 +113,95 @@ fn sort_keys(keys: &mut [u128], side: Side, doubles: bool) {
     }
 }
 
+/// [`decode_all`] with the digits spread by the CPU's `pdep` where it has a fast one (see
+/// [`pdep_is_fast`]), by shifts and masks ([`spread`]) elsewhere: the same positions.
+fn decode<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
+    pos: &Position,
+    keys: K,
+) -> Vec<Position> {
+    #[cfg(target_arch = "x86_64")]
+    if pdep_is_fast() {
+        // SAFETY: `decode_bmi2` needs BMI2, which `pdep_is_fast` found on this CPU.
+        return unsafe { decode_bmi2::<WHITE, K>(pos, keys) };
+    }
+    decode_all::<WHITE, _>(pos, keys, spread)
+}
+
+/// [`decode_all`] compiled for BMI2, its digits spread one to a byte by `pdep` (one
+/// instruction for the eleven of [`spread`]).
+///
+/// # Safety
+///
+/// The CPU must have BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn decode_bmi2<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
+    pos: &Position,
+    keys: K,
+) -> Vec<Position> {
+    decode_all::<WHITE, _>(pos, keys, |digits| {
+        // SAFETY: the caller's CPU has BMI2. (A safe call in this function from Rust
+        // 1.87 on, where the closure inherits the function's target features.)
+        #[allow(unused_unsafe)]
+        unsafe {
+            std::arch::x86_64::_pdep_u64(digits, DIGIT_BYTES)
+        }
+    })
+}
+
+/// Whether this CPU has BMI2 and a fast `pdep` ([`fast_pdep`]). Asked once.
+#[cfg(target_arch = "x86_64")]
+fn pdep_is_fast() -> bool {
+    static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FAST.get_or_init(|| {
+        // SAFETY: `cpuid` is on every x86_64 CPU and has no other precondition (the
+        // function is unsafe only before Rust 1.91).
+        #[allow(unused_unsafe)]
+        let (vendor, signature) = unsafe {
+            use std::arch::x86_64::__cpuid;
+            (__cpuid(0), __cpuid(1).eax)
+        };
+        fast_pdep(
+            std::arch::is_x86_feature_detected!("bmi2"),
+            [vendor.ebx, vendor.edx, vendor.ecx],
+            signature,
+        )
+    })
+}
+
+/// Whether `pdep` takes a few cycles on a CPU with BMI2 (`bmi2`), its vendor string
+/// (`cpuid` leaf 0: `ebx`, `edx`, `ecx`) and its signature (leaf 1, `eax`): on every
+/// Intel core, and AMD's from Zen 3 on (family 0x19). Zen 1 and 2, and Hygon's cores,
+/// run it in microcode, up to hundreds of cycles for the 40 bits spread here.
+fn fast_pdep(bmi2: bool, vendor: [u32; 3], signature: u32) -> bool {
+    const AMD: [u32; 3] = vendor_words(b"AuthenticAMD");
+    const HYGON: [u32; 3] = vendor_words(b"HygonGenuine");
+    if !bmi2 || vendor == HYGON {
+        return false;
+    }
+    let base = (signature >> 8) & 0xF;
+    let family = if base == 0xF {
+        base + ((signature >> 20) & 0xFF)
+    } else {
+        base
+    };
+    vendor != AMD || family >= 0x19
+}
+
+/// A vendor string as `cpuid` returns it: four bytes a register, the first lowest.
+const fn vendor_words(name: &[u8; 12]) -> [u32; 3] {
+    let mut words = [0; 3];
+    let mut at = 0;
+    while at < 12 {
+        words[at / 4] = u32::from_le_bytes([name[at], name[at + 1], name[at + 2], name[at + 3]]);
+        at += 4;
+    }
+    words
+}
+
+/// The bits of eight 5-bit digits spread one to a byte: the low five of each byte.
+const DIGIT_BYTES: u64 = 0x1F1F_1F1F_1F1F_1F1F;
+
 /// Each byte of a word plus 128 (`^ BIAS`): signed point values then add and subtract
 /// small counts bytewise in whole words without a carry or borrow into the next byte.
 const BIAS: u64 = 0x8080_8080_8080_8080;
@@ -131,10 +221,14 @@ const EIGHT_DIGITS: u128 = (1 << 40) - 1;
 /// minus that, so both add `d / 2` rounded up, to the opposing value less 16 for Black.
 /// The hits go to the opponent's bar: the odd digits for White, the even ones for Black
 /// (where no blot stood, Black's digits are odd). The mover's bar and checkers off are
-/// the key's last two digits.
+/// the key's last two digits. `spread` spreads eight digits one to a byte ([`spread`]).
+///
+/// Inlined into its callers, so that [`decode_bmi2`]'s `pdep` is inlined in turn.
+#[inline(always)]
 fn decode_all<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
     pos: &Position,
     keys: K,
+    spread: impl Fn(u64) -> u64 + Copy,
 ) -> Vec<Position> {
     // The opposing checkers per point, as three biased little-endian words: the
     // negative bytes for White (the sign bit spread over the byte), the others for Black.
@@ -156,9 +250,9 @@ fn decode_all<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
     let opponent_off = pos.off.get(opponent);
     // Board indices 8c..8c+8 are the 40 bits from bit 88 − 40c, index 8c highest.
     keys.map(move |key| {
-        let (w0, h0) = points((key >> 88) as u64, start0);
-        let (w1, h1) = points((key >> 48) as u64, start1);
-        let (w2, h2) = points((key >> 8) as u64, start2);
+        let (w0, h0) = points((key >> 88) as u64, start0, spread);
+        let (w1, h1) = points((key >> 48) as u64, start1, spread);
+        let (w2, h2) = points((key >> 8) as u64, start2, spread);
         let mut bytes = [0u8; 24];
         bytes[..8].copy_from_slice(&w0.to_le_bytes());
         bytes[8..16].copy_from_slice(&w1.to_le_bytes());
@@ -202,7 +296,7 @@ fn decode_all<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
 /// point's highest) and `start` (see [`decode_all`], one byte a point): the values as
 /// one little-endian word, and a word with the low bit of each digit in its byte.
 #[inline(always)]
-fn points(digits: u64, start: u64) -> (u64, u64) {
+fn points(digits: u64, start: u64, spread: impl Fn(u64) -> u64) -> (u64, u64) {
     let d = spread(digits & EIGHT_DIGITS as u64).swap_bytes();
     // Half of each digit, rounded up: the odd bit cleared, halved (nothing crosses into
     // the byte below), and added back.
@@ -253,5 +347,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn spread_puts_each_digit_in_its_own_byte() {
+        let mut rng = crate::playout::SplitMix64(11);
+        for _ in 0..100_000 {
+            let digits = rng.next_u64() & EIGHT_DIGITS as u64;
+            let want = (0..8).fold(0, |w, k| w | ((digits >> (5 * k)) & 31) << (8 * k));
+            assert_eq!(spread(digits), want, "{digits:#x}");
+        }
+    }
+
+    #[test]
+    fn fast_pdep_on_intel_and_on_amd_from_zen_3() {
+        let intel = vendor_words(b"GenuineIntel");
+        // As `cpuid` gives them: "Genu", "ineI", "ntel" in `ebx`, `edx`, `ecx`.
+        assert_eq!(intel, [0x756E_6547, 0x4965_6E69, 0x6C65_746E]);
+        let amd = vendor_words(b"AuthenticAMD");
+        let hygon = vendor_words(b"HygonGenuine");
+        // Signatures: Emerald Rapids; Zen 2, Zen 3, Zen 4, Zen 5; Hygon's Dhyana.
+        assert!(fast_pdep(true, intel, 0x000C_06F2));
+        assert!(!fast_pdep(false, intel, 0x000C_06F2));
+        assert!(!fast_pdep(true, amd, 0x0083_0F10));
+        assert!(fast_pdep(true, amd, 0x00A0_0F11));
+        assert!(fast_pdep(true, amd, 0x00A1_0F11));
+        assert!(fast_pdep(true, amd, 0x00B0_0F21));
+        assert!(!fast_pdep(false, amd, 0x00B0_0F21));
+        assert!(!fast_pdep(true, hygon, 0x0090_0F01));
+    }
+
+    /// With BMI2, `pdep`'s decode against the shifts' on every way of every corpus
+    /// position and roll (either side): the same positions. (The outcome tests in
+    /// `super::super::tests` run whichever this machine's CPU is given.)
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn decode_by_pdep_matches_decode_by_shifts() {
+        if !std::arch::is_x86_feature_detected!("bmi2") {
+            return;
+        }
+        let mut movegen = MoveGen::<OutcomeWays>::default();
+        let mut decoded = 0;
+        for pos in &super::super::tests::corpus_positions() {
+            for side in Side::BOTH {
+                for dice in (1..=6).flat_map(|a| (1..=6).map(move |b| [a, b])) {
+                    let keys = movegen.outcome_ways(pos, side, dice).keys.clone();
+                    let (shifts, pdep) = match side {
+                        Side::White => (
+                            decode_all::<true, _>(pos, keys.iter().copied(), spread),
+                            // SAFETY: BMI2 is on this CPU (checked above).
+                            unsafe { decode_bmi2::<true, _>(pos, keys.iter().copied()) },
+                        ),
+                        Side::Black => (
+                            decode_all::<false, _>(pos, keys.iter().copied(), spread),
+                            // SAFETY: as above.
+                            unsafe { decode_bmi2::<false, _>(pos, keys.iter().copied()) },
+                        ),
+                    };
+                    assert_eq!(pdep, shifts, "{pos:?} {side:?} {dice:?}");
+                    decoded += keys.len();
+                }
+            }
+        }
+        assert!(decoded > 1_000_000, "{decoded} ways");
     }
 }

@@ -757,7 +757,7 @@ fn outcomes_match_the_previous_implementation() {
 }
 
 /// The corpus positions (`shared/oracle/backgammon.jsonl`, or `$WORP_ORACLE_DIR`).
-fn corpus_positions() -> Vec<Position> {
+pub(super) fn corpus_positions() -> Vec<Position> {
     let dir = std::env::var_os("WORP_ORACLE_DIR").map_or_else(
         || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/oracle"),
         std::path::PathBuf::from,
