@@ -173,6 +173,7 @@ fn pdep_is_fast() -> bool {
 /// (`cpuid` leaf 0: `ebx`, `edx`, `ecx`) and its signature (leaf 1, `eax`): on every
 /// Intel core, and AMD's from Zen 3 on (family 0x19). Zen 1 and 2, and Hygon's cores,
 /// run it in microcode, up to hundreds of cycles for the 40 bits spread here.
+#[cfg(any(target_arch = "x86_64", test))]
 fn fast_pdep(bmi2: bool, vendor: [u32; 3], signature: u32) -> bool {
     const AMD: [u32; 3] = vendor_words(b"AuthenticAMD");
     const HYGON: [u32; 3] = vendor_words(b"HygonGenuine");
@@ -189,6 +190,7 @@ fn fast_pdep(bmi2: bool, vendor: [u32; 3], signature: u32) -> bool {
 }
 
 /// A vendor string as `cpuid` returns it: four bytes a register, the first lowest.
+#[cfg(any(target_arch = "x86_64", test))]
 const fn vendor_words(name: &[u8; 12]) -> [u32; 3] {
     let mut words = [0; 3];
     let mut at = 0;
@@ -200,6 +202,7 @@ const fn vendor_words(name: &[u8; 12]) -> [u32; 3] {
 }
 
 /// The bits of eight 5-bit digits spread one to a byte: the low five of each byte.
+#[cfg(target_arch = "x86_64")]
 const DIGIT_BYTES: u64 = 0x1F1F_1F1F_1F1F_1F1F;
 
 /// Each byte of a word plus 128 (`^ BIAS`): signed point values then add and subtract
