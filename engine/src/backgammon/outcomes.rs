@@ -140,8 +140,8 @@ unsafe fn decode_bmi2<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
     keys: K,
 ) -> Vec<Position> {
     decode_all::<WHITE, _>(pos, keys, |digits| {
-        // SAFETY: the caller's CPU has BMI2. (A safe call in this function from Rust
-        // 1.87 on, where the closure inherits the function's target features.)
+        // SAFETY: the caller's CPU has BMI2. (Newer Rust lets the closure inherit the
+        // function's target features and makes this a safe call: hence the `allow`.)
         #[allow(unused_unsafe)]
         unsafe {
             std::arch::x86_64::_pdep_u64(digits, DIGIT_BYTES)
@@ -154,8 +154,8 @@ unsafe fn decode_bmi2<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
 fn pdep_is_fast() -> bool {
     static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *FAST.get_or_init(|| {
-        // SAFETY: `cpuid` is on every x86_64 CPU and has no other precondition (the
-        // function is unsafe only before Rust 1.91).
+        // SAFETY: `cpuid` is on every x86_64 CPU and has no other precondition (newer
+        // Rust declares the function safe, older unsafe: hence the `allow`).
         #[allow(unused_unsafe)]
         let (vendor, signature) = unsafe {
             use std::arch::x86_64::__cpuid;
