@@ -389,23 +389,23 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("bmi2") {
             return;
         }
+        /// Both decodes of `keys`, by the shifts and by `pdep`.
+        fn both<const WHITE: bool>(pos: &Position, keys: &[u128]) -> [Vec<Position>; 2] {
+            [
+                decode_all::<WHITE, _>(pos, keys.iter().copied(), spread),
+                // SAFETY: BMI2 is on this CPU (checked before any call).
+                unsafe { decode_bmi2::<WHITE, _>(pos, keys.iter().copied()) },
+            ]
+        }
         let mut movegen = MoveGen::<OutcomeWays>::default();
         let mut decoded = 0;
         for pos in &super::super::tests::corpus_positions() {
             for side in Side::BOTH {
                 for dice in (1..=6).flat_map(|a| (1..=6).map(move |b| [a, b])) {
                     let keys = movegen.outcome_ways(pos, side, dice).keys.clone();
-                    let (shifts, pdep) = match side {
-                        Side::White => (
-                            decode_all::<true, _>(pos, keys.iter().copied(), spread),
-                            // SAFETY: BMI2 is on this CPU (checked above).
-                            unsafe { decode_bmi2::<true, _>(pos, keys.iter().copied()) },
-                        ),
-                        Side::Black => (
-                            decode_all::<false, _>(pos, keys.iter().copied(), spread),
-                            // SAFETY: as above.
-                            unsafe { decode_bmi2::<false, _>(pos, keys.iter().copied()) },
-                        ),
+                    let [shifts, pdep] = match side {
+                        Side::White => both::<true>(pos, &keys),
+                        Side::Black => both::<false>(pos, &keys),
                     };
                     assert_eq!(pdep, shifts, "{pos:?} {side:?} {dice:?}");
                     decoded += keys.len();
