@@ -357,8 +357,20 @@ fn process_ticks(stat: &str) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Held by the tests that work or read this process's CPU over a window: the test
+    /// binary runs tests on threads of one process, so another test's work would count
+    /// in the window as this process's own.
+    pub(crate) static PROCESS_CPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Takes [`PROCESS_CPU`] (a test that failed holding it does not keep the others out).
+    pub(crate) fn process_cpu_to_myself() -> std::sync::MutexGuard<'static, ()> {
+        PROCESS_CPU
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 
     #[test]
     fn the_machine_line_counts_steal_as_busy_and_iowait_as_idle() {
@@ -498,6 +510,7 @@ mod tests {
 
     #[test]
     fn a_waited_child_process_cpu_is_the_clients_over_its_window() {
+        let _alone = process_cpu_to_myself();
         let before = Snapshot::take(None);
         if before.machine.is_none() || before.children.is_none() {
             return; // not Linux: nothing to read
@@ -531,6 +544,7 @@ mod tests {
 
     #[test]
     fn a_window_of_work_shows_on_the_machine_and_on_the_process() {
+        let _alone = process_cpu_to_myself();
         let me = Some(std::process::id());
         let before = Snapshot::take(me);
         if before.machine.is_none() {

@@ -337,6 +337,8 @@ mod tests {
             eprintln!("WORP_TEST_POSTGRES is not set: skipped (the README's test command sets it)");
             return;
         };
+        // Its server and clients are threads of this process, busy for half a second.
+        let _alone = crate::cpu::tests::process_cpu_to_myself();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
