@@ -363,7 +363,7 @@ pub(crate) mod tests {
     /// Held by the tests that work or read this process's CPU over a window: the test
     /// binary runs tests on threads of one process, so another test's work would count
     /// in the window as this process's own.
-    pub(crate) static PROCESS_CPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    static PROCESS_CPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
     /// Takes [`PROCESS_CPU`] (a test that failed holding it does not keep the others out).
     pub(crate) fn process_cpu_to_myself() -> std::sync::MutexGuard<'static, ()> {
