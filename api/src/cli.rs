@@ -132,7 +132,16 @@ fn init_tracing() -> Result<Option<Traces>, String> {
 }
 
 async fn serve() -> Result<(), String> {
+    // Before the settings: the default connection cap is read from the raised limit.
+    let open_files = crate::admission::raise_open_file_limit();
     let settings = Settings::from_env().map_err(|e| e.to_string())?;
+    tracing::info!(
+        open_files,
+        max_connections = settings.max_connections,
+        connections_per_address = settings.connections_per_address,
+        streams_per_address = settings.streams_per_address,
+        "connection limits"
+    );
     let app = Application::build(settings, Arc::new(SystemClock))
         .await
         .map_err(|e| e.to_string())?;

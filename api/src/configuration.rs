@@ -51,8 +51,17 @@ pub struct Settings {
     /// `WORP_BODY_TIMEOUT_SECS`: the longest wait for a request's whole body.
     pub body_timeout: std::time::Duration,
     /// `WORP_MAX_CONNECTIONS`: the most connections served at once; more wait to be
-    /// accepted.
+    /// accepted. Default: nine tenths of the open-file limit (which `worp serve` raises
+    /// to its hard limit at start), less 100 ([`crate::admission::default_max_connections`]).
     pub max_connections: usize,
+    /// `WORP_CONNECTIONS_PER_ADDRESS` (default 64) and `WORP_STREAMS_PER_ADDRESS`
+    /// (default 32): connections and live streams one client address (an IPv6 /64) may
+    /// hold at once; `0`: no limit ([`crate::admission`]).
+    pub connections_per_address: usize,
+    pub streams_per_address: usize,
+    /// `WORP_KEEPALIVE_SECS`: how long an idle connection is kept open for its next
+    /// request (default 30), announced in every answer's `Keep-Alive: timeout=…`.
+    pub keep_alive: std::time::Duration,
     /// `WORP_WORKERS`: the threads that serve HTTP, 1 to 64 (default 1). Each thread's
     /// changes share one statement and one durable commit on PostgreSQL, so one thread
     /// makes the fewest, largest commits; more serve more requests at once where the
@@ -178,7 +187,20 @@ impl Settings {
             open_games_per_player: parsed("WORP_OPEN_GAMES_PER_PLAYER", 20)?,
             header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
-            max_connections: parsed("WORP_MAX_CONNECTIONS", 512usize)?.max(1),
+            max_connections: parsed(
+                "WORP_MAX_CONNECTIONS",
+                crate::admission::default_max_connections(crate::admission::open_file_limit()),
+            )?
+            .max(1),
+            connections_per_address: parsed(
+                "WORP_CONNECTIONS_PER_ADDRESS",
+                crate::admission::CONNECTIONS_PER_ADDRESS,
+            )?,
+            streams_per_address: parsed(
+                "WORP_STREAMS_PER_ADDRESS",
+                crate::admission::STREAMS_PER_ADDRESS,
+            )?,
+            keep_alive: seconds("WORP_KEEPALIVE_SECS", 30)?,
             workers: match parsed("WORP_WORKERS", 1usize)? {
                 n @ 1..=64 => n,
                 _ => {

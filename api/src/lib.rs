@@ -4,6 +4,7 @@
 //! events), `service` (what players can do), `store` (PostgreSQL and SQLite), `routes`
 //! (the HTTP surface), `startup` (wiring). ARCHITECTURE.md has the map.
 
+pub mod admission;
 pub mod audit;
 pub mod auth;
 pub mod bots;

@@ -11,6 +11,7 @@ use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
+use crate::admission::{self, Admission, AdmissionLimits};
 use crate::clock::Clock;
 use crate::configuration::Settings;
 use crate::lifecycle::{self, Lifecycle};
@@ -249,6 +250,14 @@ fn serve(
     let header_timeout = settings.header_timeout;
     let shutdown_timeout = settings.shutdown_timeout.as_secs();
     let keepalive = web::Data::new(KeepAlive(settings.sse_keepalive));
+    let admission = Admission::new(AdmissionLimits {
+        connections_per_address: settings.connections_per_address,
+        streams_per_address: settings.streams_per_address,
+        max_connections: settings.max_connections,
+    });
+    let admitted = web::Data::from(admission.clone());
+    let keep_alive = settings.keep_alive;
+    let keep_alive_header = format!("timeout={}", keep_alive.as_secs());
     // The access log renders every request before it knows whether the line will be
     // written: leave it out when its level is off (`RUST_LOG=warn`).
     let access_log =
@@ -272,7 +281,10 @@ fn serve(
             .wrap(middleware::Compress::default())
             .wrap(middleware::from_fn(crate::telemetry::metrics::http_metrics))
             .wrap(middleware::from_fn(request_id::request_id))
+            // How long an idle connection is kept, said to clients that pool them.
+            .wrap(middleware::DefaultHeaders::new().add(("keep-alive", keep_alive_header.clone())))
             .app_data(worp.clone())
+            .app_data(admitted.clone())
             .app_data(keepalive.clone())
             .app_data(lifecycle.clone())
             .app_data(recorder.clone())
@@ -304,7 +316,11 @@ fn serve(
             )
             .default_service(web::to(not_found))
     })
-    .on_connect(send_at_once)
+    .on_connect(move |connection, data| {
+        send_at_once(connection);
+        admission::on_connect(&admission, connection, data);
+    })
+    .keep_alive(keep_alive)
     .workers(workers)
     .max_connections(per_worker)
     .backlog(BACKLOG)
@@ -322,7 +338,7 @@ fn serve(
 /// then the last chunk): with Nagle on, the last small piece waited for the client's
 /// acknowledgement of the first, which clients delay by up to 40 ms, so every
 /// compressed answer on a kept-alive connection took about 40 ms.
-fn send_at_once(connection: &dyn std::any::Any, _: &mut actix_web::dev::Extensions) {
+fn send_at_once(connection: &dyn std::any::Any) {
     if let Some(tcp) = connection.downcast_ref::<actix_web::rt::net::TcpStream>() {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set on a connection");

@@ -5,7 +5,6 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::Digest;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, AnyGame, Awaiting, EndReason, GameResult, Seat};
@@ -134,6 +133,10 @@ pub struct Table {
     pub game: Box<dyn AnyGame>,
     /// The last sequence number.
     pub version: i64,
+    /// The sequence number of the last event that changed the game's state (every
+    /// event but a message): a move judged against a version the board has not moved
+    /// on from is not stale, whatever was said since.
+    pub board_version: i64,
     /// The hash of the last event.
     pub head_hash: String,
     pub dice_commitment: String,
@@ -216,6 +219,7 @@ impl Table {
             seats,
             game,
             version: 1,
+            board_version: 1,
             head_hash: e.hash().to_owned(),
             dice_commitment,
             dice_rolled: 0,
@@ -251,6 +255,9 @@ impl Table {
             ));
         }
         let engine = |error: worp_engine::EngineError| ReplayError::Engine { seq, error };
+        if event.changes_the_game() {
+            self.board_version = seq;
+        }
         match event {
             Event::GameCreated { .. } => return Err(invalid(seq, "a second game_created")),
             Event::SeatTaken {
@@ -326,6 +333,7 @@ impl Table {
             Event::MessagePosted {
                 seat,
                 text,
+                salt,
                 text_sha256,
             } => {
                 let seated = self
@@ -336,7 +344,9 @@ impl Table {
                     return Err(invalid(seq, "a message from a seat without a player"));
                 }
                 if let Some(text) = text {
-                    if hex::encode(sha2::Sha256::digest(text.as_bytes())) != text_sha256 {
+                    if crate::events::message_commitment(salt.as_deref(), &text).as_deref()
+                        != Some(text_sha256.as_str())
+                    {
                         return Err(invalid(seq, "the message does not match its hash"));
                     }
                 }

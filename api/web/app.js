@@ -8,7 +8,7 @@ import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
 import { lobbyView, playerView, leaderboardView } from './players.js';
-import { notFound, finishedPanel, chatPanel } from './gamepanels.js';
+import { notFound, finishedPanel, chatPanel, matchOver } from './gamepanels.js';
 import { lastMoves } from './last_move.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
@@ -197,6 +197,12 @@ async function gameView(id) {
       const s = g.seats[r.winner];
       const name = mySeats(g).includes(r.winner) ? 'you' : s && (s.name || (s.bot ? 'the computer' : null));
       const label = seatLabel(g, r.winner);
+      const m = matchOver(g);
+      if (m) {
+        const side = r.winner === 0 ? 'white' : 'black';
+        const otherSide = r.winner === 0 ? 'black' : 'white';
+        return `Match over: ${name ? `${name} (${label})` : label} won the match ${m.score[side]}–${m.score[otherSide]}.`;
+      }
       return `Game over: ${name ? `${name} (${label})` : label} ${ENDINGS[r.ending] || 'won'}${r.points > 1 ? ` (${r.points} points)` : ''}.`;
     }
     if (myTurn(g)) return `Your move (${seatLabel(g, g.to_move)}).`;
@@ -430,8 +436,10 @@ async function gameView(id) {
     // older state than the one shown is not shown again.
     if (st.game && g.id === st.game.id && g.version < st.game.version) return;
     const changed = !st.game || g.version !== st.game.version;
+    // A half-made move survives what leaves the board as it was (a message).
+    const boardChanged = !st.game || g.id !== st.game.id || g.board_version !== st.game.board_version;
     st.game = g;
-    if (changed) { st.hops = []; st.source = null; st.chooser = null; }
+    if (boardChanged) { st.hops = []; st.source = null; st.chooser = null; }
     render();
     if (changed) {
       finishedBox.replaceChildren(...(g.status === 'finished' ? [finishedPanel(g, (i) => seatLabel(g, i), me)] : []));

@@ -151,6 +151,14 @@ export function reasonText(reason) {
 }
 export const ENDINGS = { won: 'won', gammon: 'won a gammon', backgammon: 'won a backgammon', draw: 'draw', opponents_retired: 'won' };
 
+/** How one game of a backgammon match ended: "White won a gammon, 4 points (cube at 2)". */
+export function gameEnding(game) {
+  const name = game.winner === 'white' ? 'White' : 'Black';
+  const how = ENDINGS[game.ending] || 'won';
+  const cube = game.cube > 1 ? ` (cube at ${game.cube})` : '';
+  return `${name} ${how}, ${game.points} point${game.points === 1 ? '' : 's'}${cube}${game.crawford ? ', the Crawford game' : ''}`;
+}
+
 /** Who plays each seat of a listed game, as links and words. */
 export function seatNames(g, me) {
   const out = [];

@@ -1,6 +1,6 @@
 // The parts of a game's page around its board: the page of an unknown game, the panel of
 // a finished game (result, reason, rating changes, export and audit), and the messages.
-import { h, api, toast, playerLink, ENDINGS } from './core.js';
+import { h, api, toast, playerLink, ENDINGS, gameEnding } from './core.js';
 
 export function notFound(main) {
   main.append(h('section', { class: 'card', id: 'not-found', 'aria-labelledby': 'nf-h' },
@@ -25,6 +25,15 @@ function reasonSentence(reason, who) {
   }
 }
 
+/** A backgammon match's sides by seat. */
+const SIDES = ['white', 'black'];
+
+/** The match of a finished backgammon match (not a single game), else null. */
+export function matchOver(g) {
+  const m = g.variant === 'backgammon' && g.status === 'finished' && g.state && g.state.match;
+  return m && m.length > 0 ? m : null;
+}
+
 /**
  * The panel of a finished game. `label(seat)` names a seat ("White", or "Player 2" in a game without colours), `me` is
  * the account or null.
@@ -38,8 +47,14 @@ export function finishedPanel(g, label, me) {
     return `${n || label(seat)}${mine ? ' (you)' : ''}`;
   };
   let result;
+  const m = matchOver(g);
   if (!r.winners || r.winners.length === 0) result = 'A draw.';
-  else {
+  else if (m) {
+    // A match says it was one: "Bob won the match 5–0", then how its last game ended.
+    const side = SIDES[r.winners[0]];
+    const last = m.games[m.games.length - 1];
+    result = `${nameOf(r.winners[0])} won the match ${m.score[side]}–${m.score[SIDES[1 - r.winners[0]]]}${last ? ` (the last game: ${gameEnding(last)})` : ''}.`;
+  } else {
     const how = r.ending && r.ending !== 'won' ? ENDINGS[r.ending] || r.ending.replace(/_/g, ' ') : 'won';
     result = `${r.winners.map(nameOf).join(', ')} ${how.startsWith('won') ? how : `won (${how})`}${r.points > 1 ? `: ${r.points} points` : ''}.`;
   }
@@ -50,7 +65,7 @@ export function finishedPanel(g, label, me) {
   if (g.variant === 'backgammon') exports.push(h('a', { href: `/v1/games/${g.id}/export?format=mat`, download: `worp-${g.id}.mat`, id: 'export-mat' }, 'Match file (.mat, for GNU Backgammon)'));
   exports.push(h('a', { href: `/v1/games/${g.id}/audit`, id: 'audit-link' }, 'Audit (check every roll and move)'));
   return h('section', { class: 'card finished', id: 'finished', 'aria-labelledby': 'finished-h' },
-    h('h2', { id: 'finished-h' }, 'Game over'),
+    h('h2', { id: 'finished-h' }, m ? 'Match over' : 'Game over'),
     h('p', { id: 'result' }, result),
     why ? h('p', { id: 'reason' }, why) : null,
     changes.length ? h('table', { class: 'table', id: 'rating-changes' },

@@ -126,7 +126,13 @@ fn the_limits_on_registrations_and_open_games_have_defaults() {
     assert_eq!(settings.open_games_per_player, 20);
     assert_eq!(settings.body_timeout, Duration::from_secs(10));
     assert_eq!(settings.header_timeout, Duration::from_secs(5));
-    assert_eq!(settings.max_connections, 512);
+    assert_eq!(
+        settings.max_connections,
+        worp::admission::default_max_connections(worp::admission::open_file_limit())
+    );
+    assert_eq!(settings.connections_per_address, 64);
+    assert_eq!(settings.streams_per_address, 32);
+    assert_eq!(settings.keep_alive, Duration::from_secs(30));
 }
 
 #[tokio::test]

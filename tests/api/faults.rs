@@ -40,8 +40,19 @@ pub(crate) fn free_port() -> u16 {
 
 /// Starts the built `worp` binary on `database` and waits until it answers.
 pub(crate) async fn start_server(database: &str, port: u16) -> Server {
+    // Every client of these tests comes from 127.0.0.1: no per-address limits.
+    let unlimited = [
+        ("WORP_CONNECTIONS_PER_ADDRESS", "0"),
+        ("WORP_STREAMS_PER_ADDRESS", "0"),
+    ];
+    start_server_with(database, port, &unlimited).await
+}
+
+/// `worp serve` as [`start_server`] starts it, with `env` set too.
+pub(crate) async fn start_server_with(database: &str, port: u16, env: &[(&str, &str)]) -> Server {
     let child = Command::new(env!("CARGO_BIN_EXE_worp"))
         .arg("serve")
+        .envs(env.iter().copied())
         .env("DATABASE_URL", database)
         .env("WORP_BIND", "127.0.0.1")
         .env("PORT", port.to_string())
@@ -68,12 +79,13 @@ pub(crate) async fn start_server(database: &str, port: u16) -> Server {
 }
 
 #[derive(Debug, Clone)]
-struct Player {
-    id: String,
-    token: String,
+pub(crate) struct Player {
+    pub(crate) id: String,
+    pub(crate) token: String,
 }
 
-async fn player(client: &reqwest::Client, url: &str, name: &str) -> Player {
+/// Registers `name` with the server at `url`.
+pub(crate) async fn player(client: &reqwest::Client, url: &str, name: &str) -> Player {
     let body: Value = client
         .post(format!("{url}/v1/players"))
         .json(&json!({ "name": name }))

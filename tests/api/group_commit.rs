@@ -75,12 +75,13 @@ pub(crate) fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::
 
 /// A message of seat 0 posted on `table`, and the hash it would record.
 fn message_on(table: &worp::table::Table) -> (worp::store::Append, String) {
-    use sha2::Digest;
     let text = "gl hf".to_owned();
-    let text_sha256 = hex::encode(sha2::Sha256::digest(text.as_bytes()));
+    let salt = "00112233445566778899aabbccddeeff".to_owned();
+    let text_sha256 = worp::events::message_commitment(Some(&salt), &text).expect("hex salt");
     let event = worp::events::Event::MessagePosted {
         seat: 0,
         text: Some(text),
+        salt: Some(salt),
         text_sha256,
     };
     change_on(table, event)

@@ -146,6 +146,10 @@ pub fn test_settings(database: String) -> Settings {
         header_timeout: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),
         max_connections: 512,
+        // Off: every test client comes from 127.0.0.1; `limits.rs` tests these.
+        connections_per_address: 0,
+        streams_per_address: 0,
+        keep_alive: std::time::Duration::from_secs(30),
         workers: 1,
         shutdown_grace: std::time::Duration::from_secs(1),
         shutdown_timeout: std::time::Duration::from_secs(30),
@@ -280,6 +284,24 @@ impl TestApp {
             .post(self.url(path))
             .bearer_auth(&who.token)
             .json(&body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// `mv` played by `who` in game `id` with `If-Match: "version"`.
+    pub async fn play_if_match(
+        &self,
+        id: &str,
+        who: &TestPlayer,
+        mv: Value,
+        version: i64,
+    ) -> reqwest::Response {
+        self.client
+            .post(self.url(&format!("/v1/games/{id}/moves")))
+            .bearer_auth(&who.token)
+            .header("If-Match", format!("\"{version}\""))
+            .json(&json!({"move": mv}))
             .send()
             .await
             .expect("request")

@@ -22,6 +22,7 @@ mod integrity;
 mod interchange;
 mod invitations;
 mod layout;
+mod limits;
 mod listing;
 mod load;
 mod messages;

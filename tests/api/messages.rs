@@ -227,3 +227,122 @@ async fn messages_come_in_pages_with_a_link_to_the_next() {
         }
     }
 }
+
+/// A message is an event and moves the game's version, yet it never makes a move stale:
+/// a move sent with the `If-Match` read before the opponent said "good luck" is played
+/// (both generated clients once got 412 in 5 of 5 games). A read still sees the message
+/// (its ETag moved), and a move judged against a board that has moved on is still 412.
+#[tokio::test]
+async fn a_message_never_makes_a_move_stale() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob, game) = app.two_player_game("backgammon").await;
+        let id = game["id"].as_str().expect("id").to_owned();
+        let seen = app.get_json(&format!("/v1/games/{id}")).await;
+        let version = seen["version"].as_i64().expect("version");
+        assert_eq!(seen["board_version"], version, "{seen}");
+        let mover = if seen["to_move"] == 0 { &alice } else { &bob };
+        let other = if seen["to_move"] == 0 { &bob } else { &alice };
+        assert_eq!(
+            write(&app, &id, other, "good luck").await.status(),
+            201,
+            "{backend:?}"
+        );
+        // The read is not answered 304 for the old version: it shows the message.
+        let read = app
+            .client
+            .get(app.url(&format!("/v1/games/{id}")))
+            .header("If-None-Match", format!("\"{version}\""))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(read.status(), 200, "{backend:?}");
+        let now: Value = read.json().await.expect("json");
+        assert_eq!(now["version"], version + 1, "{now}");
+        assert_eq!(now["board_version"], version, "{now}");
+        let mv = seen["legal_moves"][0].clone();
+        let resp = app.play_if_match(&id, mover, mv, version).await;
+        let status = resp.status();
+        let after: Value = resp.json().await.expect("json");
+        assert_eq!(status, 200, "{backend:?}: {after}");
+        assert!(after["board_version"].as_i64().expect("board") > version + 1);
+        // The board has moved on from `version` now: a move judged on it is stale.
+        let next = if after["to_move"] == seen["to_move"] {
+            mover
+        } else {
+            other
+        };
+        let mv = after["legal_moves"].get(0).cloned().unwrap_or(json!("x"));
+        let resp = app.play_if_match(&id, next, mv, version + 1).await;
+        assert_eq!(resp.status(), 412, "{backend:?}");
+    }
+}
+
+/// A spectator sees a private message's commitment only, and it is salted: a
+/// dictionary of short texts ("gg", "thanks") no longer reads it back. The players get
+/// the salt with the text and check one against the other; both exports audit.
+#[tokio::test]
+async fn a_withheld_message_cannot_be_guessed_back_from_its_commitment() {
+    use sha2::{Digest, Sha256};
+    use worp::export::{audit_export, Export};
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, bob, game) = app.two_player_game("backgammon").await;
+        let id = game["id"].as_str().expect("id").to_owned();
+        for _ in 0..2 {
+            assert_eq!(write(&app, &id, &alice, "gg").await.status(), 201);
+        }
+        let unsalted = hex::encode(Sha256::digest(b"gg"));
+        let public = events_as(&app, &id, None).await;
+        let seen: Vec<&Value> = public
+            .iter()
+            .filter(|e| e["type"] == "message_posted")
+            .map(|e| &e["payload"])
+            .collect();
+        assert_eq!(seen.len(), 2);
+        for p in &seen {
+            assert!(p.get("text").is_none() && p.get("salt").is_none(), "{p}");
+            assert_ne!(
+                p["text_sha256"],
+                unsalted.as_str(),
+                "{backend:?}: guessable"
+            );
+        }
+        assert_ne!(
+            seen[0]["text_sha256"], seen[1]["text_sha256"],
+            "one salt each"
+        );
+        let mine = events_as(&app, &id, Some(&bob)).await;
+        for e in mine.iter().filter(|e| e["type"] == "message_posted") {
+            let p = &e["payload"];
+            let salt = hex::decode(p["salt"].as_str().expect("salt")).expect("hex");
+            assert_eq!(salt.len(), 16, "{p}");
+            let mut h = Sha256::new();
+            h.update(&salt);
+            h.update(p["text"].as_str().expect("text").as_bytes());
+            assert_eq!(p["text_sha256"], hex::encode(h.finalize()), "{p}");
+        }
+        // Both exports audit: the spectator's verifies the chain, the player's every text
+        // too, and a text changed in it does not pass.
+        let spectators: Export =
+            serde_json::from_value(app.get_json(&format!("/v1/games/{id}/export")).await)
+                .expect("export");
+        audit_export(&spectators).expect("the spectator's export audits");
+        let players: Export = serde_json::from_value(
+            app.get_json_as(&format!("/v1/games/{id}/export"), &bob)
+                .await,
+        )
+        .expect("export");
+        assert!(serde_json::to_string(&players)
+            .expect("json")
+            .contains("\"salt\""));
+        audit_export(&players).expect("the player's export audits");
+        let mut forged = players.clone();
+        for e in &mut forged.events {
+            if let Some(t) = e.payload.get_mut("text") {
+                *t = json!("GG");
+            }
+        }
+        assert!(audit_export(&forged).is_err(), "a changed text is caught");
+    }
+}

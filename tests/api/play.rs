@@ -44,15 +44,7 @@ async fn play_to_end(
         );
         let mv = moves[rng.below(moves.len())].clone();
         let version = game["version"].as_i64().expect("version");
-        let resp = app
-            .client
-            .post(app.url(&format!("/v1/games/{id}/moves")))
-            .bearer_auth(&who.token)
-            .header("If-Match", format!("\"{version}\""))
-            .json(&json!({"move": mv}))
-            .send()
-            .await
-            .expect("request");
+        let resp = app.play_if_match(id, who, mv, version).await;
         let status = resp.status();
         let etag = resp
             .headers()

@@ -6,7 +6,7 @@
 // on the forms.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, player, playTurn } from './lib.mjs';
+import { BASE, launch, player, playTurn, apiAs } from './lib.mjs';
 import { notation, pointFor } from '../../api/web/boards/backgammon.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -422,6 +422,23 @@ test('backgammon match: the cube on the board with its owner, the score, double,
   await decide(other, /^Decline/);
   await whoMoves([starter]);
   assert.equal((await game(id)).status, 'active');
+  // The player without a point resigns: the match is over, and the page says so as a
+  // match, lists how each game ended, and shows no Crawford badge any more.
+  assert.equal((await apiAs(doubler, 'POST', `/v1/games/${id}/resign`, {})).status, 200);
+  const winner = takerSide === 'white' ? 'White' : 'Black';
+  for (const { page } of [ann, bob]) {
+    await page.waitForSelector('main[data-status="finished"]');
+    assert.match(await page.textContent('#finished-h'), /Match over/);
+    // Resigned, the match is lost at the most the winner could still make of the game.
+    assert.match(await page.textContent('#result'), /won the match [3-5]–0/);
+    assert.match(await page.textContent('#status'), /Match over: .* won the match [3-5]–0\./);
+    assert.match(await page.textContent('#match-score'), /Match to 3, over: .* in 2 games\./);
+    const games = await page.locator('#match-games li').allTextContents();
+    assert.equal(games.length, 2, games.join('; '));
+    assert.match(games[0], new RegExp(`^${winner} won, 2 points \\(cube at 2\\)$`));
+    assert.match(games[1], new RegExp(`^${winner} won, [1-3] points?, the Crawford game$`));
+    assert.equal(await page.locator('#crawford').count(), 0);
+  }
 });
 
 test('Hoofden: a legend of the head letters beside the board', async () => {

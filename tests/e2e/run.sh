@@ -23,9 +23,10 @@ WORP="$(cd "$ROOT" && cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/worp"
 
 TMP="$(mktemp -d)"
 PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
-# Every client of the run comes from 127.0.0.1: no per-address registration limit, and
-# no limit on the games left waiting.
+# Every client of the run comes from 127.0.0.1: no per-address registration, connection or
+# stream limit, and no limit on the games left waiting.
 WORP_PLAYERS_PER_HOUR_PER_ADDRESS=0 WORP_OPEN_GAMES_PER_PLAYER=0 \
+WORP_CONNECTIONS_PER_ADDRESS=0 WORP_STREAMS_PER_ADDRESS=0 \
 WORP_SQLITE_PATH="$TMP/e2e.sqlite" WORP_BIND=127.0.0.1 PORT="$PORT" RUST_LOG=warn \
   "$WORP" serve >"$TMP/server.log" 2>&1 &
 SERVER=$!

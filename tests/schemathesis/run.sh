@@ -23,9 +23,10 @@ BIN="${CARGO_TARGET_DIR:-target}/debug/worp"
 
 WORK=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-# Every client of the run comes from 127.0.0.1: no per-address registration limit, and
-# no limit on the games left waiting.
+# Every client of the run comes from 127.0.0.1: no per-address registration, connection or
+# stream limit, and no limit on the games left waiting.
 WORP_PLAYERS_PER_HOUR_PER_ADDRESS=0 WORP_OPEN_GAMES_PER_PLAYER=0 \
+WORP_CONNECTIONS_PER_ADDRESS=0 WORP_STREAMS_PER_ADDRESS=0 \
 WORP_SQLITE_PATH="$WORK/worp.sqlite" DATABASE_URL= WORP_BIND=127.0.0.1 PORT="$PORT" RUST_LOG=warn \
     "$BIN" serve >"$WORK/server.log" 2>&1 &
 SERVER=$!

@@ -44,8 +44,9 @@ pub fn is_stored(version: i64) -> bool {
 /// The most checkpoints waiting to be stored; one beyond them is left for a later fold.
 pub const MOST_WAITING: usize = 10_000;
 
-/// The layout of a body; a body of another layout is ignored.
-pub const FORMAT: i32 = 1;
+/// The layout of a body; a body of another layout is ignored (the fold starts from an
+/// earlier one, or from the log). 2: with `board_version`.
+pub const FORMAT: i32 = 2;
 
 /// The rules a checkpoint is written under: the engine's.
 pub fn rules_version() -> i32 {
@@ -79,6 +80,7 @@ struct Body {
     options: Value,
     seats: Vec<SeatInfo>,
     version: i64,
+    board_version: i64,
     head_hash: String,
     dice_commitment: String,
     dice_rolled: u64,
@@ -106,6 +108,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         options: t.options.clone(),
         seats: t.seats.clone(),
         version: t.version,
+        board_version: t.board_version,
         head_hash: t.head_hash.clone(),
         dice_commitment: t.dice_commitment.clone(),
         dice_rolled: t.dice_rolled,
@@ -166,6 +169,7 @@ pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
         seats: b.seats,
         game: engine,
         version: b.version,
+        board_version: b.board_version,
         head_hash: b.head_hash,
         dice_commitment: b.dice_commitment,
         dice_rolled: b.dice_rolled,

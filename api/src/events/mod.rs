@@ -52,15 +52,22 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         public_chat: bool,
     },
-    /// A seated player wrote a message. The chain covers `text_sha256`, not `text`, so a
-    /// reader the text is withheld from (a spectator, unless the chat is public) still
-    /// verifies the whole chain, and a player checks the text against its hash.
+    /// A seated player wrote a message. The chain covers `text_sha256`, not `text` or
+    /// `salt`, so a reader they are withheld from (a spectator, unless the chat is
+    /// public) still verifies the whole chain, and a player checks the text against
+    /// its commitment. The salt, fresh and random for each message, keeps a withheld
+    /// text from being guessed back from its hash ("gg", "thanks").
     MessagePosted {
         seat: u8,
         /// Absent where it is withheld from the reader.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
-        /// Hex SHA-256 of the text's UTF-8 bytes.
+        /// Hex of 16 random bytes; withheld with the text. Absent in messages written
+        /// before salts were (their commitment is of the text alone).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        salt: Option<String>,
+        /// Hex SHA-256 of the salt's bytes followed by the text's UTF-8 bytes (of the
+        /// text's bytes alone where there is no salt).
         text_sha256: String,
     },
     /// A player took an open seat, or the seat reserved for them (accepting the invitation).
@@ -102,7 +109,26 @@ pub enum RetireReason {
     TimedOut,
 }
 
+/// The commitment to a message's `text` that the chain covers: hex SHA-256 of the
+/// salt's bytes then the text's (of the text alone without a salt). `None` when the
+/// salt is not hex.
+pub fn message_commitment(salt: Option<&str>, text: &str) -> Option<String> {
+    let mut h = Sha256::new();
+    if let Some(salt) = salt {
+        h.update(hex::decode(salt).ok()?);
+    }
+    h.update(text.as_bytes());
+    Some(hex::encode(h.finalize()))
+}
+
 impl Event {
+    /// Whether the event changes the game's state (its board, seats, dice or result).
+    /// A message does not: it moves the game's version, never its board, so it makes
+    /// no move stale.
+    pub fn changes_the_game(&self) -> bool {
+        !matches!(self, Event::MessagePosted { .. })
+    }
+
     /// The kind stored beside the payload.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -296,10 +322,13 @@ impl StoredEvent {
         );
         out.extend_from_slice(b"\",\"payload\":");
         match (self.kind.as_str(), &self.payload) {
-            // A message's text is outside the chain (its hash is inside).
-            ("message_posted", Value::Object(map)) if map.contains_key("text") => {
+            // A message's text and salt are outside the chain (its commitment is inside).
+            ("message_posted", Value::Object(map))
+                if map.contains_key("text") || map.contains_key("salt") =>
+            {
                 let mut without = map.clone();
                 without.remove("text");
+                without.remove("salt");
                 write_canonical(&Value::Object(without), &mut out);
             }
             _ => write_canonical(&self.payload, &mut out),

@@ -337,7 +337,7 @@ pub struct MoveRequest {
     tag = "games",
     params(
         ("id" = Uuid, Path, description = "The game"),
-        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"?[0-9]{1,18}"?$"#, description = "The version you saw (`\"7\"`, `W/\"7\"` or `7`); 412 if the game has moved on"),
+        ("If-Match" = Option<String>, Header, pattern = r#"^(W/)?"?[0-9]{1,18}"?$"#, description = "The version you saw (`\"7\"`, `W/\"7\"` or `7`); 412 if the board has moved on since (messages do not count: any version from the game's `board_version` on passes)"),
         ("Idempotency-Key" = Option<String>, Header, pattern = r"^[\x21-\x7e]([\t\x20-\x7e]{0,253}[\x21-\x7e])?$", description = "A retry with the same key, game and move gets the first answer and records nothing; the key reused for another game or move answers 422. Keys expire after WORP_IDEMPOTENCY_TTL_SECS (24 hours by default)."),
     ),
     request_body = MoveRequest,
@@ -350,7 +350,7 @@ pub struct MoveRequest {
         (status = 403, description = "You have no seat in this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "Not your turn, game not active, or a race was lost", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "If-Match names an older version", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "If-Match names a version the board has moved on from", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The move is not legal now, or the Idempotency-Key was used for another request (another game or another move)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Overloaded or the database is unavailable: retry after Retry-After seconds", body = Problem, content_type = "application/problem+json", headers(("Retry-After" = String, description = "Seconds to wait"))),
     )

@@ -11,6 +11,7 @@ use tokio::sync::broadcast;
 use utoipa::IntoParams;
 use uuid::Uuid;
 
+use crate::admission::{StreamAdmission, StreamSlot};
 use crate::auth::{Caller, MaybeCaller};
 use crate::events::StoredEvent;
 use crate::lifecycle::{Drain, Lifecycle, SHUTDOWN_EVENT};
@@ -62,6 +63,9 @@ pub struct StreamQuery {
 #[derive(Debug, Clone, Copy)]
 pub struct KeepAlive(pub std::time::Duration);
 
+/// The keep-alive of a server that set none (`Settings::from_env`'s default).
+const DEFAULT_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
 struct GameStream {
     worp: Arc<Worp>,
     keepalive: std::time::Duration,
@@ -75,6 +79,7 @@ struct GameStream {
     /// The last message is queued: end the stream when it is sent.
     closing: bool,
     _open: OpenStream,
+    _admitted: Option<StreamSlot>,
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
@@ -95,12 +100,15 @@ struct GameStream {
          example = "id: 12\nevent: move_played\ndata: {\"game_id\":\"…\",\"seq\":12,\"type\":\"move_played\",…}\n\n"),
         (status = 400, description = "Malformed Last-Event-ID or query", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This address holds its limit of live streams (`WORP_STREAMS_PER_ADDRESS`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The server is near its connection limit: streams without a bearer token are refused for now", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/v1/games/{id}/stream")]
 pub async fn game_stream(
+    // First: refused before anything else is read or looked up.
+    admitted: StreamAdmission,
     worp: web::Data<Worp>,
-    keepalive: web::Data<KeepAlive>,
     lifecycle: web::Data<Lifecycle>,
     req: HttpRequest,
     caller: MaybeCaller,
@@ -133,7 +141,9 @@ pub async fn game_stream(
     let after = last_event_id.or(q.after).unwrap_or(table.version);
     let state = GameStream {
         worp,
-        keepalive: keepalive.0,
+        keepalive: req
+            .app_data::<web::Data<KeepAlive>>()
+            .map_or(DEFAULT_KEEPALIVE, |k| k.0),
         id,
         after,
         changes,
@@ -142,6 +152,7 @@ pub async fn game_stream(
         drain: lifecycle.watch(),
         closing: false,
         _open: OpenStream::open(),
+        _admitted: admitted.0,
     };
     let s = stream::unfold(state, |mut st| async move {
         loop {
@@ -200,6 +211,7 @@ pub async fn game_stream(
 
 struct PlayerStream {
     _open: OpenStream,
+    _admitted: Option<StreamSlot>,
     drain: Drain,
     closing: bool,
     keepalive: std::time::Duration,
@@ -222,10 +234,13 @@ struct PlayerStream {
         (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String,
          example = "event: your_turn\ndata: {\"type\":\"your_turn\",\"game_id\":\"…\",\"version\":9,\"seat\":1,…}\n\n"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This address holds its limit of live streams (`WORP_STREAMS_PER_ADDRESS`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/v1/players/me/stream")]
 pub async fn player_stream(
+    // First: refused before the token is looked up.
+    admitted: StreamAdmission,
     worp: web::Data<Worp>,
     keepalive: web::Data<KeepAlive>,
     lifecycle: web::Data<Lifecycle>,
@@ -236,6 +251,7 @@ pub async fn player_stream(
         caller.0.id,
         keepalive.0,
         lifecycle.watch(),
+        admitted.0,
     ))
 }
 
@@ -245,9 +261,11 @@ fn player_messages(
     player: Uuid,
     keepalive: std::time::Duration,
     drain: Drain,
+    admitted: Option<StreamSlot>,
 ) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
     let state = PlayerStream {
         _open: OpenStream::open(),
+        _admitted: admitted,
         drain,
         closing: false,
         changes,
@@ -335,6 +353,7 @@ mod tests {
             player,
             std::time::Duration::from_secs(60),
             lifecycle.watch(),
+            None,
         );
         let mut s = std::pin::pin!(s);
         let mut next = async || {
@@ -361,6 +380,7 @@ mod tests {
             Uuid::new_v4(),
             std::time::Duration::from_secs(60),
             lifecycle.watch(),
+            None,
         );
         let mut s = std::pin::pin!(s);
         let first = s.next().await.expect("a message").expect("bytes");

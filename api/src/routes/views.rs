@@ -44,6 +44,10 @@ pub struct GameView {
     pub status: Status,
     /// The last sequence number of the game's events; also the ETag.
     pub version: i64,
+    /// The sequence number of the last event that changed the game (every event but a
+    /// message). A move's `If-Match` passes with any version from this one to
+    /// `version`: a message never makes a move stale.
+    pub board_version: i64,
     pub seats: Vec<SeatView>,
     /// The seat whose move the game awaits, if any.
     pub to_move: Option<u8>,
@@ -95,6 +99,7 @@ impl GameView {
             options: t.options.clone(),
             status,
             version: t.version,
+            board_version: t.board_version,
             seats: t
                 .seats
                 .iter()

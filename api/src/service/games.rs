@@ -253,10 +253,12 @@ impl Worp {
         render: Option<Render>,
     ) -> Result<Played, Refusal> {
         if let Some(v) = if_match {
-            if v != table.version {
+            // The precondition concerns the board: a version the board has not moved on
+            // from passes, whatever messages came after it.
+            if v < table.board_version || v > table.version {
                 return Err(Refusal::Stale(format!(
-                    "the game is at version {}, not {v}",
-                    table.version
+                    "the game is at version {} (its board at {}), not {v}",
+                    table.version, table.board_version
                 )));
             }
         }

@@ -9,14 +9,13 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::refusal::Refusal;
 use super::text;
 use super::worp::Worp;
-use crate::events::{Event, StoredEvent};
+use crate::events::{message_commitment, Event, StoredEvent};
 use crate::store::Player;
 use crate::table::Table;
 
@@ -42,12 +41,13 @@ pub fn may_read_messages(table: &Table, reader: Option<Uuid>) -> bool {
     table.public_chat || reader.is_some_and(|r| !table.seats_of(r).is_empty())
 }
 
-/// Takes the text out of every message event of `events` (what a reader who may not
+/// Takes the text and its salt out of every message event of `events` (what a reader who may not
 /// read the messages is given).
 pub fn withhold_messages(events: &mut [StoredEvent]) {
     for e in events.iter_mut().filter(|e| e.kind == "message_posted") {
         if let Some(m) = e.payload.as_object_mut() {
             m.remove("text");
+            m.remove("salt");
         }
     }
 }
@@ -82,10 +82,12 @@ impl Worp {
             Some(s) => return Err(Refusal::NotYours(format!("seat {s} is not yours"))),
         };
         self.message_limit.allow(player.id, Instant::now())?;
+        let salt = hex::encode(rand::random::<[u8; 16]>());
         let event = Event::MessagePosted {
             seat,
             text: Some(text.to_owned()),
-            text_sha256: hex::encode(Sha256::digest(text.as_bytes())),
+            text_sha256: message_commitment(Some(&salt), text).unwrap_or_default(),
+            salt: Some(salt),
         };
         // A message does not depend on the game's state: when a move lands first, it is
         // written after that move.

@@ -147,19 +147,20 @@ pub fn screen(
     addrs: impl IntoIterator<Item = SocketAddr>,
     allow: &[IpNet],
 ) -> Result<Vec<SocketAddr>, Refused> {
-    let mut first_refused = None;
+    let mut refused = false;
     let mut kept = Vec::new();
     for addr in addrs {
         match check(addr.ip(), allow) {
             Ok(()) => kept.push(addr),
-            Err(r) => {
-                first_refused.get_or_insert(r);
-            }
+            Err(_) => refused = true,
         }
     }
-    match (kept.is_empty(), first_refused) {
-        (true, Some(Refused(ip))) => Err(Refused(format!("{name} ({ip})"))),
-        _ => Ok(kept),
+    // The name only: what it resolves to inside the server's network is not the
+    // player's to learn (the delivery log is theirs to read).
+    if kept.is_empty() && refused {
+        Err(Refused(name.to_owned()))
+    } else {
+        Ok(kept)
     }
 }
 
@@ -284,14 +285,15 @@ mod tests {
         let addrs = |list: &[&str]| -> Vec<SocketAddr> {
             list.iter().map(|s| SocketAddr::new(ip(s), 0)).collect()
         };
-        // Rebinding to loopback or metadata: refused, naming what it resolved to.
+        // Rebinding to loopback or metadata: refused, naming the name only (never
+        // what it resolved to inside the server's network).
         assert_eq!(
             screen("evil.example", addrs(&["127.0.0.1", "::1"]), &[]),
-            Err(Refused("evil.example (127.0.0.1)".into()))
+            Err(Refused("evil.example".into()))
         );
         assert_eq!(
             screen("evil.example", addrs(&["169.254.169.254"]), &[]).map_err(|e| e.to_string()),
-            Err("evil.example (169.254.169.254) is not a public address".into())
+            Err("evil.example is not a public address".into())
         );
         // A mix: only the public address is connected to.
         assert_eq!(

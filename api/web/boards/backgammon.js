@@ -5,6 +5,7 @@
 // on a narrow screen the board is turned a quarter (home bottom left, tray at the
 // bottom) so that every point is a touch target of at least 44 px.
 import { el, root, overlays, label, touchTargets, markLast } from './common.js';
+import { gameEnding } from '../core.js';
 
 const SIDE = ['white', 'black'];
 const NAME = { white: 'White', black: 'Black' };
@@ -161,11 +162,26 @@ export default {
     if (!s.cube) return out;
     const m = s.match;
     if (m && m.length) {
+      const over = g.status === 'finished';
       const sc = document.createElement('p');
       sc.id = 'match-score';
-      sc.textContent = `Match to ${m.length}: White ${m.score.white}, Black ${m.score.black}. Game ${m.game}.`;
+      sc.textContent = over
+        ? `Match to ${m.length}, over: White ${m.score.white}, Black ${m.score.black}, in ${m.games.length} game${m.games.length === 1 ? '' : 's'}.`
+        : `Match to ${m.length}: White ${m.score.white}, Black ${m.score.black}. Game ${m.game}.`;
       out.push(sc);
-      if (m.crawford) {
+      if (m.games && m.games.length) {
+        // How each earlier game of the match ended.
+        const list = document.createElement('ol');
+        list.id = 'match-games';
+        list.setAttribute('aria-label', 'Games of the match');
+        for (const game of m.games) {
+          const li = document.createElement('li');
+          li.textContent = gameEnding(game);
+          list.append(li);
+        }
+        out.push(list);
+      }
+      if (m.crawford && !over) {
         const cr = document.createElement('p');
         cr.id = 'crawford';
         cr.className = 'badge crawford';
