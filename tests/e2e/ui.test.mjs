@@ -3,7 +3,7 @@
 // and the generic view of a game without one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, player, createGame, playToEnd, takeSeat } from './lib.mjs';
+import { BASE, launch, player, createGame, playToEnd, playTurn, takeSeat, apiAs } from './lib.mjs';
 
 let carol;
 let dave;
@@ -113,6 +113,43 @@ test('a move shows up live on the other player\'s page, and pieces work from the
   assert.equal(g.to_move, 1);
   assert.deepEqual(carol.errors, []);
   assert.deepEqual(dave.errors, []);
+});
+
+test('a half-made backgammon move survives a message from the opponent', async () => {
+  await createGame(carol, 'backgammon', {});
+  const id = carol.page.url().split('#/game/')[1];
+  await takeSeat(dave, await carol.page.inputValue('#invite-1'));
+  await dave.page.waitForSelector('main[data-status="active"]');
+  const players = [carol, dave];
+  // Until a player stands with the first checker of a two-checker move moved: the
+  // first hop of a turn leaves the move half-made unless it alone is a whole move.
+  for (let turn = 0; turn < 40; turn++) {
+    const mover = await Promise.any(players.map((p) => p.page.waitForSelector('main[data-my-turn="true"]', { timeout: 20000 }).then(() => p)));
+    const other = mover === carol ? dave : carol;
+    const page = mover.page;
+    const version = await page.getAttribute('main', 'data-version');
+    await page.locator('#board svg .movable[tabindex]').first().click();
+    await page.locator('#board svg .target[tabindex]').first().click();
+    const half = await page.locator('#cancel-move').count() > 0 && (await page.getAttribute('main', 'data-version')) === version;
+    if (!half) {
+      // The hop was a whole move (or a chooser showed): finish the turn and go on.
+      await playTurn(page);
+      await page.waitForFunction((v) => document.querySelector('main').dataset.version !== v, version);
+      continue;
+    }
+    assert.match(await page.textContent('#hint'), /Go on/);
+    assert.equal((await apiAs(other, 'POST', `/v1/games/${id}/messages`, { text: 'good luck' })).status, 201);
+    // The message reaches the page (its version moves), and the half-made move stays.
+    await page.waitForFunction((v) => Number(document.querySelector('main').dataset.version) > Number(v), version);
+    assert.match(await page.textContent('#hint'), /Go on/);
+    assert.equal(await page.locator('#cancel-move').count(), 1);
+    // And the move is finished and accepted, its If-Match read before the message.
+    assert.ok(await playTurn(page));
+    await page.waitForFunction(() => document.querySelector('main').dataset.myTurn !== 'true');
+    assert.deepEqual(mover.errors, []);
+    return;
+  }
+  assert.fail('no half-made move in 40 turns');
 });
 
 /** Creates a game of `variant` through the API: carol in seat 0, random bots in the others. */
