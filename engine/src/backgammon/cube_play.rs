@@ -24,6 +24,22 @@ const WITH_A_MOVE: &[Decision] = &[
     Decision::Resign(Level::Backgammon),
 ];
 
+/// How a game ended by a resignation or a drop, as GNU Backgammon shows it after
+/// importing the `.mat` export: what the Match ID says once the match is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Ended {
+    /// GNU Backgammon's game state: 3 resigned, 4 dropped.
+    pub(super) state: u8,
+    /// The player GNU Backgammon counts on roll (the Position ID is from his side).
+    pub(super) on_roll: Side,
+    /// The player whose turn it is.
+    pub(super) turn: Side,
+    /// The resignation as scored: 0 none, 1 single, 2 gammon, 3 backgammon.
+    pub(super) resigned: u8,
+    /// The roll the resigner left unplayed, as the `.mat` writes it; `[0, 0]` if none.
+    pub(super) dice: [u8; 2],
+}
+
 impl Backgammon {
     /// Whether `side` may double at the start of his turn: the cube is in play, this is
     /// not the Crawford game, the cube is centred or his, and below 64.
@@ -96,7 +112,13 @@ impl Backgammon {
                 self.phase = Phase::Roll;
             }
             Decision::Pass => {
-                self.ended = Some((4, side, side.opponent()));
+                self.ended = Some(Ended {
+                    state: 4,
+                    on_roll: side,
+                    turn: side.opponent(),
+                    resigned: 0,
+                    dice: [0, 0],
+                });
                 self.end_game(side, Level::Single.ending(), Level::Single)
             }
             Decision::Resign(level) => {
@@ -111,7 +133,15 @@ impl Backgammon {
                     by,
                 }) = self.offer
                 {
-                    self.ended = Some((3, by, by.opponent()));
+                    // As GNU Backgammon reads the `.mat`: the resigner on roll and to
+                    // decide, the level as scored, and a roll he left unplayed.
+                    self.ended = Some(Ended {
+                        state: 3,
+                        on_roll: by,
+                        turn: by,
+                        resigned: self.level_scored(level).gnubg(),
+                        dice: self.unplayed_roll().unwrap_or_default(),
+                    });
                     self.end_game(by.opponent(), level.ending(), level);
                 }
             }
@@ -123,12 +153,29 @@ impl Backgammon {
     /// What a game won at `level` scores: the cube's value × 1, 2 or 3 (× 1 under the
     /// Jacoby rule while the cube was never turned).
     pub(super) fn game_points(&self, level: Level) -> u16 {
-        let multiplier = if self.options.jacoby_rule() && !self.cube.turned() {
-            1
+        self.level_scored(level).multiplier() * u16::from(self.cube.value)
+    }
+
+    /// The level a game won at `level` counts as: a single under the Jacoby rule while
+    /// the cube was never turned, `level` otherwise.
+    fn level_scored(&self, level: Level) -> Level {
+        if self.options.jacoby_rule() && !self.cube.turned() {
+            Level::Single
         } else {
-            level.multiplier()
-        };
-        multiplier * u16::from(self.cube.value)
+            level
+        }
+    }
+
+    /// The roll the player to move has to play, if a resignation ending the game now
+    /// leaves it unplayed and the `.mat` export writes it (without moves, as GNU
+    /// Backgammon's own export does): only a roll with more than one way to play it, for
+    /// GNU Backgammon plays a roll with one way on import.
+    pub(super) fn unplayed_roll(&self) -> Option<[u8; 2]> {
+        if self.phase == Phase::Move && self.movegen.leaves().len() > 1 {
+            self.dice
+        } else {
+            None
+        }
     }
 
     /// The game ends, won by `winner` at `level`: the match ends, or the next game
@@ -172,18 +219,23 @@ impl Backgammon {
         let result = self.result.as_ref()?;
         Some(match (self.ended, result.ending) {
             (_, crate::Ending::OpponentsRetired) => EndReason::OpponentsRetired,
-            (Some((4, _, _)), _) => EndReason::DoublePassed,
-            (Some((3, _, _)), _) => EndReason::ResignationAccepted,
+            (Some(Ended { state: 4, .. }), _) => EndReason::DoublePassed,
+            (Some(Ended { state: 3, .. }), _) => EndReason::ResignationAccepted,
             _ => EndReason::Goal,
         })
+    }
+
+    /// How the match ended, once it has by a resignation or a drop.
+    fn ended_match(&self) -> Option<Ended> {
+        self.ended.filter(|_| self.phase == Phase::Finished)
     }
 
     /// GNU Backgammon's game state (1 playing, 2 over, 3 resigned, 4 dropped), player on
     /// roll (from whose side the Position ID is taken) and player to decide, where the
     /// end of a match sets it.
     pub(super) fn gnubg_turn(&self) -> (u8, Side, Option<Side>) {
-        match (self.phase == Phase::Finished, self.ended) {
-            (true, Some((state, on_roll, turn))) => (state, on_roll, Some(turn)),
+        match (self.phase == Phase::Finished, self.ended_match()) {
+            (true, Some(e)) => (e.state, e.on_roll, Some(e.turn)),
             (true, None) => (2, self.to_move.opponent(), None),
             (false, _) => (1, self.to_move, None),
         }
@@ -191,21 +243,27 @@ impl Backgammon {
 
     /// The GNU Backgammon Match ID of the state.
     ///
-    /// Once the match is over it names the end as GNU Backgammon does: a game played out
-    /// (state 2) with the loser on roll and to decide, a dropped double (4) with the
-    /// doubler on roll and the dropper to decide, a resignation (3) with the resigner on
-    /// roll and the winner to decide.
+    /// Once the match is over it names the end as GNU Backgammon does after importing
+    /// the `.mat` export: a game played out (state 2) with the loser on roll and to
+    /// decide, a dropped double (4) with the doubler on roll and the dropper to decide,
+    /// an accepted resignation (3) with the resigner on roll and to decide, the level as
+    /// scored (1 single, 2 gammon, 3 backgammon) and the dice of a roll he left unplayed
+    /// that the `.mat` writes; a seat that left (3) with the leaver on roll and the
+    /// winner to decide.
     pub fn match_id(&self) -> String {
         let (game_state, on_roll, turn) = self.gnubg_turn();
         let on_roll = on_roll.seat().0;
         let turn = turn.map(|t| t.seat().0);
-        let (doubled, resigned) = match self.offer.map(|o| o.kind) {
-            Some(OfferKind::Double) => (true, 0),
-            Some(OfferKind::Resign(level)) => (false, level.gnubg()),
-            None => (false, 0),
+        let ended = self.ended_match();
+        let (doubled, resigned) = match (self.offer.map(|o| o.kind), ended) {
+            (Some(OfferKind::Double), _) => (true, 0),
+            (Some(OfferKind::Resign(level)), _) => (false, level.gnubg()),
+            (None, Some(e)) => (false, e.resigned),
+            (None, None) => (false, 0),
         };
-        let dice = match self.phase {
-            Phase::Move => self.dice.unwrap_or_default(),
+        let dice = match (self.phase, ended) {
+            (Phase::Move, _) => self.dice.unwrap_or_default(),
+            (_, Some(e)) => e.dice,
             _ => [0, 0],
         };
         let score = self.play.score;

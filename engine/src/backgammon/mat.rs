@@ -5,7 +5,8 @@
 //! with every game and its cube actions. White (seat 0) is player 1
 //! (the left column), Black player 2. Each player's points are numbered from his own side
 //! as the format wants: 24 is the point farthest from home, 25 the bar, 0 off. A hit is
-//! marked `*`; a roll that could not be played has no moves.
+//! marked `*`; a roll that could not be played has no moves, and so has a roll left
+//! unplayed by an accepted resignation (as GNU Backgammon writes it).
 
 use serde::Deserialize as _;
 
@@ -184,8 +185,16 @@ pub fn match_file_with(
                         side: answerer,
                         text: " Drops".into(),
                     }),
-                    // Rolling, and resignation offers and answers, are not written;
-                    // an accepted resignation ends the game with its points.
+                    // A roll the resigner leaves unplayed is written without moves, as
+                    // GNU Backgammon's own export does: left out right after a take,
+                    // GNU Backgammon reads a second double there.
+                    Move::Decision(Decision::Accept) => {
+                        if let Some(dice) = game.unplayed_roll() {
+                            current.cells.push(Cell::roll(side, dice, ""));
+                        }
+                    }
+                    // Rolling, resignation offers and declines are not written; an
+                    // accepted resignation ends the game with its points.
                     Move::Decision(_) => {}
                 }
                 game.apply_move(&mv)?;
@@ -425,6 +434,95 @@ mod tests {
             }
         }
         assert!(seen > 0, "no random match had White drop a double");
+    }
+
+    /// A match to `length` points played by `plays` from the start, as replay steps, and
+    /// the game after them: each play is dice, a decision, or (`None`) the first legal
+    /// checker move.
+    fn played(length: u8, plays: &[Play]) -> (Options, Vec<Step>, Backgammon) {
+        let options = Options {
+            match_length: length,
+            ..Options::default()
+        };
+        let mut game = Backgammon::new(&options, 2).expect("game");
+        let mut steps = Vec::new();
+        for play in plays {
+            match play {
+                Play::Dice(v) => {
+                    game.apply_dice(v).expect("dice");
+                    steps.push(Step::Dice(v.to_vec()));
+                }
+                Play::Decide(d) => {
+                    let mv = Move::Decision(*d);
+                    game.apply_move(&mv).expect("decision");
+                    steps.push(Step::Move(serde_json::to_value(mv).expect("json")));
+                }
+                Play::Checkers => {
+                    let mv = game.legal_moves()[0];
+                    game.apply_move(&mv).expect("move");
+                    steps.push(Step::Move(serde_json::to_value(mv).expect("json")));
+                }
+            }
+        }
+        (options, steps, game)
+    }
+
+    enum Play {
+        Dice(&'static [u8]),
+        Decide(Decision),
+        Checkers,
+    }
+
+    #[test]
+    fn a_roll_pending_at_an_accepted_resignation_is_written_without_moves() {
+        use super::super::Level;
+        use Decision::{Accept, Double, Resign, Take};
+        use Play::{Checkers, Decide, Dice};
+        // White opens with 3-1; Black doubles, White takes, Black rolls 4-4 and resigns.
+        // Without the roll GNU Backgammon read a second double after the take.
+        let (options, steps, game) = played(
+            2,
+            &[
+                Dice(&[3]),
+                Dice(&[1]),
+                Checkers,
+                Decide(Double),
+                Decide(Take),
+                Dice(&[4, 4]),
+                Decide(Resign(Level::Single)),
+                Decide(Accept),
+            ],
+        );
+        let text = match_file_with(&options, &steps, &MatHeader::default()).expect("mat");
+        assert!(
+            text.ends_with(&format!(
+                "  2) {:<28} 44:\n      Wins 2 points and the match\n",
+                " Takes"
+            )),
+            "{text}"
+        );
+        // What GNU Backgammon 1.07 shows after importing it.
+        assert_eq!(game.match_id(), "QStSACAAAAAE");
+        // The other way round: White doubles, Black takes, White resigns with 4-4.
+        let (options, steps, game) = played(
+            2,
+            &[
+                Dice(&[1]),
+                Dice(&[3]),
+                Checkers,
+                Decide(Double),
+                Decide(Take),
+                Dice(&[4, 4]),
+                Decide(Resign(Level::Single)),
+                Decide(Accept),
+            ],
+        );
+        let text = match_file_with(&options, &steps, &MatHeader::default()).expect("mat");
+        assert!(
+            text.ends_with(&format!("  3) {:<28} Wins 2 points and the match\n", "44:")),
+            "{text}"
+        );
+        assert_eq!(game.match_id(), "ESNSAAAAEAAE");
     }
 
     #[test]

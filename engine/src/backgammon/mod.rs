@@ -51,6 +51,7 @@ pub use position::{OutcomeCounter, Position, Tally, CHECKERS};
 pub use side::Side;
 pub use state_json::StateJson;
 
+use cube_play::Ended;
 use movegen::MoveGen;
 
 /// The game (its state), under the name every game module gives it.
@@ -103,10 +104,9 @@ pub struct Backgammon {
     play: MatchPlay,
     /// A double or resignation awaiting the opponent's answer.
     offer: Option<Offer>,
-    /// How the last game ended, as GNU Backgammon's Match ID says it once the match is
-    /// over: its game state (2 played out, 3 resigned, 4 dropped), the player it counts
-    /// on roll and the one whose turn it is.
-    ended: Option<(u8, Side, Side)>,
+    /// How the last game ended by a resignation or a drop, as GNU Backgammon's Match ID
+    /// says it once the match is over.
+    ended: Option<Ended>,
 }
 
 impl Backgammon {
@@ -545,7 +545,13 @@ impl Game for Backgammon {
             });
             self.offer = None;
             self.retired = Some(side);
-            self.ended = Some((3, side, side.opponent()));
+            self.ended = Some(Ended {
+                state: 3,
+                on_roll: side,
+                turn: side.opponent(),
+                resigned: 0,
+                dice: [0, 0],
+            });
             self.to_move = side.opponent();
             let mut result = GameResult::last_seat_standing(side.opponent().seat());
             result.points = u8::try_from(points).unwrap_or(u8::MAX);

@@ -6,8 +6,8 @@ use utoipa::ToSchema;
 use super::cube::MAX_CUBE;
 use super::match_id::parse_match_id;
 use super::{
-    position_id, Backgammon, Cube, GameScore, MatchPlay, Offer, OfferKind, OpeningRoll, Options,
-    Phase, Position, Side, Tally, CHECKERS, DIE,
+    position_id, Backgammon, Cube, Ended, GameScore, MatchPlay, Offer, OfferKind, OpeningRoll,
+    Options, Phase, Position, Side, Tally, CHECKERS, DIE,
 };
 use crate::{Ending, EngineError, Game, GameResult};
 
@@ -296,7 +296,8 @@ impl Backgammon {
         let key = parse_match_id(match_id)
             .ok_or_else(|| EngineError::state(format!("match_id {match_id} is not a Match ID")))?;
         // A match that ended by a passed double (4) or a resignation (3) says so in its
-        // Match ID, with the player it counts on roll and the one to decide.
+        // Match ID, with the player it counts on roll, the one to decide, the level
+        // resigned and a roll left unplayed.
         if self.phase == Phase::Finished && matches!(key.game_state, 3 | 4) {
             let side = |player: u8| {
                 if player == 0 {
@@ -305,7 +306,13 @@ impl Backgammon {
                     Side::Black
                 }
             };
-            self.ended = Some((key.game_state, side(key.on_roll), side(key.turn)));
+            self.ended = Some(Ended {
+                state: key.game_state,
+                on_roll: side(key.on_roll),
+                turn: side(key.turn),
+                resigned: key.resigned,
+                dice: key.dice,
+            });
         }
         let rebuilt = self.match_id();
         ensure(rebuilt == match_id, || {

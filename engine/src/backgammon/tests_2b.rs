@@ -616,3 +616,68 @@ fn a_state_that_no_game_could_be_in_is_refused_with_a_reason() {
     let e = Backgammon::from_state(&state.to_string()).unwrap_err();
     assert!(e.to_string().contains("cannot be played"), "{e}");
 }
+
+#[test]
+fn an_accepted_resignation_ends_the_match_as_gnubg_reads_it_the_resigner_to_decide_and_the_level() {
+    use crate::backgammon::match_id::parse_match_id;
+    // The Match IDs GNU Backgammon 1.07 shows after importing Worp's `.mat` of each
+    // match: game state 3, the resigner on roll and to decide, the level he resigned.
+    // White resigns before rolling in a 1-point match.
+    for (level, id) in [
+        (Level::Single, "MCMgAAAACAAE"),
+        (Level::Gammon, "MEMgAAAAEAAE"),
+        (Level::Backgammon, "MGMgAAAAGAAE"),
+    ] {
+        let mut g = game(&options(None, 1), Position::START, Side::White);
+        decide(&mut g, Decision::Resign(level));
+        decide(&mut g, Decision::Accept);
+        assert_eq!(g.match_id(), id, "{level:?}");
+        assert_eq!(rebuilt(&g).match_id(), id, "{level:?}");
+    }
+    // Black, owning the cube at 2 in a 5-point match, resigns a backgammon: 6 points.
+    let mut g = game(&options(None, 5), Position::START, Side::Black);
+    g.cube = Cube {
+        value: 2,
+        owner: Some(Side::Black),
+    };
+    g.on_roll(Side::Black);
+    decide(&mut g, Decision::Resign(Level::Backgammon));
+    decide(&mut g, Decision::Accept);
+    assert_eq!(g.match_id(), "UWugAGAAAAAE");
+    // White resigns with 6-4 to play: the roll is written, and its dice stay shown.
+    let mut g = game(&options(None, 1), Position::START, Side::White);
+    decide(&mut g, Decision::Roll);
+    g.apply_dice(&[6, 4]).unwrap();
+    decide(&mut g, Decision::Resign(Level::Single));
+    decide(&mut g, Decision::Accept);
+    assert_eq!(g.match_id(), "MCMzAAAACAAE");
+    assert_eq!(rebuilt(&g).match_id(), "MCMzAAAACAAE");
+    // A roll with one way to play is not written (GNU Backgammon would play it), so no
+    // dice are shown.
+    let mut g = game(
+        &options(None, 1),
+        white_about_to_win(&[(6, 15)]),
+        Side::White,
+    );
+    decide(&mut g, Decision::Roll);
+    g.apply_dice(&[1, 2]).unwrap();
+    decide(&mut g, Decision::Resign(Level::Single));
+    decide(&mut g, Decision::Accept);
+    let key = parse_match_id(&g.match_id()).unwrap();
+    assert_eq!((key.game_state, key.resigned, key.dice), (3, 1, [0, 0]));
+    // A money game: a gammon resigned under the Jacoby rule with the cube centred
+    // scores, and reads, as a single; with the cube turned, as a gammon.
+    let mut g = game(&options(Some(true), 0), Position::START, Side::White);
+    decide(&mut g, Decision::Resign(Level::Gammon));
+    decide(&mut g, Decision::Accept);
+    assert_eq!(g.match_id(), "MCMAAAAACAAA");
+    let mut g = game(&options(Some(true), 0), Position::START, Side::White);
+    g.cube = Cube {
+        value: 2,
+        owner: Some(Side::White),
+    };
+    g.on_roll(Side::White);
+    decide(&mut g, Decision::Resign(Level::Gammon));
+    decide(&mut g, Decision::Accept);
+    assert_eq!(g.match_id(), "AUMAAAAAIAAA");
+}
