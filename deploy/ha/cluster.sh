@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Worp on a highly available PostgreSQL cluster, all on loopback ports of this machine:
 # etcd (one member), three PostgreSQL 15 nodes under Patroni with synchronous
-# replication, HAProxy routing to the primary by Patroni's REST check, pgBackRest
-# archiving WAL to a repository, and two `worp serve` processes with one DATABASE_URL
-# through HAProxy. For trying it and for tests (tests/ha/); the README's "High
+# replication, a fence beside each Patroni (fence.sh: no watchdog device here), HAProxy
+# routing to the primary by Patroni's REST check, pgBackRest archiving WAL to a
+# repository, two `worp serve` processes with one DATABASE_URL through that HAProxy,
+# and a second HAProxy in front of them as the HTTP load balancer (LB_URL; by their
+# GET /readyz). For trying it and for tests (tests/ha/); the README's "High
 # availability" section lays out the same on separate machines.
 #
 #   deploy/ha/cluster.sh start          start everything (free ports, a new state dir)
@@ -15,26 +17,39 @@
 #   deploy/ha/cluster.sh worp-bin       the worp binary the cluster runs
 #   deploy/ha/cluster.sh leader         the name of the primary's node
 #   deploy/ha/cluster.sh kill-postgres NODE | stop-patroni NODE | start-patroni NODE
+#   deploy/ha/cluster.sh kill-patroni NODE   SIGKILL of its Patroni (its fence acts)
+#   deploy/ha/cluster.sh kill-node NODE      SIGKILL of its fence, Patroni and PostgreSQL
+#                                            at once, as if its machine died
+#   deploy/ha/cluster.sh start-node NODE     its fence and Patroni started again
 #   deploy/ha/cluster.sh wait-healthy [SECONDS]   a primary, two streaming standbys, one sync
 #
 # State: $WORP_HA_DIR (default ${TMPDIR:-/tmp}/worp-ha): configurations, data
 # directories, logs, pids, the backup repository, and `env` (ports and URLs). The
 # `worp` binary: $WORP_BIN, else target/debug/worp (or $CARGO_TARGET_DIR's). The two
 # `worp serve` processes inherit this script's environment, so WORP_* settings given
-# to `start` apply to them. Every wait is bounded; as root, PostgreSQL, Patroni and
-# pgBackRest run as the `postgres` user (PostgreSQL refuses to run as root).
+# to `start` apply to them; WORP_HA_LB_CONNS_PER_ADDRESS=N (default 0: off) makes the
+# load balancer refuse a client address's connections beyond N at a time. Every wait
+# is bounded; as root, PostgreSQL, Patroni, the fences and pgBackRest run as the
+# `postgres` user (PostgreSQL refuses to run as root). Every process starts in the state
+# dir (Patroni in its node's), never in the checkout, which `postgres` may not be able
+# to enter (a root checkout under /root); what they read is copied there.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 STATE="${WORP_HA_DIR:-${TMPDIR:-/tmp}/worp-ha}"
+case "$STATE" in /*) ;; *) STATE="$PWD/$STATE" ;; esac
 NODES=(node1 node2 node3)
 PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)}"
-# Failover speed: a primary whose Patroni is gone is replaced after TTL seconds; one
-# whose PostgreSQL died under a live Patroni within about LOOP_WAIT seconds.
-TTL="${WORP_HA_TTL:-10}"
-LOOP_WAIT="${WORP_HA_LOOP_WAIT:-2}"
-RETRY_TIMEOUT="${WORP_HA_RETRY_TIMEOUT:-4}"
+# Failover speed: a primary whose PostgreSQL died under a live Patroni is replaced
+# within about LOOP_WAIT seconds; one whose Patroni was stopped or killed at once (the
+# leader key is released by Patroni, or by the fence once PostgreSQL is down); one
+# whose machine died (Patroni, fence and PostgreSQL gone) after the leader key expires,
+# TTL seconds after its last renewal. LOOP_WAIT + 2 * RETRY_TIMEOUT <= TTL.
+TTL="${WORP_HA_TTL:-7}"
+LOOP_WAIT="${WORP_HA_LOOP_WAIT:-1}"
+RETRY_TIMEOUT="${WORP_HA_RETRY_TIMEOUT:-3}"
+LB_CONNS_PER_ADDRESS="${WORP_HA_LB_CONNS_PER_ADDRESS:-0}"
 
 say() { echo "cluster.sh: $*" >&2; }
 die() {
@@ -42,12 +57,13 @@ die() {
     exit 1
 }
 
-# Runs a command as the owner of the PostgreSQL data: `postgres` when we are root.
+# Runs a command as the owner of the PostgreSQL data (`postgres` when we are root), in
+# the state dir: it may not be allowed into the directory we were started from.
 as_owner() {
     if [ "$(id -u)" = 0 ]; then
-        setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+        (cd "$STATE" && setpriv --reuid=postgres --regid=postgres --init-groups -- "$@")
     else
-        "$@"
+        (cd "$STATE" && "$@")
     fi
 }
 
@@ -97,18 +113,21 @@ load_env() {
 }
 
 # spawn NAME OWNER COMMAND...: starts COMMAND in the background (as OWNER when we are
-# root), its output in logs/NAME.log, its pid in pids/NAME (written by the process
-# itself, which then execs COMMAND).
+# root) with SPAWN_DIR (default the state dir) as its working directory, its output in
+# logs/NAME.log, its pid in pids/NAME (written by the process itself, which then execs
+# COMMAND).
 spawn() {
     local name=$1 owner=$2
     shift 2
     local pidfile="$STATE/pids/$name" log="$STATE/logs/$name.log"
-    if [ "$owner" = postgres ] && [ "$(id -u)" = 0 ]; then
-        nohup sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" \
-            setpriv --reuid=postgres --regid=postgres --init-groups -- "$@" >>"$log" 2>&1 &
-    else
-        nohup sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" >>"$log" 2>&1 &
-    fi
+    rm -f "$pidfile"
+    (
+        cd "${SPAWN_DIR:-$STATE}" || exit 1
+        if [ "$owner" = postgres ] && [ "$(id -u)" = 0 ]; then
+            set -- setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+        fi
+        nohup sh -c 'echo $$ > "$0"; exec "$@"' "$pidfile" "$@" </dev/null >>"$log" 2>&1 &
+    )
     wait_for 5 "$name to start" test -s "$pidfile"
 }
 
@@ -190,7 +209,14 @@ render() {
 
 start_patroni() {
     local node=$1
-    spawn "patroni-$node" postgres patroni "$STATE/$node/patroni.yml"
+    SPAWN_DIR="$STATE/$node" spawn "patroni-$node" postgres patroni "$STATE/$node/patroni.yml"
+}
+
+# The fence of NODE (fence.sh): stops its PostgreSQL, if primary, when its Patroni dies.
+start_fence() {
+    local node=$1
+    spawn "fence-$node" postgres sh "$STATE/fence.sh" "$STATE/pids/patroni-$node" \
+        "$STATE/$node/data" "$PG_BIN" "127.0.0.1:$ETCD_PORT" worp "$node"
 }
 
 write_configs() {
@@ -213,11 +239,29 @@ write_configs() {
     render "$HERE/haproxy.cfg.in" "$STATE/haproxy.cfg" HAPROXY_BIND=127.0.0.1 \
         HAPROXY_PORT="$HAPROXY_PORT" HAPROXY_STATS_PORT="$HAPROXY_STATS_PORT" \
         HAPROXY_SERVERS="$servers"
+    local lb_servers="" lb_limit i
+    for i in 1 2; do
+        local port_var="WORP_PORT_$i"
+        lb_servers+="    server worp$i 127.0.0.1:${!port_var} check\n"
+    done
+    if [ "$LB_CONNS_PER_ADDRESS" -gt 0 ]; then
+        lb_limit="    # At most $LB_CONNS_PER_ADDRESS connections at a time from one client address; more are refused.\n"
+        lb_limit+="    stick-table type ip size 100k expire 60s store conn_cur\n"
+        lb_limit+="    tcp-request connection track-sc0 src\n"
+        lb_limit+="    tcp-request connection reject if { sc0_conn_cur gt $LB_CONNS_PER_ADDRESS }"
+    else
+        lb_limit="    # No limit of connections per client address (WORP_HA_LB_CONNS_PER_ADDRESS=N sets one)."
+    fi
+    render "$HERE/haproxy-http.cfg.in" "$STATE/haproxy-http.cfg" LB_BIND=127.0.0.1 \
+        LB_PORT="$LB_PORT" LB_STATS_PORT="$LB_STATS_PORT" LB_SERVERS="$lb_servers" LB_LIMIT="$lb_limit"
     # sed wrote the \n of the multi-line values literally: make them lines.
     local f
-    for f in "$STATE"/node*/pgbackrest.conf "$STATE/pgbackrest.conf" "$STATE/haproxy.cfg"; do
+    for f in "$STATE"/node*/pgbackrest.conf "$STATE/pgbackrest.conf" "$STATE/haproxy.cfg" \
+        "$STATE/haproxy-http.cfg"; do
         sed -i 's/\\n/\n/g' "$f"
     done
+    # What processes running as `postgres` need, in the state dir.
+    install -m 755 "$HERE/fence.sh" "$STATE/fence.sh"
 }
 
 pgbackrest_all() { as_owner pgbackrest --config="$STATE/pgbackrest.conf" --stanza=worp "$@"; }
@@ -229,6 +273,7 @@ start() {
     command -v etcd >/dev/null || die "etcd is not installed (apt-get install etcd-server)"
     command -v haproxy >/dev/null || die "haproxy is not installed (apt-get install haproxy)"
     command -v pgbackrest >/dev/null || die "pgbackrest is not installed (apt-get install pgbackrest)"
+    command -v etcdctl >/dev/null || die "etcdctl is not installed (apt-get install etcd-client)"
     [ -x "$PG_BIN/initdb" ] || die "no PostgreSQL server under /usr/lib/postgresql/*/bin"
     local worp
     worp=$(worp_bin) || die "no worp binary: cargo build -p worp, or set WORP_BIN"
@@ -236,8 +281,9 @@ start() {
         die "$STATE holds a cluster already (cluster.sh clean, or another WORP_HA_DIR)"
     fi
     mkdir -p "$STATE"/{pids,logs,log,lock,backups}
+    cd "$STATE"
     local ports
-    read -r -a ports <<<"$(free_ports 12)"
+    read -r -a ports <<<"$(free_ports 14)"
     SUPERUSER_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
     REPLICATION_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
     cat >"$STATE/env" <<EOF
@@ -253,11 +299,14 @@ HAPROXY_PORT=${ports[8]}
 HAPROXY_STATS_PORT=${ports[9]}
 WORP_PORT_1=${ports[10]}
 WORP_PORT_2=${ports[11]}
+LB_PORT=${ports[12]}
+LB_STATS_PORT=${ports[13]}
 SUPERUSER_PASSWORD=$SUPERUSER_PASSWORD
 REPLICATION_PASSWORD=$REPLICATION_PASSWORD
 DATABASE_URL=postgres://worp@127.0.0.1:${ports[8]}/worp
 OWNER_URL=postgres://postgres@127.0.0.1:${ports[8]}/worp
 WORP_URLS="http://127.0.0.1:${ports[10]} http://127.0.0.1:${ports[11]}"
+LB_URL=http://127.0.0.1:${ports[12]}
 PG_BIN=$PG_BIN
 WORP_HA_DIR=$STATE
 WORP_BIN=$worp
@@ -280,6 +329,8 @@ EOF
         --initial-cluster-state new --initial-cluster-token "worp-ha-$$"
     wait_for 30 "etcd" curl -fsS -m 2 "http://127.0.0.1:$ETCD_PORT/health"
 
+    local node
+    for node in "${NODES[@]}"; do start_fence "$node"; done
     # The first node makes the cluster (initdb); the others copy it and follow.
     start_patroni node1
     wait_for 90 "node1 to become the primary" rest_ok node1 /primary || {
@@ -315,10 +366,13 @@ EOF
             CREATE ROLE worp LOGIN IN ROLE worp_server;
         END IF; END \$\$"
 
+    # After SIGTERM a server answers 503 on /readyz for this long before it stops
+    # listening: more than the load balancer needs to take it out (fall 2 × inter 1 s).
     local i
     for i in 1 2; do
         local port_var="WORP_PORT_$i"
         DATABASE_URL="$DATABASE_URL" WORP_BIND=127.0.0.1 PORT="${!port_var}" \
+            WORP_SHUTDOWN_GRACE_SECS="${WORP_SHUTDOWN_GRACE_SECS:-3}" \
             spawn "worp$i" root "$worp" serve
     done
     for i in 1 2; do
@@ -328,14 +382,17 @@ EOF
             exit 1
         }
     done
+    spawn lb root haproxy -db -f "$STATE/haproxy-http.cfg"
+    wait_for 30 "the load balancer to reach a server" curl -fsS -m 2 "$LB_URL/readyz"
     say "started in $((SECONDS - started)) s; state in $STATE"
-    say "worp: $WORP_URLS; DATABASE_URL=$DATABASE_URL; primary: $(leader)"
+    say "worp: $LB_URL (load balancer) in front of $WORP_URLS; DATABASE_URL=$DATABASE_URL; primary: $(leader)"
 }
 
 stop() {
     [ -d "$STATE/pids" ] || return 0
     [ -f "$STATE/env" ] && load_env
     local node
+    halt lb 10
     halt worp1 35 &
     halt worp2 35 &
     wait
@@ -347,6 +404,7 @@ stop() {
     done
     wait
     for node in "${NODES[@]}"; do halt "patroni-$node" 60; done
+    for node in "${NODES[@]}"; do halt "fence-$node" 5; done
     # A PostgreSQL left behind by a Patroni that had to be killed.
     for node in "${NODES[@]}"; do
         if [ -f "$STATE/$node/data/postmaster.pid" ]; then
@@ -373,8 +431,10 @@ status() {
         elif running "patroni-$node"; then
             role="patroni up, postgres not serving"
         fi
-        printf '%-13s postgres 127.0.0.1:%s  patroni 127.0.0.1:%s  %s\n' "$node" \
-            "$(pg_port "$node")" "$(rest_port "$node")" "$role"
+        local fence=down
+        if running "fence-$node"; then fence=up; fi
+        printf '%-13s postgres 127.0.0.1:%s  patroni 127.0.0.1:%s  %s (fence %s)\n' "$node" \
+            "$(pg_port "$node")" "$(rest_port "$node")" "$role" "$fence"
     done
     if running haproxy; then echo "haproxy       127.0.0.1:$HAPROXY_PORT (stats http://127.0.0.1:$HAPROXY_STATS_PORT/)"; else echo "haproxy       DOWN"; fi
     local i
@@ -383,10 +443,14 @@ status() {
         if curl -fsS -m 2 -o /dev/null "http://127.0.0.1:${!port_var}/readyz" 2>/dev/null; then ready=ready; fi
         echo "worp$i         http://127.0.0.1:${!port_var} $ready"
     done
+    if running lb; then echo "lb            $LB_URL (stats http://127.0.0.1:$LB_STATS_PORT/)"; else echo "lb            DOWN"; fi
     if running "patroni-$(leader 2>/dev/null || echo node1)"; then
         as_owner patronictl -c "$STATE/node1/patroni.yml" list 2>/dev/null || true
     fi
 }
+
+# Nothing runs in the directory we were started from: the state dir, where it exists.
+if [ -d "$STATE" ]; then cd "$STATE"; else cd /; fi
 
 cmd=${1:-}
 case "$cmd" in
@@ -427,6 +491,24 @@ stop-patroni)
 start-patroni)
     load_env
     start_patroni "${2:?node}"
+    ;;
+kill-patroni)
+    load_env
+    kill -KILL "$(cat "$STATE/pids/patroni-${2:?node}")"
+    ;;
+kill-node)
+    load_env
+    node=${2:?node}
+    pm=$(head -n 1 "$STATE/$node/data/postmaster.pid" 2>/dev/null || true)
+    # The postmaster's children too: a machine that dies takes its backends with it.
+    kill -KILL "$(cat "$STATE/pids/fence-$node")" "$(cat "$STATE/pids/patroni-$node")" \
+        ${pm:+"$pm" $(ps -o pid= --ppid "$pm")} 2>/dev/null || true
+    ;;
+start-node)
+    load_env
+    node=${2:?node}
+    running "fence-$node" || start_fence "$node"
+    start_patroni "$node"
     ;;
 wait-healthy)
     load_env

@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""Failover test: moves under load through two `worp serve` processes on the Patroni
-cluster of deploy/ha/cluster.sh, while the primary is killed again and again.
+"""Failover test: moves under load through the HTTP load balancer in front of two
+`worp serve` processes on the Patroni cluster of deploy/ha/cluster.sh, while the
+primary is killed again and again.
 
-Rounds alternate two faults of the node that is primary at the time:
+Rounds take turns with these faults of the node that is primary at the time (--faults,
+default kill,stop,kill-patroni):
   - `kill`: SIGKILL of its PostgreSQL (the postmaster); Patroni, alive, hands over to
     the synchronous standby (primary_start_timeout 0) and rejoins it as a standby;
   - `stop`: its Patroni stopped (SIGTERM: a fast shutdown of its PostgreSQL, the
-    leader key released), then started again as a standby.
+    leader key released), then started again as a standby;
+  - `kill-patroni`: SIGKILL of its Patroni; its fence (deploy/ha/fence.sh) stops the
+    PostgreSQL left running as primary and releases the leader key; Patroni started
+    again rejoins it as a standby (pg_rewind);
+  - `machine` (not in the default turn): SIGKILL of its fence, Patroni and PostgreSQL
+    at once, as when its machine dies; the leader key expires after `ttl`.
 
 Measured, per round and overall:
   - acknowledged moves lost: every 200 to a move is recorded client side (game, the
     version it was made at, seat, move) and afterwards looked up in the log of the
     primary then in charge; the event after that version must be that move (must be 0);
-  - seconds from the fault until a move sent after it is acknowledged;
+  - per round, the write outage: the longest stretch without an acknowledged move from
+    the fault on (must be under --max-outage, 10 s), and per fault type its worst;
   - answers by status; 5xx other than 503 (must be 0), 503 without Retry-After (must be
     0), requests with no answer (must be 0), the slowest answer;
   - afterwards every game is resigned (so its seed is revealed), exported and checked
@@ -20,7 +28,8 @@ Measured, per round and overall:
 
 Stdlib only. Prints a report (markdown with --markdown FILE) and exits non-zero when a
 requirement fails. Usage:
-  tests/ha/failover.py [--rounds 6] [--clients 8] [--games 48] [--steady 3]
+  tests/ha/failover.py [--rounds 6] [--faults kill,stop,kill-patroni] [--max-outage 10]
+                       [--clients 8] [--games 48] [--steady 3]
 """
 
 import argparse
@@ -310,16 +319,27 @@ def main():
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--games", type=int, default=48)
     ap.add_argument("--steady", type=float, default=3.0, help="seconds of load before each fault")
+    ap.add_argument("--faults", default="kill,stop,kill-patroni",
+                    help="the faults, in turn: kill, stop, kill-patroni, machine")
+    ap.add_argument("--max-outage", type=float, default=10.0,
+                    help="the longest write outage allowed after a fault, seconds")
     ap.add_argument("--markdown", help="write the figures as a markdown table here")
     args = ap.parse_args()
 
     env = dict(line.split("=", 1) for line in cluster("env").splitlines() if "=" in line)
     env = {k: v.strip('"') for k, v in env.items()}
+    faults = args.faults.split(",")
+    for kind in faults:
+        if kind not in ("kill", "stop", "kill-patroni", "machine"):
+            ap.error(f"unknown fault {kind}")
     urls = env["WORP_URLS"].split()
+    lb = env["LB_URL"]
     worp = cluster("worp-bin")
 
-    log(f"setting up {args.games} games for {args.clients} clients on {urls}")
-    setup = Http(urls[0])
+    # Every client request goes through the load balancer; only the relay check after
+    # the failovers talks to each server directly.
+    log(f"setting up {args.games} games for {args.clients} clients on {lb} (in front of {urls})")
+    setup = Http(lb)
     tables, games = [], []
     for i in range(args.games):
         players = [new_player(setup, f"p{i}a"), new_player(setup, f"p{i}b")]
@@ -328,7 +348,7 @@ def main():
         tables.append({"players": players, "game": game})
         games.append(game)
     stats, stop = Stats(), threading.Event()
-    clients = [Client(n, urls, tables[n::args.clients], stats, stop, games) for n in range(args.clients)]
+    clients = [Client(n, [lb], tables[n::args.clients], stats, stop, games) for n in range(args.clients)]
     for c in clients:
         c.start()
 
@@ -336,7 +356,7 @@ def main():
     started = time.time()
     try:
         for r in range(args.rounds):
-            kind = "kill" if r % 2 == 0 else "stop"
+            kind = faults[r % len(faults)]
             cluster("wait-healthy", "120", timeout=130)
             time.sleep(args.steady)
             node = cluster("leader")
@@ -344,8 +364,12 @@ def main():
             t_fault = time.time()
             if kind == "kill":
                 cluster("kill-postgres", node)
-            else:
+            elif kind == "stop":
                 cluster("stop-patroni", node, timeout=90)
+            elif kind == "kill-patroni":
+                cluster("kill-patroni", node)
+            else:
+                cluster("kill-node", node)
             t_down = time.time()
             # Until moves are acknowledged again: the longest stretch without an
             # acknowledgement from the fault on (a few commits already on their way may
@@ -362,8 +386,10 @@ def main():
             with stats.lock:
                 times = sorted(a[6] for a in stats.acks[acks_before:] if a[6] > t_fault)
             outage, gap_start = (None, None) if not times else gaps(t_fault, times)
-            if kind == "stop":
+            if kind in ("stop", "kill-patroni"):
                 cluster("start-patroni", node)
+            elif kind == "machine":
+                cluster("start-node", node)
             cluster("wait-healthy", "120", timeout=130)
             new_leader = cluster("leader", check=False)
             rounds.append({"round": r + 1, "fault": kind, "node": node, "new_primary": new_leader,
@@ -386,11 +412,12 @@ def main():
             break
 
     lost = check_log(env, stats.acks)
-    audited, audit_failures = audit_every_game(env, worp, list(games), urls)
+    audited, audit_failures = audit_every_game(env, worp, list(games), [lb])
 
     backs = [r["back_s"] for r in rounds if r["back_s"] is not None and r["back_s"] < 59]
+    too_long = [r for r in rounds if r["back_s"] is None or r["back_s"] >= args.max_outage]
     ok = (relay is not None and not lost and not stats.bad_5xx and not stats.no_answer and stats.no_retry_after == 0
-          and not audit_failures and len(backs) == len(rounds))
+          and not audit_failures and len(backs) == len(rounds) and not too_long)
     lines = [
         "| round | fault | primary before → after | no move acknowledged for | from (after the fault) | three nodes in sync again after |",
         "|---|---|---|---|---|---|",
@@ -409,6 +436,11 @@ def main():
         f"requests without an answer: {len(stats.no_answer)}; slowest answer: {stats.slowest:.2f} s",
         f"longest stretch without an acknowledged move after a fault: worst {max(backs, default=float('nan')):.2f} s, "
         f"median {sorted(backs)[len(backs) // 2] if backs else float('nan'):.2f} s",
+        "write outage by fault (worst, rounds): " + "; ".join(
+            f"{kind} {max(r['back_s'] if r['back_s'] is not None else float('inf') for r in rounds if r['fault'] == kind):.2f} s "
+            f"({sum(1 for r in rounds if r['fault'] == kind)})"
+            for kind in faults if any(r["fault"] == kind for r in rounds))
+        + f"; rounds at or over {args.max_outage:g} s: {len(too_long)}",
         f"games audited after resigning: {audited}; failures: {len(audit_failures)}",
         "after the failovers, a move through one server reached a live stream on the other "
         + ("in " + f"{relay:.3f} s" if relay is not None else "NEVER (the relay did not listen again)"),

@@ -17,11 +17,13 @@ CLUSTER=deploy/ha/cluster.sh
 eval "$($CLUSTER env)"
 say() { echo "restore drill: $*"; }
 
+# As the owner of the PostgreSQL data, in the state dir: `postgres` may not be allowed
+# into the checkout (a root checkout under /root).
 as_owner() {
     if [ "$(id -u)" = 0 ]; then
-        setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+        (cd "$WORP_HA_DIR" && setpriv --reuid=postgres --regid=postgres --init-groups -- "$@")
     else
-        "$@"
+        (cd "$WORP_HA_DIR" && "$@")
     fi
 }
 primary_sql() { "$PG_BIN/psql" -X -At -v ON_ERROR_STOP=1 "$OWNER_URL" -c "$1"; }
