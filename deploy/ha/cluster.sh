@@ -27,8 +27,9 @@
 # directories, logs, pids, the backup repository, and `env` (ports and URLs). The
 # `worp` binary: $WORP_BIN, else target/debug/worp (or $CARGO_TARGET_DIR's). The two
 # `worp serve` processes inherit this script's environment, so WORP_* settings given
-# to `start` apply to them; WORP_HA_LB_CONNS_PER_ADDRESS=N (default 0: off) makes the
-# load balancer refuse a client address's connections beyond N at a time. Every wait
+# to `start` apply to them, but for the per-address limits: the servers see only the
+# load balancer, which refuses a client address's connections beyond
+# WORP_HA_LB_CONNS_PER_ADDRESS at a time (default 64, as `worp serve`'s own; 0: off). Every wait
 # is bounded; as root, PostgreSQL, Patroni, the fences and pgBackRest run as the
 # `postgres` user (PostgreSQL refuses to run as root). Every process starts in the state
 # dir (Patroni in its node's), never in the checkout, which `postgres` may not be able
@@ -49,7 +50,7 @@ PG_BIN="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail
 TTL="${WORP_HA_TTL:-7}"
 LOOP_WAIT="${WORP_HA_LOOP_WAIT:-1}"
 RETRY_TIMEOUT="${WORP_HA_RETRY_TIMEOUT:-3}"
-LB_CONNS_PER_ADDRESS="${WORP_HA_LB_CONNS_PER_ADDRESS:-0}"
+LB_CONNS_PER_ADDRESS="${WORP_HA_LB_CONNS_PER_ADDRESS:-64}"
 
 say() { echo "cluster.sh: $*" >&2; }
 die() {
@@ -371,8 +372,11 @@ EOF
     local i
     for i in 1 2; do
         local port_var="WORP_PORT_$i"
+        # Every connection comes from the load balancer: the per-address limits are the
+        # load balancer's (WORP_HA_LB_CONNS_PER_ADDRESS), not the servers'.
         DATABASE_URL="$DATABASE_URL" WORP_BIND=127.0.0.1 PORT="${!port_var}" \
             WORP_SHUTDOWN_GRACE_SECS="${WORP_SHUTDOWN_GRACE_SECS:-3}" \
+            WORP_CONNECTIONS_PER_ADDRESS=0 WORP_STREAMS_PER_ADDRESS=0 \
             spawn "worp$i" root "$worp" serve
     done
     for i in 1 2; do
