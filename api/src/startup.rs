@@ -29,6 +29,9 @@ use crate::timeouts::body_timeout;
 pub enum StartupError {
     #[error("cannot open the database: {0}")]
     Store(#[from] StoreError),
+    /// The names registered before name keys were kept could not be keyed.
+    #[error("cannot key the players' names: {0}")]
+    Names(crate::service::Refusal),
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -66,6 +69,15 @@ impl Application {
         worp.idempotency_ttl =
             chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
         worp.open_games = OpenGames::new(settings.open_games_per_player);
+        // Before the first registration: names registered before keys were kept take
+        // theirs, so that a new name cannot look like one of them.
+        let collisions = worp.settle_name_keys().await.map_err(StartupError::Names)?;
+        if !collisions.is_empty() {
+            tracing::warn!(
+                "{} players' names look like an earlier player's (kept; `worp rebuild` lists them)",
+                collisions.len()
+            );
+        }
         let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);
         let listen_error = |source| StartupError::Listen {

@@ -216,14 +216,28 @@ impl TestApp {
         format!("{}{}", self.address, path)
     }
 
+    /// Registers a player named `name`, or, when a player of this app already has a name
+    /// that looks the same (names are unique), `name 2`, `name 3`, ...
     pub async fn player(&self, name: &str) -> TestPlayer {
-        let resp = self
-            .client
-            .post(self.url("/v1/players"))
-            .json(&json!({"name": name}))
-            .send()
-            .await
-            .expect("request");
+        let mut n = 1;
+        let resp = loop {
+            let tried = if n == 1 {
+                name.to_owned()
+            } else {
+                format!("{name} {n}")
+            };
+            let resp = self
+                .client
+                .post(self.url("/v1/players"))
+                .json(&json!({ "name": tried }))
+                .send()
+                .await
+                .expect("request");
+            if resp.status() != 409 {
+                break resp;
+            }
+            n += 1;
+        };
         assert_eq!(resp.status(), 201);
         let body: Value = resp.json().await.expect("json");
         let player = TestPlayer {
