@@ -28,6 +28,8 @@ pub struct TestApp {
     pub database: String,
     /// The token of every player `player` registered, by id (to accept invitations).
     tokens: std::sync::Mutex<std::collections::HashMap<Uuid, String>>,
+    /// How many players [`TestApp::player`] registered under each name asked for.
+    names_used: std::sync::Mutex<std::collections::HashMap<String, usize>>,
     _dir: Option<TempDir>,
 }
 
@@ -183,6 +185,7 @@ pub async fn spawn_app_from(
         worp,
         database,
         tokens: Default::default(),
+        names_used: Default::default(),
         _dir: dir,
     }
 }
@@ -208,6 +211,7 @@ impl TestApp {
             worp: Arc::new(Worp::new(store, 10, Arc::new(SystemClock))),
             database,
             tokens: Default::default(),
+            names_used: Default::default(),
             _dir: None,
         }
     }
@@ -216,28 +220,27 @@ impl TestApp {
         format!("{}{}", self.address, path)
     }
 
-    /// Registers a player named `name`, or, when a player of this app already has a name
-    /// that looks the same (names are unique), `name 2`, `name 3`, ...
+    /// Registers a player named `name`; the second time this app registers `name`,
+    /// `name 2`, and so on (names are unique, and look-alikes refused).
     pub async fn player(&self, name: &str) -> TestPlayer {
-        let mut n = 1;
-        let resp = loop {
-            let tried = if n == 1 {
-                name.to_owned()
-            } else {
-                format!("{name} {n}")
-            };
-            let resp = self
-                .client
-                .post(self.url("/v1/players"))
-                .json(&json!({ "name": tried }))
-                .send()
-                .await
-                .expect("request");
-            if resp.status() != 409 {
-                break resp;
-            }
-            n += 1;
+        let n = {
+            let mut used = self.names_used.lock().expect("names");
+            let n = used.entry(name.to_owned()).or_insert(0);
+            *n += 1;
+            *n
         };
+        let name = if n == 1 {
+            name.to_owned()
+        } else {
+            format!("{name} {n}")
+        };
+        let resp = self
+            .client
+            .post(self.url("/v1/players"))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .expect("request");
         assert_eq!(resp.status(), 201);
         let body: Value = resp.json().await.expect("json");
         let player = TestPlayer {

@@ -45,7 +45,7 @@ pub fn is_stored(version: i64) -> bool {
 pub const MOST_WAITING: usize = 10_000;
 
 /// The layout of a body; a body of another layout is ignored.
-pub const FORMAT: i32 = 1;
+pub const FORMAT: i32 = 2;
 
 /// The rules a checkpoint is written under: the engine's.
 pub fn rules_version() -> i32 {
@@ -95,6 +95,7 @@ struct Body {
     public_chat: bool,
     messages: u32,
     last_message_seat: Option<u8>,
+    moves: Vec<u32>,
     state: RawJson,
 }
 
@@ -122,6 +123,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         public_chat: t.public_chat,
         messages: t.messages,
         last_message_seat: t.last_message_seat,
+        moves: t.moves.clone(),
         state: t.game.state_json(),
     };
     Ok(StoredCheckpoint {
@@ -182,6 +184,7 @@ pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
         public_chat: b.public_chat,
         messages: b.messages,
         last_message_seat: b.last_message_seat,
+        moves: b.moves,
     })
 }
 

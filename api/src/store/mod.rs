@@ -49,8 +49,9 @@ pub use error::StoreError;
 pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer, ListedAt,
-    ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse, StoredCheckpoint, Webhook,
+    Append, Attempt, Delivery, DeliveryStatus, FinishRow, GameFilter, GameRow, JsonText,
+    KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse,
+    StoredCheckpoint, Webhook,
 };
 use sqlite_commit::SqliteCommit;
 
@@ -347,7 +348,7 @@ impl Store {
         &self,
         position: i64,
         limit: i64,
-    ) -> Result<Vec<(i64, Uuid, Value, Option<Value>)>, StoreError> {
+    ) -> Result<Vec<FinishRow>, StoreError> {
         on_backend!(self.finished_after(position, limit))
     }
     pub async fn lobby(

@@ -436,7 +436,7 @@ pub const EVENT_WRITERS_POSTGRES: &str = "SELECT virtualtransaction AS vxid FROM
 /// games' listing entries (players, variant, whether rated).
 /// Each game's entry is looked up by its key: a join let the planner read every game
 /// to hash them, however few the new finishes.
-pub const FINISHED_AFTER: &str = "SELECT e.position, e.game_id, e.payload, \
+pub const FINISHED_AFTER: &str = "SELECT e.position, e.game_id, e.payload, e.recorded_at, \
      (SELECT g.summary FROM games g WHERE g.id = e.game_id) AS summary \
      FROM events e WHERE e.kind = 'game_finished' AND e.position > $1 ORDER BY e.position LIMIT $2";
 /// Waiting games with a seat anyone may take, newest first.

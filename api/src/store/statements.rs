@@ -30,8 +30,8 @@ macro_rules! statements {
         use $crate::events::{LoggedEvent, StoredEvent};
         use $crate::store::error::StoreError;
         use $crate::store::records::{
-            Append, Attempt, Delivery, GameFilter, GameRow, ListedAt, ListedGame, Player,
-            SavedResponse, StoredCheckpoint, Webhook,
+            Append, Attempt, Delivery, FinishRow, GameFilter, GameRow, ListedAt, ListedGame,
+            Player, SavedResponse, StoredCheckpoint, Webhook,
         };
         use $crate::store::sql;
 
@@ -562,7 +562,7 @@ macro_rules! statements {
             pool: &Pool,
             position: i64,
             limit: i64,
-        ) -> Result<Vec<(i64, Uuid, Value, Option<Value>)>, StoreError> {
+        ) -> Result<Vec<FinishRow>, StoreError> {
             let rows = sqlx::query(sql::FINISHED_AFTER)
                 .bind(position)
                 .bind(limit)
@@ -570,12 +570,13 @@ macro_rules! statements {
                 .await?;
             rows.iter()
                 .map(|r| {
-                    Ok((
-                        r.try_get("position")?,
-                        r.try_get("game_id")?,
-                        r.try_get::<Json<Value>, _>("payload")?.0,
-                        r.try_get::<Option<Json<Value>>, _>("summary")?.map(|s| s.0),
-                    ))
+                    Ok(FinishRow {
+                        position: r.try_get("position")?,
+                        game_id: r.try_get("game_id")?,
+                        payload: r.try_get::<Json<Value>, _>("payload")?.0,
+                        recorded_at: r.try_get("recorded_at")?,
+                        summary: r.try_get::<Option<Json<Value>>, _>("summary")?.map(|s| s.0),
+                    })
                 })
                 .collect()
         }
