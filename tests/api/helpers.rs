@@ -221,26 +221,32 @@ impl TestApp {
     }
 
     /// Registers a player named `name`; the second time this app registers `name`,
-    /// `name 2`, and so on (names are unique, and look-alikes refused).
+    /// `name 2`, and so on (names are unique, and look-alikes refused), and the next
+    /// number again where another app on the same database took one.
     pub async fn player(&self, name: &str) -> TestPlayer {
-        let n = {
-            let mut used = self.names_used.lock().expect("names");
-            let n = used.entry(name.to_owned()).or_insert(0);
-            *n += 1;
-            *n
+        let resp = loop {
+            let n = {
+                let mut used = self.names_used.lock().expect("names");
+                let n = used.entry(name.to_owned()).or_insert(0);
+                *n += 1;
+                *n
+            };
+            let tried = if n == 1 {
+                name.to_owned()
+            } else {
+                format!("{name} {n}")
+            };
+            let resp = self
+                .client
+                .post(self.url("/v1/players"))
+                .json(&json!({ "name": tried }))
+                .send()
+                .await
+                .expect("request");
+            if resp.status() != 409 {
+                break resp;
+            }
         };
-        let name = if n == 1 {
-            name.to_owned()
-        } else {
-            format!("{name} {n}")
-        };
-        let resp = self
-            .client
-            .post(self.url("/v1/players"))
-            .json(&json!({ "name": name }))
-            .send()
-            .await
-            .expect("request");
         assert_eq!(resp.status(), 201);
         let body: Value = resp.json().await.expect("json");
         let player = TestPlayer {

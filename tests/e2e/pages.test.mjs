@@ -4,7 +4,7 @@
 // new-game form in plain words.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, player, createGame, takeSeat, apiAs } from './lib.mjs';
+import { BASE, launch, player, createGame, takeSeat, apiAs, playMoves, season } from './lib.mjs';
 
 let alice;
 let bob;
@@ -123,9 +123,12 @@ test('an unknown game is a not-found page: no board, no Resign', async () => {
 });
 
 test('a finished game: result, reason, rating changes, export and audit links, no Resign; then the player pages and the leaderboard', async () => {
+  // Players who have played, and a game in which each made its first moves: it counts.
+  await season(alice, bob);
   const id = await createGame(alice, 'backgammon', {});
   await takeSeat(bob, await alice.page.inputValue('#invite-1'));
   await bob.page.waitForSelector('main[data-status="active"]');
+  await playMoves([alice, bob], id, 2);
   await bob.page.waitForSelector('#resign:not([hidden])');
   await bob.page.click('#resign');
   for (const p of [alice, bob]) {
