@@ -29,9 +29,6 @@ use crate::timeouts::body_timeout;
 pub enum StartupError {
     #[error("cannot open the database: {0}")]
     Store(#[from] StoreError),
-    /// The names registered before name keys were kept could not be keyed.
-    #[error("cannot key the players' names: {0}")]
-    Names(crate::service::Refusal),
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -70,13 +67,17 @@ impl Application {
             chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
         worp.open_games = OpenGames::new(settings.open_games_per_player);
         // Before the first registration: names registered before keys were kept take
-        // theirs, so that a new name cannot look like one of them.
-        let collisions = worp.settle_name_keys().await.map_err(StartupError::Names)?;
-        if !collisions.is_empty() {
-            tracing::warn!(
-                "{} players' names look like an earlier player's (kept; `worp rebuild` lists them)",
+        // theirs, so that a new name cannot look like one of them. Not a reason to stay
+        // down (a database that is read-only for now refuses the keys): `worp rebuild`,
+        // run at each upgrade, gives them too.
+        match worp.settle_name_keys().await {
+            Ok(collisions) if !collisions.is_empty() => tracing::warn!(
+                "{} players' names look like an earlier player's or show nothing (kept; \
+                 `worp rebuild` lists them)",
                 collisions.len()
-            );
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("the players' names could not all be keyed now: {e}"),
         }
         let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);

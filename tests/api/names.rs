@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use uuid::Uuid;
 use worp::store::Store;
 
-use crate::helpers::{spawn_app, TestApp, BACKENDS};
+use crate::helpers::{spawn_app, Backend, TestApp, BACKENDS};
 
 /// `POST /v1/players` with `name`: the status and the body.
 async fn register(app: &TestApp, name: &str) -> (u16, Value, String) {
@@ -184,9 +184,36 @@ async fn players_registered_before_whose_names_collide_keep_them_and_are_listed(
             vec![(fake, Some(bob)), (blank, None)],
             "{backend:?}: {collisions:?}"
         );
-        // Settling again changes nothing and lists the same.
+        // Settling again changes nothing and lists the same; so does `worp rebuild`.
         let again = app.worp.settle_name_keys().await.expect("settle");
         assert_eq!(again, collisions, "{backend:?}");
+        let mut rebuild = std::process::Command::new(env!("CARGO_BIN_EXE_worp"));
+        rebuild.arg("rebuild").env("RUST_LOG", "warn");
+        match backend {
+            Backend::Postgres => rebuild.env("DATABASE_URL", &app.database),
+            Backend::Sqlite => rebuild
+                .env_remove("DATABASE_URL")
+                .env("WORP_SQLITE_PATH", &app.database),
+        };
+        let out = rebuild.output().expect("worp rebuild");
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{backend:?}: {printed}");
+        let line = |id: Uuid| {
+            printed
+                .lines()
+                .find(|l| l.starts_with(&id.to_string()))
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert!(
+            line(fake).ends_with(&format!("looks like {bob} \"Bob\"")),
+            "{backend:?}: {printed}"
+        );
+        assert!(
+            line(blank).ends_with("shows nothing"),
+            "{backend:?}: {printed}"
+        );
+        assert_eq!(line(bob), "", "{backend:?}: {printed}");
         // The oldest holds the key: nobody may now register a look-alike of it.
         let (status, body, _) = register(&app, "bob").await;
         assert_eq!(status, 409, "{backend:?}: {body}");

@@ -109,6 +109,9 @@ macro_rules! on_backend {
     };
 }
 
+// After `on_backend!`, which it uses.
+mod name_keys;
+
 /// Runs the PostgreSQL migrations not applied yet. When every one is applied already,
 /// nothing is run and no lock is taken: only `_sqlx_migrations` is read, so the server
 /// starts as a role without rights to change the schema (`worp_server`, README), once
@@ -301,27 +304,6 @@ impl Store {
                     .await?,
             ),
         })
-    }
-    /// Registers `p` with the name key `key` (see `service::names`).
-    pub async fn create_player(
-        &self,
-        p: &Player,
-        key: &str,
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        on_backend!(self.create_player(p, key, now))
-    }
-    /// The player (id, name) whose name holds `key`.
-    pub async fn name_key_holder(&self, key: &str) -> Result<Option<(Uuid, String)>, StoreError> {
-        on_backend!(self.name_key_holder(key))
-    }
-    /// Players (id, name) without a name key, oldest first.
-    pub async fn players_without_name_key(&self) -> Result<Vec<(Uuid, String)>, StoreError> {
-        on_backend!(self.players_without_name_key())
-    }
-    /// Gives player `id` the name key `key` if nobody holds it; whether it did.
-    pub async fn add_name_key(&self, key: &str, id: Uuid) -> Result<bool, StoreError> {
-        on_backend!(self.add_name_key(key, id))
     }
     pub async fn player_by_token_hash(&self, hash: &[u8]) -> Result<Option<Player>, StoreError> {
         on_backend!(self.player_by_token_hash(hash))
