@@ -128,8 +128,19 @@ export async function axeViolations(page) {
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
 }
 
-/** The bearer token of a player made with `player()`. */
+/** A player registered through the API alone, without a page: `{ id, token, name }`. */
+export async function apiPlayer(name) {
+  const r = await fetch(`${BASE}/v1/players`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }),
+  });
+  const body = await r.json();
+  if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${JSON.stringify(body)}`);
+  return { id: body.id, token: body.token, name: body.name };
+}
+
+/** The bearer token of a player made with `player()` (or `apiPlayer()`). */
 export async function tokenOf(p) {
+  if (p.token) return p.token;
   return p.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
 }
 

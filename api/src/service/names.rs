@@ -134,6 +134,9 @@ impl Worp {
             } else {
                 self.store.name_key_holder(&key).await?
             };
+            if holder.as_ref().is_some_and(|(id, _)| *id == player) {
+                continue; // Keyed meanwhile by another process settling at once.
+            }
             collisions.push(NameCollision {
                 player,
                 name,
