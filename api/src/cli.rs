@@ -161,6 +161,17 @@ async fn rebuild() -> Result<(), String> {
     let worp = Worp::new(store, settings.cache_states, Arc::new(SystemClock));
     let n = worp.rebuild().await.map_err(|e| e.to_string())?;
     println!("rebuilt the read models of {n} games");
+    let collisions = worp.settle_name_keys().await.map_err(|e| e.to_string())?;
+    println!(
+        "{} players' names look like another's or show nothing (kept as they are):",
+        collisions.len()
+    );
+    for c in collisions {
+        match c.holder {
+            Some((id, name)) => println!("{} {:?} looks like {id} {name:?}", c.player, c.name),
+            None => println!("{} {:?} shows nothing", c.player, c.name),
+        }
+    }
     let book = worp
         .rating_book_from_scratch()
         .await

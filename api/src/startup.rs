@@ -67,6 +67,19 @@ impl Application {
         worp.idempotency_ttl =
             chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
         worp.open_games = OpenGames::new(settings.open_games_per_player);
+        // Before the first registration: names registered before keys were kept take
+        // theirs, so that a new name cannot look like one of them. Not a reason to stay
+        // down (a database that is read-only for now refuses the keys): `worp rebuild`,
+        // run at each upgrade, gives them too.
+        match worp.settle_name_keys().await {
+            Ok(collisions) if !collisions.is_empty() => tracing::warn!(
+                "{} players' names look like an earlier player's or show nothing (kept; \
+                 `worp rebuild` lists them)",
+                collisions.len()
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("the players' names could not all be keyed now: {e}"),
+        }
         let worp = Arc::new(worp);
         let wanted = SocketAddr::new(settings.bind, settings.port);
         let listen_error = |source| StartupError::Listen {

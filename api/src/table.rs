@@ -162,6 +162,8 @@ pub struct Table {
     /// How many messages the players wrote, and the seat that wrote the last.
     pub messages: u32,
     pub last_message_seat: Option<u8>,
+    /// The moves each seat made (`move_played` events).
+    pub moves: Vec<u32>,
 }
 
 impl Table {
@@ -201,6 +203,7 @@ impl Table {
         let game = v
             .create(&options, count)
             .map_err(|err| invalid(seq, err.to_string()))?;
+        let moves = vec![0; seats.len()];
         let seats = seats
             .iter()
             .enumerate()
@@ -236,6 +239,7 @@ impl Table {
             public_chat,
             messages: 0,
             last_message_seat: None,
+            moves,
         })
     }
 
@@ -320,6 +324,9 @@ impl Table {
                     _ => return Err(invalid(seq, "no move awaited from that seat")),
                 }
                 self.game.apply_move(&mv).map_err(engine)?;
+                if let Some(m) = self.moves.get_mut(usize::from(seat)) {
+                    *m += 1;
+                }
                 self.last_move_at = Some(e.recorded_at());
             }
             Event::SeatRetired { seat, reason } => {
@@ -371,7 +378,12 @@ impl Table {
         Ok(())
     }
 
-    /// Waiting, active or finished.
+    /// Whether the game ended before every seat made its first moves: aborted, it
+    /// changes no rating (`ratings::aborted`).
+    pub fn aborted(&self) -> bool {
+        self.result.is_some() && crate::ratings::aborted(self.variant, &self.moves)
+    }
+
     /// Why the game ended, once it has.
     pub fn finish_reason(&self) -> Option<FinishReason> {
         self.result.as_ref()?;
@@ -390,6 +402,7 @@ impl Table {
         })
     }
 
+    /// Waiting, active or finished.
     pub fn status(&self) -> Status {
         if self.result.is_some() {
             Status::Finished

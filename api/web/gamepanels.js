@@ -34,6 +34,16 @@ export function matchOver(g) {
   return m && m.length > 0 ? m : null;
 }
 
+/** Why a finished game changed no rating (`not_rated`, `aborted`), in words. */
+function notRatedText(g) {
+  if (g.aborted) return 'Aborted: a player left before making their first moves. Not rated.';
+  switch (g.not_rated) {
+    case 'new_player': return 'Not rated: a player has made fewer than ten moves in finished games so far.';
+    case 'same_opponents': return 'Not rated: these players already had three rated games together in the past 24 hours.';
+    default: return g.rated ? 'Ratings are being updated.' : 'Not rated.';
+  }
+}
+
 /**
  * The panel of a finished game. `label(seat)` names a seat ("White", or "Player 2" in a game without colours), `me` is
  * the account or null.
@@ -65,7 +75,7 @@ export function finishedPanel(g, label, me) {
   if (g.variant === 'backgammon') exports.push(h('a', { href: `/v1/games/${g.id}/export?format=mat`, download: `worp-${g.id}.mat`, id: 'export-mat' }, 'Match file (.mat, for GNU Backgammon)'));
   exports.push(h('a', { href: `/v1/games/${g.id}/audit`, id: 'audit-link' }, 'Audit (check every roll and move)'));
   return h('section', { class: 'card finished', id: 'finished', 'aria-labelledby': 'finished-h' },
-    h('h2', { id: 'finished-h' }, m ? 'Match over' : 'Game over'),
+    h('h2', { id: 'finished-h' }, g.aborted ? 'Game aborted' : m ? 'Match over' : 'Game over'),
     h('p', { id: 'result' }, result),
     why ? h('p', { id: 'reason' }, why) : null,
     changes.length ? h('table', { class: 'table', id: 'rating-changes' },
@@ -76,7 +86,7 @@ export function finishedPanel(g, label, me) {
         const s = g.seats[c.seat];
         return h('tr', {}, h('th', { scope: 'row' }, playerLink(c.player_id, s && s.name, { you: me && me.id === c.player_id })),
           h('td', {}, Math.round(c.before)), h('td', {}, Math.round(c.after)), h('td', {}, d > 0 ? `+${d}` : String(d)));
-      }))) : h('p', { class: 'muted' }, g.rated ? 'Ratings are being updated.' : 'Not rated.'),
+      }))) : h('p', { class: 'muted', id: 'not-rated' }, notRatedText(g)),
     h('ul', { class: 'plain links' }, ...exports.map((a) => h('li', {}, a))));
 }
 

@@ -32,7 +32,7 @@ function finishedWords(g, me) {
   let why = reasonText(g.reason);
   // With two seats, the one that left is the other one.
   if (g.seats.length === 2 && (g.reason === 'resigned' || g.reason === 'timed_out')) why = `${nameOf(1 - r.winner)} ${why}`;
-  return `${who} won${why ? ` (${why})` : ''}`;
+  return `${who} won${why ? ` (${why})` : ''}${g.aborted ? ', aborted' : ''}`;
 }
 
 export async function homeView(main, { accountForm, setCleanup, route }) {

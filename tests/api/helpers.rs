@@ -28,6 +28,8 @@ pub struct TestApp {
     pub database: String,
     /// The token of every player `player` registered, by id (to accept invitations).
     tokens: std::sync::Mutex<std::collections::HashMap<Uuid, String>>,
+    /// How many players [`TestApp::player`] registered under each name asked for.
+    names_used: std::sync::Mutex<std::collections::HashMap<String, usize>>,
     _dir: Option<TempDir>,
 }
 
@@ -187,6 +189,7 @@ pub async fn spawn_app_from(
         worp,
         database,
         tokens: Default::default(),
+        names_used: Default::default(),
         _dir: dir,
     }
 }
@@ -212,6 +215,7 @@ impl TestApp {
             worp: Arc::new(Worp::new(store, 10, Arc::new(SystemClock))),
             database,
             tokens: Default::default(),
+            names_used: Default::default(),
             _dir: None,
         }
     }
@@ -220,14 +224,33 @@ impl TestApp {
         format!("{}{}", self.address, path)
     }
 
+    /// Registers a player named `name`; the second time this app registers `name`,
+    /// `name 2`, and so on (names are unique, and look-alikes refused), and the next
+    /// number again where another app on the same database took one.
     pub async fn player(&self, name: &str) -> TestPlayer {
-        let resp = self
-            .client
-            .post(self.url("/v1/players"))
-            .json(&json!({"name": name}))
-            .send()
-            .await
-            .expect("request");
+        let resp = loop {
+            let n = {
+                let mut used = self.names_used.lock().expect("names");
+                let n = used.entry(name.to_owned()).or_insert(0);
+                *n += 1;
+                *n
+            };
+            let tried = if n == 1 {
+                name.to_owned()
+            } else {
+                format!("{name} {n}")
+            };
+            let resp = self
+                .client
+                .post(self.url("/v1/players"))
+                .json(&json!({ "name": tried }))
+                .send()
+                .await
+                .expect("request");
+            if resp.status() != 409 {
+                break resp;
+            }
+        };
         assert_eq!(resp.status(), 201);
         let body: Value = resp.json().await.expect("json");
         let player = TestPlayer {

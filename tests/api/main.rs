@@ -27,6 +27,7 @@ mod listing;
 mod load;
 mod messages;
 mod metrics;
+mod names;
 mod openapi;
 mod play;
 mod process;

@@ -346,3 +346,50 @@ async fn a_withheld_message_cannot_be_guessed_back_from_its_commitment() {
         assert!(audit_export(&forged).is_err(), "a changed text is caught");
     }
 }
+
+/// Messages that show other than they read are refused: bidi controls (embeddings,
+/// overrides, isolates, marks), line and paragraph separators, and texts with nothing
+/// visible (zero-width spaces, U+FEFF, the Hangul filler U+3164, the blank Braille
+/// pattern U+2800). All were accepted before; nothing refused reaches the log.
+#[tokio::test]
+async fn messages_that_lie_about_what_they_show_are_refused() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (alice, _bob, game) = app.two_player_game("backgammon").await;
+        let id = game["id"].as_str().expect("id").to_owned();
+        for bad in [
+            "\u{202e}dg",
+            "gg \u{202d}x",
+            "a\u{2066}b\u{2069}",
+            "\u{200f}gg",
+            "\u{061c}gg",
+            "gg\u{2028}wp",
+            "gg\u{2029}",
+            "\u{200b}",
+            "\u{feff}\u{200b}",
+            "\u{3164}",
+            "\u{2800}\u{2800}",
+            " \u{200b} ",
+        ] {
+            let resp = write(&app, &id, &alice, bad).await;
+            assert_eq!(resp.status(), 400, "{backend:?}: {bad:?}");
+            let problem: Value = resp.json().await.expect("problem");
+            assert_eq!(problem["status"], 400, "{problem}");
+        }
+        // What shows what it reads still passes: accents, emoji, a joiner inside one.
+        for good in ["gg 👍", "Ça va?", "👩\u{200d}💻 wp"] {
+            assert_eq!(
+                write(&app, &id, &alice, good).await.status(),
+                201,
+                "{good:?}"
+            );
+        }
+        let written = app
+            .events(&id)
+            .await
+            .iter()
+            .filter(|e| e["type"] == "message_posted")
+            .count();
+        assert_eq!(written, 3, "{backend:?}");
+    }
+}

@@ -84,6 +84,7 @@ async fn check_log(app: &TestApp, id: &str, served: &Value) {
             o.remove("updated_at");
             // Folded from every game's finish, not this game's log alone.
             o.remove("rating_changes");
+            o.remove("not_rated");
             o.remove("last_move_at")
         });
     }

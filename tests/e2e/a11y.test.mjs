@@ -2,7 +2,7 @@
 // critical violation on any page, and the pages' actions work from the keyboard alone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, player, createGame, takeSeat, apiAs, axeViolations } from './lib.mjs';
+import { BASE, player, createGame, takeSeat, apiAs, axeViolations, playMoves, season } from './lib.mjs';
 
 let ann;
 let ben;
@@ -75,6 +75,9 @@ test('axe: a game page of every variant (against bots), the invitation page, a f
   await ben.page.click('#confirm-take');
   await ben.page.waitForSelector('main[data-status="active"]');
   await apiAs(ann, 'POST', `/v1/games/${id}/messages`, { text: 'Have fun' });
+  // Each makes its first moves, so that the game counts (players who have played).
+  await season(ann, ben);
+  await playMoves([ann, ben], id, 2);
   await apiAs(ben, 'POST', `/v1/games/${id}/resign`, {});
   for (const p of [ann, ben]) {
     await p.page.goto(`${BASE}/#/game/${id}`);

@@ -19,8 +19,8 @@ let bob;
 let pia;
 
 before(async () => {
-  ann = await player('ann');
-  bob = await player('bob');
+  ann = await player('nora');
+  bob = await player('otto');
   pia = await player('pia', PHONE);
 });
 

@@ -11,10 +11,10 @@ const served = new Set((await (await fetch(`${BASE}/v1/variants`)).json()).map((
 const missing = (name) => !served.has(name) && `${name} is not on this server`;
 
 before(async () => {
-  alice = await player('alice');
+  alice = await player('gail');
   // Bob plays on a phone-sized screen, and his page polls (If-None-Match) instead of
   // listening to the event stream: the fallback for servers without streams.
-  bob = await player('bob', { width: 390, height: 844 }, { noStream: true });
+  bob = await player('gus', { width: 390, height: 844 }, { noStream: true });
 });
 
 after(async () => {

@@ -49,9 +49,19 @@ export async function player(name, viewport, { noStream = false } = {}) {
     localStorage.setItem('worp.pollMs', String(ms));
     if (poll) localStorage.setItem('worp.noStream', '1');
   }, [250, noStream]);
-  await page.fill('#acct-name', name);
-  await page.click('#create-account');
-  await page.waitForSelector('#inbox');
+  // Names are unique on the server (look-alikes refused), and every test file signs up
+  // its players on the same one: a name taken by an earlier file becomes `name 2`, ...
+  for (let n = 1; ; n++) {
+    await page.fill('#acct-name', n === 1 ? name : `${name} ${n}`);
+    await page.click('#create-account');
+    const signedUp = await Promise.race([
+      page.waitForSelector('#inbox').then(() => true),
+      page.waitForFunction(() => /looks the same/.test(document.querySelector('#account-form p.error')?.textContent || ''))
+        .then(() => false),
+    ]);
+    if (signedUp) break;
+    if (n >= 20) throw new Error(`no name like ${name} is free`);
+  }
   const acct = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')));
   return { page, context, name, id: acct.id, errors, close: () => context.close() };
 }
@@ -118,9 +128,50 @@ export async function axeViolations(page) {
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
 }
 
-/** The bearer token of a player made with `player()`. */
+/** A player registered through the API alone, without a page: `{ id, token, name }`. */
+export async function apiPlayer(name) {
+  const r = await fetch(`${BASE}/v1/players`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }),
+  });
+  const body = await r.json();
+  if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${JSON.stringify(body)}`);
+  return { id: body.id, token: body.token, name: body.name };
+}
+
+/** The bearer token of a player made with `player()` (or `apiPlayer()`). */
 export async function tokenOf(p) {
+  if (p.token) return p.token;
   return p.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+}
+
+/**
+ * Plays the first legal move of the seat to move of game `id` through the API until each
+ * of `players` (by seat) has made `each` moves.
+ */
+export async function playMoves(players, id, each) {
+  const made = players.map(() => 0);
+  let g = (await apiAs(players[0], 'GET', `/v1/games/${id}`)).body;
+  while (made.some((m) => m < each) && g.status === 'active') {
+    const seat = g.to_move;
+    const r = await apiAs(players[seat], 'POST', `/v1/games/${id}/moves`, { move: g.legal_moves[0] });
+    if (r.status !== 200) throw new Error(`move: ${r.status} ${JSON.stringify(r.body)}`);
+    g = r.body;
+    made[seat] += 1;
+  }
+  return g;
+}
+
+/**
+ * `a` and `b` play an unrated game of backgammon of ten moves each, which `b` resigns:
+ * their rated games count from now on (README, "Ratings").
+ */
+export async function season(a, b) {
+  const r = await apiAs(a, 'POST', '/v1/games', { variant: 'backgammon', seats: [a.id, b.id], rated: false });
+  if (r.status !== 201) throw new Error(`season: ${r.status} ${JSON.stringify(r.body)}`);
+  const id = r.body.id;
+  await apiAs(b, 'POST', `/v1/games/${id}/seats/1`);
+  await playMoves([a, b], id, 10);
+  await apiAs(b, 'POST', `/v1/games/${id}/resign`, {});
 }
 
 /** A call to the API as player `p`. */

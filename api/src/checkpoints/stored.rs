@@ -45,7 +45,7 @@ pub fn is_stored(version: i64) -> bool {
 pub const MOST_WAITING: usize = 10_000;
 
 /// The layout of a body; a body of another layout is ignored (the fold starts from an
-/// earlier one, or from the log). 2: with `board_version`.
+/// earlier one, or from the log). 2: with `board_version` and the moves per seat.
 pub const FORMAT: i32 = 2;
 
 /// The rules a checkpoint is written under: the engine's.
@@ -97,6 +97,7 @@ struct Body {
     public_chat: bool,
     messages: u32,
     last_message_seat: Option<u8>,
+    moves: Vec<u32>,
     state: RawJson,
 }
 
@@ -125,6 +126,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         public_chat: t.public_chat,
         messages: t.messages,
         last_message_seat: t.last_message_seat,
+        moves: t.moves.clone(),
         state: t.game.state_json(),
     };
     Ok(StoredCheckpoint {
@@ -186,6 +188,7 @@ pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
         public_chat: b.public_chat,
         messages: b.messages,
         last_message_seat: b.last_message_seat,
+        moves: b.moves,
     })
 }
 

@@ -2,18 +2,34 @@
 //!
 //! The fold is pure: finished games, applied in the global order of their `game_finished`
 //! events, give the same book every time (`service::ratings` keeps it current and
-//! `worp ratings` recomputes it from the log alone). A game counts when it was created
-//! rated, every seat was a registered player (no bots, no seat held twice) and it has at
-//! least two players. Each game is one Glicko-2 rating period for its players (computed
-//! by the `skillratings` crate): two seats play one result; more seats play every other
-//! seat pairwise by finishing order (a seat placed higher beats one placed lower; seats
-//! the result does not rank, such as those that retired, tie among themselves below
-//! every ranked seat), so a four-seat game is three results for each player.
+//! `worp rebuild` recomputes it from the log alone). Each game is one Glicko-2 rating
+//! period for its players (computed by the `skillratings` crate): two seats play one
+//! result; more seats play every other seat pairwise by finishing order (a seat placed
+//! higher beats one placed lower; seats the result does not rank, such as those that
+//! retired, tie among themselves below every ranked seat), so a four-seat game is three
+//! results for each player.
+//!
+//! Which games count (README, "Ratings"), each decided from the log alone, so that every
+//! fold decides the same: a game counts when it was created rated, every seat was a
+//! registered player (no bots, no seat held twice), it has at least two players, and
+//!
+//! 1. it was not aborted: every seat made its first moves ([`FIRST_MOVES`]; a puppet
+//!    that resigns before playing gives nothing away);
+//! 2. every player has made at least [`SEASONED_MOVES`] moves in the finished games
+//!    folded so far, this one included (an account made minutes ago to lose on purpose
+//!    must first play);
+//! 3. no two of its players have already had [`PAIR_GAMES`] counted games of the
+//!    variant together that finished within [`PAIR_WINDOW`] before it (by the finishes'
+//!    recorded times: the same two accounts cannot pump a rating by playing on and on).
+//!
+//! A game created rated that does not count changes no rating; the book says why
+//! ([`RatingBook::not_rated`]).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use imbl::{HashMap, OrdSet};
+use chrono::{DateTime, Utc};
+use imbl::{HashMap, OrdSet, Vector};
 
 use serde::Serialize;
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
@@ -34,6 +50,54 @@ pub struct FinishedGame {
     pub players: Vec<Option<Uuid>>,
     /// The winning seats, best placed first (empty: a draw).
     pub winners: Vec<u8>,
+    /// When its `game_finished` event was recorded.
+    pub finished_at: DateTime<Utc>,
+    /// The moves each seat made (`move_played` events).
+    pub moves: Vec<u32>,
+}
+
+/// How many moves each seat of a game of `variant` must have made for the game not to be
+/// aborted: its first turn; in backgammon two moves (with the cube a turn is two, the
+/// decision to roll and the checkers' move).
+pub fn first_moves(variant: &str) -> u32 {
+    if variant == "backgammon" {
+        2
+    } else {
+        1
+    }
+}
+
+/// See [`first_moves`].
+pub const FIRST_MOVES: &str = "two moves in backgammon, one in the other games";
+
+/// Whether a finished game whose seats made `moves` is aborted: some seat did not make
+/// its first moves ([`first_moves`]).
+pub fn aborted(variant: &str, moves: &[u32]) -> bool {
+    moves.iter().any(|m| *m < first_moves(variant))
+}
+
+/// The moves a player must have made in finished games (the game in question included)
+/// before their rated games count.
+pub const SEASONED_MOVES: u32 = 10;
+
+/// At most this many counted games of a variant between the same two players may finish
+/// within [`PAIR_WINDOW`]; the next ones do not count.
+pub const PAIR_GAMES: usize = 3;
+
+/// See [`PAIR_GAMES`].
+pub const PAIR_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
+/// Why a game created rated changed no rating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NotRated {
+    /// A seat did not make its first moves: the game was aborted.
+    Aborted,
+    /// A player had made fewer than ten moves in finished games.
+    NewPlayer,
+    /// Two of its players already had three counted games of the variant together
+    /// finish in the 24 hours before it.
+    SameOpponents,
 }
 
 /// A player's standing in one variant.
@@ -114,6 +178,13 @@ pub struct RatingBook {
     /// best first.
     leaderboards: HashMap<Arc<str>, OrdSet<Ranked>>,
     changes: HashMap<Uuid, Arc<[RatingChange]>>,
+    /// Games created rated that did not count, and why.
+    not_rated: HashMap<Uuid, NotRated>,
+    /// The moves each player made in the finished games folded.
+    moves: HashMap<Uuid, u32>,
+    /// Per two players (the lower id first) and variant, when their counted games
+    /// finished, those within [`PAIR_WINDOW`] of the newest.
+    pairs: HashMap<(Uuid, Uuid, Arc<str>), Vector<DateTime<Utc>>>,
     /// How many finished games were folded in (rated or not), and the last position.
     pub folded: u64,
     pub last_position: i64,
@@ -169,6 +240,11 @@ impl RatingBook {
     pub fn apply(&mut self, g: &FinishedGame) {
         self.folded += 1;
         self.last_position = self.last_position.max(g.position);
+        for (player, moves) in g.players.iter().zip(&g.moves) {
+            if let Some(p) = player {
+                *self.moves.entry(*p).or_default() += moves;
+            }
+        }
         let Some(players) = g.players.iter().copied().collect::<Option<Vec<Uuid>>>() else {
             return;
         };
@@ -178,8 +254,21 @@ impl RatingBook {
         if !g.rated || distinct.len() < 2 || distinct.len() != players.len() {
             return;
         }
-        let places = places(g);
         let variant: Arc<str> = g.variant.as_str().into();
+        if let Some(why) = self.why_not_rated(g, &players, &variant) {
+            self.not_rated.insert(g.game_id, why);
+            return;
+        }
+        for (i, a) in players.iter().enumerate() {
+            for b in &players[i + 1..] {
+                let key = ((*a).min(*b), (*a).max(*b), variant.clone());
+                let mut recent = self.pairs.get(&key).cloned().unwrap_or_default();
+                recent.retain(|t| *t > g.finished_at - PAIR_WINDOW);
+                recent.push_back(g.finished_at);
+                self.pairs.insert(key, recent);
+            }
+        }
+        let places = places(g);
         let before: Vec<Standing> = players
             .iter()
             .map(|p| self.standing(*p, &g.variant).unwrap_or_default())
@@ -221,6 +310,37 @@ impl RatingBook {
             self.set_standing(*player, &variant, standing);
         }
         self.changes.insert(g.game_id, changes.into());
+    }
+
+    /// Why the rated game `g` between `players` (all distinct) does not count, if it
+    /// does not (the module's rules, in order).
+    fn why_not_rated(
+        &self,
+        g: &FinishedGame,
+        players: &[Uuid],
+        variant: &Arc<str>,
+    ) -> Option<NotRated> {
+        if g.moves.len() != players.len() || aborted(&g.variant, &g.moves) {
+            return Some(NotRated::Aborted);
+        }
+        let moves = |p: &Uuid| self.moves.get(p).copied().unwrap_or_default();
+        if players.iter().any(|p| moves(p) < SEASONED_MOVES) {
+            return Some(NotRated::NewPlayer);
+        }
+        let since = g.finished_at - PAIR_WINDOW;
+        for (i, a) in players.iter().enumerate() {
+            for b in &players[i + 1..] {
+                let key = ((*a).min(*b), (*a).max(*b), variant.clone());
+                let together = self
+                    .pairs
+                    .get(&key)
+                    .map_or(0, |t| t.iter().filter(|t| **t > since).count());
+                if together >= PAIR_GAMES {
+                    return Some(NotRated::SameOpponents);
+                }
+            }
+        }
+        None
     }
 
     /// Sets `player`'s standing in `variant`, and their place on its leaderboard.
@@ -303,6 +423,12 @@ impl RatingBook {
             .take(limit)
             .filter_map(|r| Some((r.player, self.standing(r.player, variant)?)))
             .collect()
+    }
+
+    /// Why the game `game`, created rated, changed no rating (`None`: it did, or it was
+    /// not created rated, or is not folded yet).
+    pub fn not_rated(&self, game: Uuid) -> Option<NotRated> {
+        self.not_rated.get(&game).copied()
     }
 
     /// What the rated game `game` changed, if it was rated.

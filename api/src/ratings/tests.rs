@@ -2,15 +2,140 @@
 
 use super::*;
 
+/// When the game at `position` finished: twelve hours after the one before, so that no
+/// two players meet more than twice within [`PAIR_WINDOW`].
+fn at(position: i64) -> DateTime<Utc> {
+    DateTime::UNIX_EPOCH + chrono::TimeDelta::hours(12 * position)
+}
+
+/// A rated game of backgammon in which every seat made [`SEASONED_MOVES`] moves.
 fn game(position: i64, players: Vec<Option<Uuid>>, winners: Vec<u8>) -> FinishedGame {
     FinishedGame {
         position,
         game_id: Uuid::new_v4(),
         variant: "backgammon".into(),
         rated: true,
+        moves: vec![SEASONED_MOVES; players.len()],
         players,
         winners,
+        finished_at: at(position),
     }
+}
+
+/// `g` with each seat's moves.
+fn with_moves(mut g: FinishedGame, moves: &[u32]) -> FinishedGame {
+    g.moves = moves.to_vec();
+    g
+}
+
+#[test]
+fn a_game_in_which_a_seat_did_not_make_its_first_moves_is_aborted_and_unrated() {
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    let seasoned = game(1, vec![Some(a), Some(b)], vec![]);
+    let resigned_at_once = with_moves(game(2, vec![Some(a), Some(b)], vec![0]), &[1, 0]);
+    // Backgammon: two moves each.
+    let one_move = with_moves(game(3, vec![Some(a), Some(b)], vec![0]), &[2, 1]);
+    let book = RatingBook::fold(&[seasoned, resigned_at_once.clone(), one_move.clone()]);
+    for g in [&resigned_at_once, &one_move] {
+        assert_eq!(book.not_rated(g.game_id), Some(NotRated::Aborted));
+        assert_eq!(book.changes(g.game_id), None);
+    }
+    assert_eq!(book.standing(a, "backgammon").map(|s| s.games), Some(1));
+    // One turn in the other games.
+    let mut ludo = with_moves(game(4, vec![Some(a), Some(b)], vec![0]), &[1, 1]);
+    ludo.variant = "ludo".into();
+    let book = RatingBook::fold(&[game(1, vec![Some(a), Some(b)], vec![]), ludo.clone()]);
+    assert_eq!(book.not_rated(ludo.game_id), None);
+    assert_eq!(book.standing(a, "ludo").map(|s| s.games), Some(1));
+    assert!(aborted("ludo", &[1, 0]) && !aborted("ludo", &[1, 1]));
+    assert!(aborted("backgammon", &[2, 1]) && !aborted("backgammon", &[2, 2]));
+}
+
+#[test]
+fn a_players_games_count_once_they_have_made_ten_moves_in_finished_games() {
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    // Four short games: 2, 4, 6, 8 moves each so far; the fifth brings them to ten.
+    let games: Vec<FinishedGame> = (1..=5)
+        .map(|i| with_moves(game(i, vec![Some(a), Some(b)], vec![0]), &[2, 2]))
+        .collect();
+    let book = RatingBook::fold(&games);
+    for g in &games[..4] {
+        assert_eq!(book.not_rated(g.game_id), Some(NotRated::NewPlayer));
+    }
+    assert_eq!(book.not_rated(games[4].game_id), None);
+    assert_eq!(book.standing(a, "backgammon").map(|s| s.games), Some(1));
+    // Moves made in unrated games count too: practice is play.
+    let (c, d) = (Uuid::new_v4(), Uuid::new_v4());
+    let mut practice = game(6, vec![Some(c), Some(d)], vec![]);
+    practice.rated = false;
+    let short = with_moves(game(7, vec![Some(c), Some(d)], vec![0]), &[2, 2]);
+    let book = RatingBook::fold(&[practice, short.clone()]);
+    assert_eq!(book.not_rated(short.game_id), None);
+}
+
+#[test]
+fn the_same_two_players_count_three_games_a_day_together() {
+    let (a, b, c) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+    let mut games = vec![
+        game(1, vec![Some(a), Some(b)], vec![]),
+        game(2, vec![Some(a), Some(c)], vec![]),
+    ];
+    let start = at(10);
+    for i in 0..5 {
+        let mut g = game(10 + i, vec![Some(a), Some(b)], vec![0]);
+        g.finished_at = start + chrono::TimeDelta::minutes(i);
+        games.push(g);
+    }
+    // a against another player still counts; a against b again a day after the first
+    // of the three, too.
+    let mut other = game(20, vec![Some(c), Some(a)], vec![0]);
+    other.finished_at = start + chrono::TimeDelta::minutes(10);
+    let mut next_day = game(21, vec![Some(b), Some(a)], vec![0]);
+    next_day.finished_at = start + PAIR_WINDOW + chrono::TimeDelta::seconds(1);
+    games.extend([other.clone(), next_day.clone()]);
+    let book = RatingBook::fold(&games);
+    let why: Vec<Option<NotRated>> = games[2..7]
+        .iter()
+        .map(|g| book.not_rated(g.game_id))
+        .collect();
+    assert_eq!(
+        why,
+        vec![
+            None,
+            None,
+            None,
+            Some(NotRated::SameOpponents),
+            Some(NotRated::SameOpponents)
+        ]
+    );
+    assert_eq!(book.not_rated(other.game_id), None);
+    assert_eq!(book.not_rated(next_day.game_id), None);
+}
+
+#[test]
+fn thirty_two_games_against_sixteen_fresh_puppets_farm_nothing() {
+    let farmer = Uuid::new_v4();
+    let puppets: Vec<Uuid> = (0..16).map(|_| Uuid::new_v4()).collect();
+    let mut games = Vec::new();
+    for (i, p) in puppets.iter().enumerate() {
+        for j in 0..2 {
+            let position = (i * 2 + j) as i64 + 1;
+            let mut g = game(position, vec![Some(farmer), Some(*p)], vec![0]);
+            g.variant = "ludo".into();
+            g.finished_at = at(0) + chrono::TimeDelta::minutes(position);
+            // The puppet resigns before any move; or after its first, in the second game.
+            games.push(with_moves(g, if j == 0 { &[1, 0] } else { &[1, 1] }));
+        }
+    }
+    let book = RatingBook::fold(&games);
+    assert_eq!(
+        book.standing(farmer, "ludo"),
+        None,
+        "{:?}",
+        book.standings_of(farmer)
+    );
+    assert!(book.leaders("ludo", 10).is_empty());
+    assert_eq!(book.folded, 32);
 }
 
 #[test]

@@ -25,11 +25,9 @@ pub(crate) async fn game_response(
     worp.learn_table_names(table).await?;
     let mut view = GameView::of(table, &worp.names);
     if table.rated && table.result.is_some() {
-        view.rating_changes = worp
-            .rating_book()
-            .await?
-            .changes(table.id)
-            .map(<[_]>::to_vec);
+        let book = worp.rating_book().await?;
+        view.rating_changes = book.changes(table.id).map(<[_]>::to_vec);
+        view.not_rated = book.not_rated(table.id);
     }
     let body = worp_engine::json::to_vec(&view)
         .map_err(|e| ApiError::Internal(format!("the game's view: {e}")))?;

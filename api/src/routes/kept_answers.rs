@@ -36,11 +36,19 @@ pub(crate) async fn kept_answer(
     let game = saved.body["id"]
         .as_str()
         .and_then(|id| Uuid::parse_str(id).ok());
-    if let Some(game) = game.filter(|_| rated_end && saved.body["rating_changes"].is_null()) {
-        let changes = worp.rating_book().await?.changes(game).map(<[_]>::to_vec);
+    let unsettled = saved.body["rating_changes"].is_null() && saved.body["not_rated"].is_null();
+    if let Some(game) = game.filter(|_| rated_end && unsettled) {
+        let book = worp.rating_book().await?;
+        let changes = book.changes(game).map(<[_]>::to_vec);
         if let (Some(changes), Some(body)) = (changes, saved.body.as_object_mut()) {
             let changes = serde_json::to_value(changes).unwrap_or(Value::Null);
             body.insert("rating_changes".into(), changes);
+        }
+        if let (Some(why), Some(body)) = (book.not_rated(game), saved.body.as_object_mut()) {
+            body.insert(
+                "not_rated".into(),
+                serde_json::to_value(why).unwrap_or(Value::Null),
+            );
         }
     }
     let mut answer = HttpResponse::Ok();

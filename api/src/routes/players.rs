@@ -11,7 +11,10 @@ use crate::service::{PlayerProfile, Worp};
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"name": "alice"}))]
 pub struct NewPlayer {
-    /// 1 to 64 characters (surrounding spaces are trimmed), no control characters.
+    /// 1 to 64 characters after normalisation by the PRECIS Nickname profile (RFC 8266:
+    /// NFKC, surrounding spaces trimmed, inner runs of spaces made one), with something
+    /// visible, no control, invisible or bidirectional formatting characters and no line
+    /// separators, and not looking like another player's name.
     // The pattern says exactly that: spaces, 1 to 64 characters that are not control
     // characters (the first not a space), spaces.
     #[schema(
@@ -36,7 +39,8 @@ pub struct CreatedPlayer {
     request_body = NewPlayer,
     responses(
         (status = 201, description = "Created; the token is shown only now", body = CreatedPlayer),
-        (status = 400, description = "Malformed body or name", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Malformed body, or a name the PRECIS Nickname profile (RFC 8266) refuses: control or invisible characters, bidirectional formatting, line separators, nothing visible, over 64 characters", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The name looks the same as another player's (the same after case folding, NFKC, without marks or invisible characters, and reduced to the UTS #39 confusable skeleton)", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many players registered from this address this hour (`WORP_PLAYERS_PER_HOUR_PER_ADDRESS`), or the per-address rate limit", body = Problem, content_type = "application/problem+json",
          headers(("Retry-After" = u64, description = "Seconds until a registration is allowed again"))),
     )

@@ -9,7 +9,7 @@ use worp_engine::json::{self, RawJson};
 use worp_engine::{Awaiting, GameResult};
 
 use crate::bots::BotKind;
-use crate::ratings::RatingChange;
+use crate::ratings::{NotRated, RatingChange};
 use crate::service::NameBook;
 use crate::store::JsonText;
 use crate::table::{FinishReason, LastDice, Status, Table};
@@ -70,10 +70,16 @@ pub struct GameView {
     pub result: Option<GameResult>,
     /// Why the game ended, when finished, in words a front-end can show.
     pub reason: Option<FinishReason>,
-    /// Whether the result changes the players' ratings.
+    /// Whether the game was created rated: its result changes the players' ratings
+    /// unless `not_rated` says why not.
     pub rated: bool,
+    /// Whether the game ended before every seat made its first moves (two in
+    /// backgammon, one in the other games): aborted, it changes no rating.
+    pub aborted: bool,
     /// What the game did to each player's rating (a finished rated game).
     pub rating_changes: Option<Vec<RatingChange>>,
+    /// Why a finished game created rated changed no rating (README, "Ratings").
+    pub not_rated: Option<NotRated>,
     /// Hex SHA-256 of the secret server seed.
     pub dice_commitment: String,
     /// The server seed, revealed once the game is finished.
@@ -130,7 +136,9 @@ impl GameView {
             result: t.result.clone(),
             reason: t.finish_reason(),
             rated: t.rated,
+            aborted: t.aborted(),
             rating_changes: None,
+            not_rated: None,
             dice_commitment: t.dice_commitment.clone(),
             server_seed: t.server_seed.clone(),
             head_hash: t.head_hash.clone(),

@@ -69,6 +69,9 @@ impl Worp {
             )));
         }
         text::check_plain("text", text)?;
+        // Nothing that shows other than it reads: bidi controls, line separators, or
+        // nothing visible at all.
+        text::check_shown_text("text", text)?;
         let table = self.load(id).await?;
         let mine = table.seats_of(player.id);
         let Some(first) = mine.first() else {

@@ -3,14 +3,14 @@
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use super::names;
 use super::refusal::Refusal;
 use super::text;
 use super::worp::Worp;
 use crate::dice;
 use crate::store::{Delivery, Player, Webhook};
 
-/// The longest player name accepted, in characters.
-pub const MAX_NAME: usize = 64;
+pub use super::names::MAX_NAME;
 /// The most webhooks a player may register.
 pub const MAX_WEBHOOKS: usize = 10;
 /// The longest webhook URL accepted, in bytes.
@@ -31,20 +31,22 @@ fn random_hex() -> Result<String, Refusal> {
 impl Worp {
     /// Registers a player; returns the player and the token (shown only now).
     pub async fn create_player(&self, name: &str) -> Result<(Player, String), Refusal> {
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > MAX_NAME || name.chars().any(char::is_control)
-        {
-            return Err(Refusal::Invalid(format!(
-                "name must be 1 to {MAX_NAME} characters without control characters"
+        let name = names::checked_name(name)?;
+        if let Some((_, held)) = self.store.name_key_holder(&name.key).await? {
+            return Err(Refusal::Conflict(format!(
+                "the name {:?} looks the same as {held:?}, another player's; choose another",
+                name.name
             )));
         }
         let token = format!("worp_{}", random_hex()?);
         let player = Player {
             id: Uuid::new_v4(),
-            name: name.to_owned(),
+            name: name.name,
             token_hash: token_hash(&token),
         };
-        self.store.create_player(&player, self.now()).await?;
+        self.store
+            .create_player(&player, &name.key, self.now())
+            .await?;
         Ok((player, token))
     }
 

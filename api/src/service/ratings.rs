@@ -19,6 +19,8 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+
 use uuid::Uuid;
 use worp_engine::GameResult;
 
@@ -35,6 +37,7 @@ fn finished_game(
     game_id: Uuid,
     payload: &serde_json::Value,
     summary: serde_json::Value,
+    finished_at: DateTime<Utc>,
 ) -> Result<FinishedGame, Refusal> {
     let unreadable = |e: serde_json::Error| {
         Refusal::Internal(format!("game {game_id}: unreadable for the ratings: {e}"))
@@ -52,6 +55,8 @@ fn finished_game(
         rated: summary.rated,
         players: summary.seats,
         winners: result.winners.iter().map(|s| s.0).collect(),
+        finished_at,
+        moves: summary.moves,
     })
 }
 
@@ -64,18 +69,42 @@ impl Worp {
         loop {
             let page = self.store.finished_after(after, FINISHES_PER_READ).await?;
             let full = page.len() as i64 == FINISHES_PER_READ;
-            for (position, id, payload, summary) in page {
-                after = position;
+            for f in page {
+                after = f.position;
                 // A game without its listing entry (read models being rebuilt) is left
                 // out, as a join would, and read again by the next refresh.
-                if let Some(summary) = summary {
-                    book.apply(&finished_game(position, id, &payload, summary)?);
+                if let Some(summary) = f.summary {
+                    let mut game =
+                        finished_game(f.position, f.game_id, &f.payload, summary, f.recorded_at)?;
+                    if game.moves.len() != game.players.len() {
+                        // A listing entry written before it kept the moves per seat:
+                        // counted from the log, so that the book is the same before and
+                        // after `worp rebuild` writes them.
+                        game.moves = self.moves_per_seat(f.game_id, game.players.len()).await?;
+                    }
+                    book.apply(&game);
                 }
             }
             if !full {
                 return Ok(());
             }
         }
+    }
+
+    /// The moves each of the `seats` seats of game `id` made, counted in its log.
+    async fn moves_per_seat(&self, id: Uuid, seats: usize) -> Result<Vec<u32>, Refusal> {
+        let mut moves = vec![0u32; seats];
+        for e in self.all_events(id).await? {
+            if e.kind != "move_played" {
+                continue;
+            }
+            if let Ok(Event::MovePlayed { seat, .. }) = e.event() {
+                if let Some(n) = moves.get_mut(usize::from(seat)) {
+                    *n += 1;
+                }
+            }
+        }
+        Ok(moves)
     }
 
     /// The ratings as of now.

@@ -43,9 +43,16 @@ pub struct GameSummary {
     /// Why the game ended, when finished.
     #[serde(default)]
     pub reason: Option<FinishReason>,
-    /// Whether the result changes the players' ratings.
+    /// Whether the game was created rated (the game's view says whether it counted).
     #[serde(default)]
     pub rated: bool,
+    /// Whether the game ended before every seat made its first moves (two in
+    /// backgammon, one in the other games): aborted, it changes no rating.
+    #[serde(default)]
+    pub aborted: bool,
+    /// The moves each seat made.
+    #[serde(default)]
+    pub moves: Vec<u32>,
     /// The seats anyone may take (open and not reserved).
     #[serde(default)]
     pub open_seats: Vec<u8>,
@@ -87,6 +94,8 @@ pub fn game_row(t: &Table) -> GameRow {
         result: t.result.clone(),
         reason: t.finish_reason(),
         rated: t.rated,
+        aborted: t.aborted(),
+        moves: t.moves.clone(),
         open_seats: t
             .seats
             .iter()

@@ -49,6 +49,9 @@ impl From<StoreError> for Refusal {
                 "another change to this game was recorded first; fetch the game and try again"
                     .into(),
             ),
+            StoreError::NameTaken => Refusal::Conflict(
+                "another player's name looks the same as this one; choose another".into(),
+            ),
             StoreError::Overloaded => {
                 crate::telemetry::metrics::db_unavailable();
                 tracing::warn!("overloaded: the write queue is full");

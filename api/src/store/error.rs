@@ -6,6 +6,9 @@ pub enum StoreError {
     /// Another append to the same game won the race (the version check refused it).
     #[error("another change to this game was recorded first")]
     Conflict,
+    /// Another player's name has the same name key (looks the same).
+    #[error("another player's name looks the same")]
+    NameTaken,
     /// The database failed or is unreachable.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),

@@ -49,8 +49,9 @@ pub use error::StoreError;
 pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 pub use records::{
-    Append, Attempt, Delivery, DeliveryStatus, GameFilter, GameRow, JsonText, KeptAnswer, ListedAt,
-    ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse, StoredCheckpoint, Webhook,
+    Append, Attempt, Delivery, DeliveryStatus, FinishRow, GameFilter, GameRow, JsonText,
+    KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse,
+    StoredCheckpoint, Webhook,
 };
 use sqlite_commit::SqliteCommit;
 
@@ -107,6 +108,9 @@ macro_rules! on_backend {
         .await
     };
 }
+
+// After `on_backend!`, which it uses.
+mod name_keys;
 
 /// Runs the PostgreSQL migrations not applied yet. When every one is applied already,
 /// nothing is run and no lock is taken: only `_sqlx_migrations` is read, so the server
@@ -301,9 +305,6 @@ impl Store {
             ),
         })
     }
-    pub async fn create_player(&self, p: &Player, now: DateTime<Utc>) -> Result<(), StoreError> {
-        on_backend!(self.create_player(p, now))
-    }
     pub async fn player_by_token_hash(&self, hash: &[u8]) -> Result<Option<Player>, StoreError> {
         on_backend!(self.player_by_token_hash(hash))
     }
@@ -329,7 +330,7 @@ impl Store {
         &self,
         position: i64,
         limit: i64,
-    ) -> Result<Vec<(i64, Uuid, Value, Option<Value>)>, StoreError> {
+    ) -> Result<Vec<FinishRow>, StoreError> {
         on_backend!(self.finished_after(position, limit))
     }
     pub async fn lobby(

@@ -16,6 +16,17 @@ pub struct Player {
     pub token_hash: Vec<u8>,
 }
 
+/// A `game_finished` event as the ratings read it, with its game's listing entry
+/// (absent while the read models are rebuilt).
+#[derive(Debug, Clone)]
+pub struct FinishRow {
+    pub position: i64,
+    pub game_id: Uuid,
+    pub payload: Value,
+    pub recorded_at: DateTime<Utc>,
+    pub summary: Option<Value>,
+}
+
 /// JSON text written once and carried as it is: the summaries and notices of every move
 /// are written to the database, announced and streamed without being parsed again.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]

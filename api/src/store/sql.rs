@@ -242,6 +242,20 @@ pub const APPLIED_MIGRATIONS: &str =
 pub const EVENT_EXISTS: &str = "INSERT over an existing event refused";
 pub const INSERT_PLAYER: &str =
     "INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
+/// A name key, taken by a player as they register (`name_keys`' primary key refuses a
+/// second player whose name looks the same).
+pub const INSERT_NAME_KEY: &str = "INSERT INTO name_keys (key, player_id) VALUES ($1, $2)";
+/// A name key for a player who registered without one, if nobody holds it yet.
+pub const INSERT_NAME_KEY_IF_FREE: &str =
+    "INSERT INTO name_keys (key, player_id) VALUES ($1, $2) ON CONFLICT DO NOTHING";
+/// The player whose name holds a key.
+pub const NAME_KEY_HOLDER: &str = "SELECT p.id, p.name FROM name_keys k \
+     JOIN players p ON p.id = k.player_id WHERE k.key = $1";
+/// Players without a name key (registered before keys were kept, or whose name looks
+/// like an earlier player's), oldest first.
+pub const PLAYERS_WITHOUT_NAME_KEY: &str = "SELECT p.id, p.name FROM players p \
+     WHERE NOT EXISTS (SELECT 1 FROM name_keys k WHERE k.player_id = p.id) \
+     ORDER BY p.created_at, p.id";
 pub const PLAYER_BY_TOKEN_HASH: &str =
     "SELECT id, name, token_hash FROM players WHERE token_hash = $1";
 pub const PLAYER_NAME: &str = "SELECT name FROM players WHERE id = $1";
@@ -422,7 +436,7 @@ pub const EVENT_WRITERS_POSTGRES: &str = "SELECT virtualtransaction AS vxid FROM
 /// games' listing entries (players, variant, whether rated).
 /// Each game's entry is looked up by its key: a join let the planner read every game
 /// to hash them, however few the new finishes.
-pub const FINISHED_AFTER: &str = "SELECT e.position, e.game_id, e.payload, \
+pub const FINISHED_AFTER: &str = "SELECT e.position, e.game_id, e.payload, e.recorded_at, \
      (SELECT g.summary FROM games g WHERE g.id = e.game_id) AS summary \
      FROM events e WHERE e.kind = 'game_finished' AND e.position > $1 ORDER BY e.position LIMIT $2";
 /// Waiting games with a seat anyone may take, newest first.

@@ -30,8 +30,8 @@ macro_rules! statements {
         use $crate::events::{LoggedEvent, StoredEvent};
         use $crate::store::error::StoreError;
         use $crate::store::records::{
-            Append, Attempt, Delivery, GameFilter, GameRow, ListedAt, ListedGame, Player,
-            SavedResponse, StoredCheckpoint, Webhook,
+            Append, Attempt, Delivery, FinishRow, GameFilter, GameRow, ListedAt, ListedGame,
+            Player, SavedResponse, StoredCheckpoint, Webhook,
         };
         use $crate::store::sql;
 
@@ -54,19 +54,70 @@ macro_rules! statements {
             Ok(())
         }
 
+        /// Registers `p` with its name key `key`, in one transaction: a key another
+        /// player holds refuses the registration ([`StoreError::NameTaken`]).
         pub async fn create_player(
             pool: &Pool,
             p: &Player,
+            key: &str,
             now: DateTime<Utc>,
         ) -> Result<(), StoreError> {
+            let mut tx = pool.begin().await?;
+            sqlx::query(sql::INSERT_NAME_KEY)
+                .bind(key)
+                .bind(p.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| match &e {
+                    sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::NameTaken,
+                    _ => StoreError::Database(e),
+                })?;
             sqlx::query(sql::INSERT_PLAYER)
                 .bind(p.id)
                 .bind(&p.name)
                 .bind(&p.token_hash)
                 .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(())
+        }
+
+        /// The player (id, name) whose name holds `key`.
+        pub async fn name_key_holder(
+            pool: &Pool,
+            key: &str,
+        ) -> Result<Option<(Uuid, String)>, StoreError> {
+            let row = sqlx::query(sql::NAME_KEY_HOLDER)
+                .bind(key)
+                .fetch_optional(pool)
+                .await?;
+            Ok(row
+                .map(|r| Ok::<_, sqlx::Error>((r.try_get("id")?, r.try_get("name")?)))
+                .transpose()?)
+        }
+
+        /// Players (id, name) without a name key, oldest first.
+        pub async fn players_without_name_key(
+            pool: &Pool,
+        ) -> Result<Vec<(Uuid, String)>, StoreError> {
+            let rows = sqlx::query(sql::PLAYERS_WITHOUT_NAME_KEY)
+                .fetch_all(pool)
+                .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+                .collect::<Result<_, sqlx::Error>>()
+                .map_err(StoreError::from)
+        }
+
+        /// Gives player `id` the name key `key` if nobody holds it; whether it did.
+        pub async fn add_name_key(pool: &Pool, key: &str, id: Uuid) -> Result<bool, StoreError> {
+            let done = sqlx::query(sql::INSERT_NAME_KEY_IF_FREE)
+                .bind(key)
+                .bind(id)
                 .execute(pool)
                 .await?;
-            Ok(())
+            Ok(done.rows_affected() == 1)
         }
 
         pub async fn player_by_token_hash(
@@ -511,7 +562,7 @@ macro_rules! statements {
             pool: &Pool,
             position: i64,
             limit: i64,
-        ) -> Result<Vec<(i64, Uuid, Value, Option<Value>)>, StoreError> {
+        ) -> Result<Vec<FinishRow>, StoreError> {
             let rows = sqlx::query(sql::FINISHED_AFTER)
                 .bind(position)
                 .bind(limit)
@@ -519,12 +570,13 @@ macro_rules! statements {
                 .await?;
             rows.iter()
                 .map(|r| {
-                    Ok((
-                        r.try_get("position")?,
-                        r.try_get("game_id")?,
-                        r.try_get::<Json<Value>, _>("payload")?.0,
-                        r.try_get::<Option<Json<Value>>, _>("summary")?.map(|s| s.0),
-                    ))
+                    Ok(FinishRow {
+                        position: r.try_get("position")?,
+                        game_id: r.try_get("game_id")?,
+                        payload: r.try_get::<Json<Value>, _>("payload")?.0,
+                        recorded_at: r.try_get("recorded_at")?,
+                        summary: r.try_get::<Option<Json<Value>>, _>("summary")?.map(|s| s.0),
+                    })
                 })
                 .collect()
         }

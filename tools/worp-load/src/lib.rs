@@ -789,7 +789,15 @@ async fn play(
     let mut mover = Mover::new(url, http, plan.keyed)?;
     let mut players = Vec::new();
     for s in 0..plan.seats {
-        players.push(new_player(http, &mut stats.patience, url, &format!("load-{n}-{s}")).await?);
+        players.push(
+            new_player(
+                http,
+                &mut stats.patience,
+                url,
+                &unique_name(&format!("load-{n}-{s}")),
+            )
+            .await?,
+        );
     }
     let mut game = new_game(http, &mut stats.patience, plan, &players).await?;
     stats.games_created += 1;
@@ -1364,7 +1372,7 @@ async fn play_one(
     let mut players = Vec::new();
     for s in 0..v.min_seats {
         let (p, _) = worp
-            .create_player(&format!("seed-{s}"))
+            .create_player(&unique_name(&format!("seed-{s}")))
             .await
             .map_err(|e| e.to_string())?;
         players.push(p);
@@ -1492,7 +1500,7 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
     let mut seated = Vec::with_capacity(args.seed_players);
     for i in 0..args.seed_players {
         let (p, _) = worp
-            .create_player(&format!("seeded-{i}"))
+            .create_player(&unique_name(&format!("seeded-{i}")))
             .await
             .map_err(|e| e.to_string())?;
         seated.push(p.id);
@@ -1782,6 +1790,14 @@ pub fn target(sqlite: bool, clients: usize) -> (&'static str, f64, f64) {
         (false, 0 | 1) => ("pgbench's", 0.5, 15.0),
         (false, _) => ("pgbench's", 0.7, 15.0),
     }
+}
+
+/// `prefix` and eight random hex digits: players' names are unique on a server (look-alikes
+/// refused too), and the tool registers players on databases that may already hold its
+/// names from an earlier round or run.
+pub(crate) fn unique_name(prefix: &str) -> String {
+    let id = Uuid::new_v4().simple().to_string();
+    format!("{prefix}-{}", &id[..8])
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ pub async fn bot_game(
     mut pick: usize,
 ) -> Result<Uuid, String> {
     let (creator, _) = worp
-        .create_player(&format!("replay-{variant}"))
+        .create_player(&crate::unique_name(&format!("replay-{variant}")))
         .await
         .map_err(|e| e.to_string())?;
     let mut requests = vec![Some(SeatRequest::Player(creator.id))];
