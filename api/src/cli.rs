@@ -60,7 +60,11 @@ pub enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Serve) {
+    let command = cli.command.unwrap_or(Command::Serve);
+    if !matches!(command, Command::Serve | Command::Rebuild) {
+        end_quietly_when_output_closes();
+    }
+    match command {
         Command::Serve => runtime(serve()),
         Command::Rebuild => runtime(rebuild()),
         Command::Replay { file } => replay(file.as_deref()),
@@ -78,6 +82,19 @@ pub fn main() -> i32 {
             print!("{}", crate::openapi::openapi_json());
             0
         }
+    }
+}
+
+/// Lets a command whose output is cut short (`worp variants | head -1`) end quietly, as
+/// Unix tools do, rather than panic on the closed pipe: Rust ignores SIGPIPE, so a print
+/// to a closed pipe fails, and `println!` panics on the failure. Not for the commands
+/// that talk to a database or clients over sockets (`serve`, `rebuild`), which must see
+/// a closed socket as an error, not die of it.
+fn end_quietly_when_output_closes() {
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal at start, before any thread.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -202,7 +219,15 @@ fn replay(file: Option<&str>) -> i32 {
     let record: worp_engine::replay::Record = match serde_json::from_str(&text) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("worp replay: not a game record: {e}");
+            let export = serde_json::from_str::<serde_json::Value>(&text)
+                .is_ok_and(|v| v.get("format").is_some() && v.get("events").is_some());
+            let hint = if export {
+                " (this is an export bundle: replay reads the game record, \
+                 GET /v1/games/{id}/export?format=record; `worp audit` checks a bundle)"
+            } else {
+                ""
+            };
+            eprintln!("worp replay: not a game record: {e}{hint}");
             return 2;
         }
     };

@@ -23,3 +23,54 @@ async fn the_server_runs_without_transparent_huge_pages() {
         "THP_enabled of worp serve, from /proc/PID/status:\n{status}"
     );
 }
+
+/// `worp variants | head -1` once panicked on the closed pipe (exit 101): a command
+/// whose reader goes away ends quietly, as Unix tools do.
+#[cfg(unix)]
+#[test]
+fn a_command_whose_output_is_cut_short_ends_without_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    for args in [&["variants"][..], &["openapi"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_worp"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("worp");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut first)
+            .expect("a first line");
+        // The reader is gone (as `head -1` goes): the rest has nowhere to go.
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "worp {args:?}: {stderr}");
+        assert_ne!(out.status.code(), Some(101), "worp {args:?}: {stderr}");
+    }
+}
+
+/// `worp replay` given an export bundle says which export it reads, not only what
+/// field it did not expect.
+#[test]
+fn replay_given_an_export_bundle_says_to_export_the_record() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_worp"))
+        .arg("replay")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("worp");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(br#"{"format": "worp-export-1", "events": []}"#)
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("format=record"), "{stderr}");
+}
