@@ -342,3 +342,35 @@ async fn invented_methods_and_paths_add_no_series() {
         "an invented method is a label value"
     );
 }
+
+/// Every family is shown from start-up, at zero until its cause happens: a dashboard
+/// once showed "no data" for 10 of the 21 families of a server that had not yet met
+/// their cause.
+#[tokio::test]
+async fn every_family_is_shown_from_start_up() {
+    let (database, _dir) = crate::helpers::fresh_database(Backend::Sqlite).await;
+    let server = crate::faults::start_server(&database, crate::faults::free_port()).await;
+    let text = reqwest::get(format!("{}/metrics", server.url))
+        .await
+        .expect("scrape")
+        .text()
+        .await
+        .expect("text");
+    for name in worp::telemetry::metrics::NAMES {
+        let shown = text.lines().any(|l| {
+            !l.starts_with('#')
+                && l.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(['{', ' ', '_']))
+        });
+        assert!(shown, "{name} is not shown at start-up:\n{text}");
+    }
+    assert_eq!(sample_sum(&text, "worp_bot_moves_total", &[]), 0.0);
+    assert_eq!(
+        sample_sum(
+            &text,
+            "worp_webhook_deliveries_total",
+            &["outcome=\"failed\""]
+        ),
+        0.0
+    );
+}

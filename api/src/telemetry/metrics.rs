@@ -96,10 +96,45 @@ pub fn handle() -> PrometheusHandle {
             // Another recorder (a test's) may be installed: then this one records nothing.
             let _ = metrics::set_global_recorder(recorder);
             gauge!("worp_build_info", "version" => env!("CARGO_PKG_VERSION")).set(1.0);
+            at_zero();
             handle
         })
         .clone()
 }
+
+/// Every family shown from start-up, at zero until its cause happens, so that a
+/// dashboard shows 0 rather than "no data". The families labelled by what happened are
+/// shown with every label value they can have; those labelled by request (route,
+/// method, status) appear with the first request.
+fn at_zero() {
+    for name in [
+        MOVES_ACKNOWLEDGED,
+        STATE_CACHE_HITS,
+        STATE_CACHE_MISSES,
+        REPLAYS,
+        REPLAY_EVENTS,
+        DEADLINE_SWEEPS,
+        TIMEOUTS,
+        BOT_MOVES,
+        DB_UNAVAILABLE,
+        RATE_LIMITED,
+    ] {
+        counter!(name).increment(0);
+    }
+    for name in [SSE_STREAMS, WRITE_QUEUE_DEPTH, DB_IN_USE, DB_OPEN] {
+        gauge!(name).increment(0.0);
+    }
+    for name in [GROUP_COMMIT_BATCH, GROUP_COMMIT_SECONDS] {
+        let _ = histogram!(name);
+    }
+    for outcome in WEBHOOK_OUTCOMES {
+        counter!(WEBHOOK_DELIVERIES, "outcome" => outcome).increment(0);
+        let _ = histogram!(WEBHOOK_SECONDS, "outcome" => outcome);
+    }
+}
+
+/// The outcomes a webhook delivery attempt is counted by.
+pub const WEBHOOK_OUTCOMES: [&str; 3] = ["delivered", "pending", "failed"];
 
 /// A request answered.
 pub fn http_request(route: &str, method: &str, status: u16, took: Duration) {
