@@ -9,7 +9,9 @@
 //! A connection over its address's limit is answered 429 at once and closed, before
 //! its request is read; a stream over its limit is answered 429 before the game is
 //! read. The defaults are far above what a household behind one address holds (a
-//! browser keeps at most six connections to a server).
+//! browser keeps at most six connections to a server). The cap itself follows the
+//! open-file limit, which the server raises to its hard limit at start
+//! ([`raise_open_file_limit`], [`default_max_connections`]): each connection is a file.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr};

@@ -13,7 +13,14 @@
 //! layout ([`FORMAT`]), one of another game, one whose state does not read back as the
 //! same text, or one whose last event's hash is not the log's at its version (checked by
 //! the fold, [`fits_the_log`]). The fold that passes its version stores the right one in
-//! its place.
+//! its place. A game whose `from_state` is the trait's default, which refuses (a game
+//! registered from outside the engine may keep it), reads back no stored state: its
+//! folds start from the checkpoints in memory.
+//!
+//! A stored checkpoint is trusted as the read models are (the database is the server's):
+//! one altered by someone who can write the database would make the game go on from the
+//! altered state. The audit replays the log from event 1 and never reads a checkpoint,
+//! so it then finds every move that broke the rules.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;

@@ -1,5 +1,15 @@
 //! Changes between `worp serve` processes on one PostgreSQL: announced with `NOTIFY`
 //! (packed off the request path), heard with `LISTEN` and put into this process's hub.
+//!
+//! [`announce`] sends what the hub queued for other processes after the commits: many
+//! changes to a notification (each under PostgreSQL's 8,000-byte limit) and at most one
+//! statement per [`ANNOUNCE_INTERVAL`], since a notifying commit is serialised with every
+//! other and wakes every listening process. Each process's `LISTEN` connection names
+//! itself ([`listener_name`]: `application_name`, `worp relay <origin>`); before each
+//! statement the announcer looks for another such name among PostgreSQL's sessions and,
+//! finding none, sends nothing: a lone process pays for no relay. [`listen`] puts the
+//! changes of other origins into this process's hub, which wakes the live streams; a
+//! game's stream then reads the events themselves from the store.
 
 use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};

@@ -1,6 +1,8 @@
 //! Keeping the ratings current: the book is folded from the log's `game_finished` events
 //! in global order, read on demand. A refresh folds in the events after the newest
-//! folded position (an index range of the new finishes only).
+//! folded position (an index range of the new finishes only) into a copy of the book
+//! that shares its persistent maps with the one readers may still hold; the first fold
+//! runs as the server starts.
 //!
 //! A finish can also commit late, below a position already read: two writers took their
 //! positions in one order and committed in the other. At most every [`CHECK_EVERY`] a
@@ -9,13 +11,16 @@
 //!
 //! 1. It notes the book's end (position, finishes folded) and the transactions writing
 //!    events at that moment ([`Store::event_writers`](crate::store::Store::event_writers)):
-//!    any that will still commit a finish below that end is one of them.
+//!    any that will still commit a finish below that end is one of them. On PostgreSQL
+//!    they are read from `pg_locks` (each holds its lock on `events` from before it takes
+//!    a position until it ends); on SQLite there are none, as one transaction writes at a
+//!    time and events commit in the order of their positions.
 //! 2. Once none of those is left, it counts the log's finishes between the last settled
 //!    mark and the noted end. The same number as the book's: the mark settles there.
 //!    Fewer in the book: one committed late, and the whole log is folded again.
 //!
-//! Either way the book equals a fold of the whole log from the start (`worp ratings`; a
-//! test compares), a late commit within about two [`CHECK_EVERY`] of its commit.
+//! Either way the book equals a fold of the whole log from the start (`worp rebuild`
+//! prints one; a test compares), a late commit within about two [`CHECK_EVERY`] of its commit.
 
 use std::sync::Arc;
 

@@ -1,5 +1,17 @@
-//! What the service reads: tables (from the cache and the events after it), listings,
-//! event pages, exports, and the rebuild of the read models from the log.
+//! What the service reads: tables (from the cache and the events after it), listings
+//! (the lobby of waiting games among them), event pages, exports, and the rebuild of the
+//! read models from the log.
+//!
+//! A game's newest state is the live cache's plus the events after it. A game not in the
+//! live cache, or an old state (`state?at=N`), is folded from the nearest state kept at
+//! or before where it must end: one in memory (`checkpoints/`), or the game's newest
+//! stored checkpoint there when the game is cold or the state in memory is more than
+//! `STORED_EVERY` events back (`stored_checkpoints`); from event 1 only when there is
+//! neither. The events come as `LoggedEvent`s, each payload kept as its
+//! text and decoded once, by the fold, in pages asked for by their sequence numbers
+//! (`sql::EVENTS_IN_RANGE`), so each page reads its own rows whatever plan the database
+//! picks. A page of more than `FOLD_HERE` events, and the whole-game replay of an
+//! export, is folded on the blocking pool, off the thread that serves requests.
 
 use std::sync::Arc;
 

@@ -7,7 +7,8 @@
 //! every change waiting in the queue (up to [`MAX_BATCH`]) and sends them as one
 //! statement of data-modifying CTEs over `unnest`ed arrays: the same rows, the same
 //! checks, a single commit. Every change names the last sequence number its caller saw
-//! (the statements are in [`super::sql`], with the three forms of the version check):
+//! (the statements are in [`super::sql`]: a batch is judged by form 3 or form 2 of its
+//! four forms of the version check):
 //!
 //! - A batch of moves to existing games (the common case, [`super::sql::APPEND_MOVES`])
 //!   is judged change by change. A change's `games` row is updated only while it is
@@ -32,10 +33,21 @@
 //! batch, as a single append would report them. The statements themselves are built in
 //! [`super::batch`].
 //!
+//! Which writer takes a change: each actix-web worker thread (one unless `WORP_WORKERS`
+//! says more) starts a writer of its own on the first append made on it, with two
+//! connections of its own (one to write on, one for a change appended alone), so that the
+//! request and its commit take turns on one thread instead of two threads waking each
+//! other for every change; with several worker threads, each batches its own requests.
+//! Tasks on a multi-threaded runtime (background work, the command line) share the
+//! [`GROUP_COMMIT_WRITERS`] writers started with the store. A batch of one move is bound
+//! row by row to a statement of its shape ([`super::lone_move`]) rather than as arrays.
+//! Every queue is bounded (`WORP_WRITE_QUEUE`): a full one refuses the change at once
+//! ([`StoreError::Overloaded`], 503 with `Retry-After`).
+//!
 //! The announcements to other processes (`NOTIFY`) are not part of the statement:
 //! PostgreSQL serialises the commits of transactions that notify (a global lock held
 //! through the commit's flush), which would undo group commit across processes;
-//! `live::announce` sends them after the commit, in batches of their own.
+//! `live::relay::announce` sends them after the commit, in batches of their own.
 //!
 //! A change is acknowledged only after its commit returned (fsync, `synchronous_commit`).
 

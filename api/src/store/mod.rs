@@ -1,7 +1,7 @@
 //! Persistence: the event log and its read models, on PostgreSQL or embedded SQLite.
 //!
-//! - [`sql`]: every SQL text, the column lists, and the three forms of the version check
-//!   side by side.
+//! - [`sql`]: every SQL text, the column lists, and the four forms of the version check
+//!   (one per write path) side by side.
 //! - [`statements`]: the statements as functions over a pool, stamped out per backend in
 //!   [`postgres`] and [`sqlite`].
 //! - [`group_commit`]: on PostgreSQL, the changes that arrive together share one

@@ -24,6 +24,18 @@
 //!    group commit, in a savepoint of its own): the writer's transaction holds SQLite's
 //!    one write lock from its `BEGIN IMMEDIATE` to its commit, so the log end it reads
 //!    first stays the end until its events are inserted.
+//!
+//! ## The listings
+//! A player's games and turns are read through their seats (`game_seats`), never by a
+//! scan of `games`. On PostgreSQL no index of `games` covers a column a move changes, so
+//! a move's update of its row stays heap-only (HOT): the listings, newest change first,
+//! read the index on the second of the last change (`listed_second`, which the server
+//! writes with every row, [`listed_second!`]) and sort within that second. A page after
+//! a cursor (`LIST_GAMES_*_AFTER_*`: the last game's `updated_at` and id) starts at the
+//! cursor's second through that index, so it costs the same at any depth; offsets are
+//! bounded (`routes/paging.rs`). The waiting games have an index of their own
+//! (`games_waiting`, partial on `status`, which a move leaves as it is), in the order of
+//! the [`LOBBY`]: counting a player's open games reads only them.
 
 /// The end of game `$game`'s log: its last sequence number, 0 when it has no events.
 macro_rules! log_end {

@@ -30,6 +30,13 @@
 //!   A database locked by another connection for longer than the busy timeout (a
 //!   rebuild) is answered at once, to every change, as unavailable.
 //!
+//! A change's events and times are written out as text (`ChangeTexts`) by its caller,
+//! before it joins the queue, so the writer only binds them; none of its statements
+//! ([`super::sqlite_change`], `sql::SQLITE_WRITER_CHANGE`) opens a temporary b-tree. Stored
+//! checkpoints go through the same queue and are written after the changes waiting, in a
+//! transaction of their own, so that they never wait for the writer's lock nor make it
+//! wait. Reads and the other writes go through sqlx's pool (one connection).
+//!
 //! The queue is bounded (`WORP_WRITE_QUEUE`): a full one answers
 //! [`StoreError::Overloaded`], as on PostgreSQL.
 
