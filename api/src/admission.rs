@@ -224,6 +224,9 @@ pub fn on_connect(
             data.insert(slot);
         }
         None => {
+            // Whatever of its request the socket still yields is answered by
+            // [`refuse_marked`] alone: no route runs for it.
+            data.insert(RefusedConnection);
             crate::telemetry::metrics::rate_limited();
             // A fresh socket's send buffer takes this whole; if not, the close says it.
             let _ = tcp.try_write(REFUSED_CONNECTION.as_bytes());
@@ -234,6 +237,29 @@ pub fn on_connect(
             close(tcp);
         }
     }
+}
+
+/// The mark of a connection refused by [`on_connect`].
+#[derive(Debug, Clone, Copy)]
+pub struct RefusedConnection;
+
+/// The outermost middleware: a request on a connection refused by [`on_connect`] (one
+/// that arrived before the socket was shut) is answered 429 and nothing else is done for
+/// it. Without this, a refused connection's request could still open a stream.
+pub async fn refuse_marked(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    if req.conn_data::<RefusedConnection>().is_some() {
+        let refusal = ApiError::TooManyRequests(
+            "this address holds its limit of connections: close one first".into(),
+        );
+        let mut resp = actix_web::ResponseError::error_response(&refusal);
+        resp.head_mut()
+            .set_connection_type(actix_web::http::ConnectionType::Close);
+        return Ok(req.into_response(resp));
+    }
+    next.call(req).await.map(|r| r.map_into_boxed_body())
 }
 
 /// Shuts both directions of `tcp`: the server reads nothing more of it and closes it.

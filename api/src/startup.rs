@@ -296,6 +296,8 @@ fn serve(
             .wrap(middleware::from_fn(request_id::request_id))
             // How long an idle connection is kept, said to clients that pool them.
             .wrap(middleware::DefaultHeaders::new().add(("keep-alive", keep_alive_header.clone())))
+            // Outermost: a refused connection's request does nothing else.
+            .wrap(middleware::from_fn(admission::refuse_marked))
             .app_data(worp.clone())
             .app_data(admitted.clone())
             .app_data(keepalive.clone())

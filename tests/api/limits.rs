@@ -15,6 +15,29 @@ use crate::faults::{free_port, player, start_server_with};
 use crate::helpers::{fresh_database, Backend};
 use crate::settings::app_with;
 
+/// The slowest of 20 answers of `/healthz` and of game `id` (as a player) from `url`.
+async fn slowest_of(client: &reqwest::Client, url: &str, id: &str, token: &str) -> Duration {
+    let mut slowest = Duration::ZERO;
+    for i in 0..20 {
+        let path = if i % 2 == 0 {
+            "/healthz".to_owned()
+        } else {
+            format!("/v1/games/{id}")
+        };
+        let asked = Instant::now();
+        let resp = tokio::time::timeout(
+            Duration::from_secs(5),
+            client.get(format!("{url}{path}")).bearer_auth(token).send(),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("{path} was not answered in 5 s"))
+        .expect("request");
+        assert_eq!(resp.status(), 200, "{path}");
+        slowest = slowest.max(asked.elapsed());
+    }
+    slowest
+}
+
 /// How a stream request from one connection was answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -22,6 +45,8 @@ enum Outcome {
     Open,
     /// Another status (429, 503): refused.
     Refused(u16),
+    /// 429 to the connection itself, before its request was read.
+    RefusedAtConnect,
     /// Closed before an answer, or the connection was refused.
     Closed,
 }
@@ -69,8 +94,11 @@ async fn ask(
         .and_then(|h| h.split(' ').nth(1))
         .and_then(|s| s.parse::<u16>().ok())
         .unwrap_or(0);
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
     if status == 200 {
         (Outcome::Open, Some(tcp))
+    } else if status == 429 && head.contains("retry-after: 10\r\n") {
+        (Outcome::RefusedAtConnect, Some(tcp))
     } else {
         (Outcome::Refused(status), Some(tcp))
     }
@@ -113,7 +141,7 @@ async fn an_address_holds_its_limits_of_connections_and_streams_and_others_are_s
     // where its request came first, only closed).
     let (outcome, tcp) = ask(hostile, to, "/healthz", None).await;
     assert!(
-        [Outcome::Refused(429), Outcome::Closed].contains(&outcome),
+        [Outcome::RefusedAtConnect, Outcome::Closed].contains(&outcome),
         "a fifth connection: {outcome:?}"
     );
     if let Some(mut tcp) = tcp {
@@ -193,6 +221,8 @@ async fn ten_thousand_streams_are_served_while_one_address_is_refused_its_520() 
     let id = game["id"].as_str().expect("id").to_owned();
     let to: SocketAddr = format!("127.0.0.1:{port}").parse().expect("address");
     let path = format!("/v1/games/{id}/stream");
+    // The anchor: the same answers from the same server before anything is held.
+    let anchor = slowest_of(&client, &url, &id, &bo.token).await;
     let started = Instant::now();
     let honest: Vec<(Outcome, Option<TcpStream>)> = futures_util::stream::iter(0..HONEST)
         .map(|i| {
@@ -223,8 +253,9 @@ async fn ten_thousand_streams_are_served_while_one_address_is_refused_its_520() 
         .await;
     let hostile_open = hostile.iter().filter(|(o, _)| *o == Outcome::Open).count();
     let mut outcomes = std::collections::BTreeMap::new();
-    for (o, _) in &hostile {
-        *outcomes.entry(format!("{o:?}")).or_insert(0) += 1;
+    for (o, tcp) in &hostile {
+        let open = if tcp.is_some() { "kept" } else { "gone" };
+        *outcomes.entry(format!("{o:?} {open}")).or_insert(0) += 1;
     }
     assert!(
         hostile_open <= worp::admission::STREAMS_PER_ADDRESS,
@@ -235,31 +266,13 @@ async fn ten_thousand_streams_are_served_while_one_address_is_refused_its_520() 
         worp::admission::STREAMS_PER_ADDRESS,
         "up to its limit it is served like anyone: {outcomes:?}"
     );
-    // Everyone else is answered as usual while all of it is held.
-    let mut slowest = Duration::ZERO;
-    for i in 0..20 {
-        let path = if i % 2 == 0 {
-            "/healthz".to_owned()
-        } else {
-            format!("/v1/games/{id}")
-        };
-        let asked = Instant::now();
-        let resp = tokio::time::timeout(
-            Duration::from_secs(5),
-            client
-                .get(format!("{url}{path}"))
-                .bearer_auth(&bo.token)
-                .send(),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("{path} was not answered in 5 s"))
-        .expect("request");
-        assert_eq!(resp.status(), 200, "{path}");
-        slowest = slowest.max(asked.elapsed());
-    }
+    // Everyone else is answered as usual while all of it is held: within 100 ms, or
+    // within four times the anchor where the machine is that much slower.
+    let slowest = slowest_of(&client, &url, &id, &bo.token).await;
+    eprintln!("slowest answer: {slowest:?} held, {anchor:?} before");
     assert!(
-        slowest < Duration::from_millis(100),
-        "the slowest answer took {slowest:?}"
+        slowest < Duration::from_millis(100).max(anchor * 4),
+        "the slowest answer took {slowest:?} ({anchor:?} before the streams)"
     );
     // The streams still hear the game: a seat taken reaches a stream.
     let mut honest = honest;
