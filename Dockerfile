@@ -15,7 +15,7 @@ COPY --from=build /src/target/release/worp /usr/local/bin/worp
 # On PostgreSQL run the server as a login role of `worp_server` (the role the
 # migrations create: it may append events but never change or delete them), e.g.
 # DATABASE_URL=postgres://worp:…@db/worp, never as postgres or the tables' owner;
-# migrate as the owner first (README, "PostgreSQL").
+# migrate as the owner first (docs/operations.md).
 ENV WORP_BIND=0.0.0.0 \
     PORT=8080 \
     RUST_LOG=info \

@@ -25,7 +25,7 @@ pub struct Cli {
 pub enum Command {
     /// Serve the HTTP API (the default). Configured by environment variables:
     /// DATABASE_URL, WORP_SQLITE_PATH, WORP_BIND, PORT, WORP_CORS_ORIGINS, RUST_LOG
-    /// (see the README for all).
+    /// (see docs/configuration.md for all).
     Serve,
     /// Replay a game record (JSON; from FILE or standard input) and print one JSON line
     /// per step with the state, what is awaited and the legal moves.

@@ -5,8 +5,8 @@
 # routing to the primary by Patroni's REST check, pgBackRest archiving WAL to a
 # repository, two `worp serve` processes with one DATABASE_URL through that HAProxy,
 # and a second HAProxy in front of them as the HTTP load balancer (LB_URL; by their
-# GET /readyz). For trying it and for tests (tests/ha/); the README's "High
-# availability" section lays out the same on separate machines.
+# GET /readyz). For trying it and for tests (tests/ha/); deploy/ha/README.md lays out
+# the same on separate machines.
 #
 #   deploy/ha/cluster.sh start          start everything (free ports, a new state dir)
 #   deploy/ha/cluster.sh status         members, roles, lag; the Worp processes
@@ -352,7 +352,7 @@ EOF
     # is retried by PostgreSQL).
     pgbackrest_all stanza-create >/dev/null
 
-    # The database, migrated by its owner, and the server's login role (README).
+    # The database, migrated by its owner, and the server's login role (docs/operations.md).
     local exists
     exists=$(psql_primary -At -d postgres -c "SELECT count(*) FROM pg_database WHERE datname = 'worp'")
     if [ "$exists" = 0 ]; then

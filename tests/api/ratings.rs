@@ -1,6 +1,6 @@
 //! Players find each other in the lobby, play rated games, and earn Glicko-2 ratings that
 //! are a projection of the log: folded again from the log alone, they are the same. Games
-//! that would farm a rating do not count (README, "Ratings"): aborted ones, those of
+//! that would farm a rating do not count (docs/api.md, "Which games count"): aborted ones, those of
 //! players who have barely played, and the same two players' fourth in a day.
 
 use serde_json::{json, Value};

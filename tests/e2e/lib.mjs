@@ -163,7 +163,7 @@ export async function playMoves(players, id, each) {
 
 /**
  * `a` and `b` play an unrated game of backgammon of ten moves each, which `b` resigns:
- * their rated games count from now on (README, "Ratings").
+ * their rated games count from now on (docs/api.md, "Which games count").
  */
 export async function season(a, b) {
   const r = await apiAs(a, 'POST', '/v1/games', { variant: 'backgammon', seats: [a.id, b.id], rated: false });

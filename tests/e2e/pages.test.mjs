@@ -287,7 +287,7 @@ test('the leaderboard lists settled players by name, best first, each a link to 
   // Rated games of Ali Baba, each seat making its first move, until both ratings are
   // settled (deviation below 150: a dozen games or so). Three games a day between the
   // same two count: alice and bob play each other and four more players, alice winning
-  // more; everyone has played ten moves first (README, "Which games count").
+  // more; everyone has played ten moves first (docs/api.md, "Which games count").
   const others = [];
   for (let i = 1; i <= 4; i++) others.push(await apiPlayer(`ledger ${i}`));
   await season(others[0], others[1]);

@@ -9,7 +9,7 @@
 //! retired, tie among themselves below every ranked seat), so a four-seat game is three
 //! results for each player.
 //!
-//! Which games count (README, "Ratings"), each decided from the log alone, so that every
+//! Which games count (docs/api.md, "Which games count"), each decided from the log alone, so that every
 //! fold decides the same: a game counts when it was created rated, every seat was a
 //! registered player (no bots, no seat held twice), it has at least two players, and
 //!

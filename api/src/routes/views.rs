@@ -78,7 +78,7 @@ pub struct GameView {
     pub aborted: bool,
     /// What the game did to each player's rating (a finished rated game).
     pub rating_changes: Option<Vec<RatingChange>>,
-    /// Why a finished game created rated changed no rating (README, "Ratings").
+    /// Why a finished game created rated changed no rating (docs/api.md, "Which games count").
     pub not_rated: Option<NotRated>,
     /// Hex SHA-256 of the secret server seed.
     pub dice_commitment: String,

@@ -114,7 +114,7 @@ mod name_keys;
 
 /// Runs the PostgreSQL migrations not applied yet. When every one is applied already,
 /// nothing is run and no lock is taken: only `_sqlx_migrations` is read, so the server
-/// starts as a role without rights to change the schema (`worp_server`, README), once
+/// starts as a role without rights to change the schema (`worp_server`, docs/operations.md), once
 /// the owner has migrated.
 async fn migrate_postgres(pool: &sqlx::PgPool) -> Result<(), StoreError> {
     let migrator = sqlx::migrate!("../migrations/postgres");
