@@ -786,3 +786,70 @@ async fn a_process_announces_changes_only_while_another_listens() {
         "{envelope}"
     );
 }
+
+/// A stream sends the events of this process's changes as the store wrote them,
+/// without reading the log for each watcher: what it sends is what the log holds, as
+/// each reader may read it (a spectator of a private chat without the texts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_sends_what_the_log_holds_as_each_reader_may_read_it() {
+    for backend in crate::helpers::BACKENDS {
+        let app = spawn_app(backend).await;
+        let (a, b, game) = app.two_player_game("backgammon").await;
+        let id = game["id"].as_str().expect("id").to_owned();
+        let open = |who: Option<&crate::helpers::TestPlayer>| {
+            let mut req = app.client.get(app.url(&format!("/v1/games/{id}/stream")));
+            if let Some(p) = who {
+                req = req.bearer_auth(&p.token);
+            }
+            req.send()
+        };
+        let mut spectator = open(None).await.expect("stream");
+        let mut player = open(Some(&b)).await.expect("stream");
+        let mut rng = SplitMix64(21);
+        let mut g = game.clone();
+        for turn in 0..6 {
+            let who = if g["to_move"] == 0 { &a } else { &b };
+            let said = app
+                .post(
+                    &format!("/v1/games/{id}/messages"),
+                    who,
+                    json!({"text": format!("turn {turn}")}),
+                )
+                .await;
+            assert_eq!(said.status(), 201);
+            g = move_for(&app, &id, who, &g, &mut rng).await;
+            if g["status"] != "active" {
+                break;
+            }
+        }
+        let last = app.get_json(&format!("/v1/games/{id}")).await["version"]
+            .as_i64()
+            .expect("version");
+        let after = game["version"].as_i64().expect("version");
+        for (stream, reader) in [(&mut spectator, None), (&mut player, Some(&b))] {
+            let sent = read_sse(stream, |m| m.iter().any(|x| x.0 == last.to_string())).await;
+            let sent: Vec<Value> = sent
+                .iter()
+                .filter(|m| m.1 != "comment")
+                .map(|m| serde_json::from_str(&m.2).expect("data"))
+                .collect();
+            let path = format!("/v1/games/{id}/events?after={after}&limit=1000");
+            let page = match reader {
+                Some(p) => app.get_json_as(&path, p).await,
+                None => app.get_json(&path).await,
+            };
+            let logged = page["events"].as_array().cloned().unwrap_or_default();
+            assert_eq!(
+                sent,
+                logged,
+                "{backend:?}: reader {:?}",
+                reader.map(|p| p.id)
+            );
+            let texts = sent
+                .iter()
+                .filter(|e| e["payload"]["text"].is_string())
+                .count();
+            assert_eq!(texts > 0, reader.is_some(), "{backend:?}");
+        }
+    }
+}

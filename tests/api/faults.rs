@@ -101,7 +101,9 @@ pub(crate) async fn player(client: &reqwest::Client, url: &str, name: &str) -> P
     }
 }
 
-async fn game(client: &reqwest::Client, url: &str, players: &[Player]) -> Value {
+/// A game of two-seat variant between `players` (the first creates it, the others
+/// accept), on the server at `url`.
+pub(crate) async fn game(client: &reqwest::Client, url: &str, players: &[Player]) -> Value {
     let resp = client
         .post(format!("{url}/v1/games"))
         .bearer_auth(&players[0].token)

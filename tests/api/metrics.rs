@@ -350,12 +350,7 @@ async fn invented_methods_and_paths_add_no_series() {
 async fn every_family_is_shown_from_start_up() {
     let (database, _dir) = crate::helpers::fresh_database(Backend::Sqlite).await;
     let server = crate::faults::start_server(&database, crate::faults::free_port()).await;
-    let text = reqwest::get(format!("{}/metrics", server.url))
-        .await
-        .expect("scrape")
-        .text()
-        .await
-        .expect("text");
+    let text = scrape(&server.url).await;
     for name in worp::telemetry::metrics::NAMES {
         let shown = text.lines().any(|l| {
             !l.starts_with('#')
@@ -373,4 +368,70 @@ async fn every_family_is_shown_from_start_up() {
         ),
         0.0
     );
+}
+
+/// A move seen by 50 streams of one process costs no read of the log per watcher: the
+/// change brings its events, as the store wrote them (each stream read the log twice
+/// for every move: 100 reads).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_watched_by_fifty_streams_reads_the_log_for_none_of_them() {
+    const WATCHERS: usize = 50;
+    let (database, _dir) = crate::helpers::fresh_database(Backend::Sqlite).await;
+    let server = crate::faults::start_server_with(
+        &database,
+        crate::faults::free_port(),
+        &[
+            ("WORP_SSE_KEEPALIVE_SECS", "600"),
+            ("WORP_STREAMS_PER_ADDRESS", "0"),
+            ("WORP_CONNECTIONS_PER_ADDRESS", "0"),
+        ],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let url = server.url.clone();
+    let a = crate::faults::player(&client, &url, "ann").await;
+    let b = crate::faults::player(&client, &url, "bo").await;
+    let game = crate::faults::game(&client, &url, &[a.clone(), b.clone()]).await;
+    let id = game["id"].as_str().expect("id").to_owned();
+    assert_eq!(game["status"], "active", "{game}");
+    let mut streams = Vec::new();
+    for _ in 0..WATCHERS {
+        let mut s = client
+            .get(format!("{url}/v1/games/{id}/stream"))
+            .send()
+            .await
+            .expect("stream");
+        // Its first comment: the stream has read the log once and waits for changes.
+        crate::correspondence::read_sse(&mut s, |m| !m.is_empty()).await;
+        streams.push(s);
+    }
+    let reads = || async { sample_sum(&scrape(&url).await, "worp_sse_log_reads_total", &[]) };
+    // Each stream read the log once as it started (and only then).
+    let before = reads().await;
+    assert!(before >= WATCHERS as f64, "{before}");
+    let who = if game["to_move"] == 0 { &a } else { &b };
+    let resp = client
+        .post(format!("{url}/v1/games/{id}/moves"))
+        .bearer_auth(&who.token)
+        .json(&json!({"move": game["legal_moves"][0].clone()}))
+        .send()
+        .await
+        .expect("move");
+    assert_eq!(resp.status(), 200);
+    let after_move: Value = resp.json().await.expect("json");
+    let version = after_move["version"].as_i64().expect("version").to_string();
+    for s in &mut streams {
+        crate::correspondence::read_sse(s, |m| m.iter().any(|x| x.0 == version)).await;
+    }
+    assert_eq!(reads().await, before, "reads of the log for one move");
+}
+
+/// `GET /metrics` of the server at `url`, as text.
+async fn scrape(url: &str) -> String {
+    reqwest::get(format!("{url}/metrics"))
+        .await
+        .expect("scrape")
+        .text()
+        .await
+        .expect("text")
 }

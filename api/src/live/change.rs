@@ -1,8 +1,11 @@
 //! What the hub carries: a game reached a new version, with the notices for players.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use crate::events::StoredEvent;
 use crate::store::PlayerNotice;
 
 /// A game reached a new version.
@@ -15,4 +18,10 @@ pub struct Change {
     /// What players should hear about.
     #[serde(default)]
     pub notices: Vec<PlayerNotice>,
+    /// The events the change appended, as the store wrote them (positions included),
+    /// for this process's streams: a stream that has every event before them sends
+    /// them without reading the log, so a move costs no read per watcher. Not relayed:
+    /// other processes' streams read the log.
+    #[serde(skip)]
+    pub events: Option<Arc<[StoredEvent]>>,
 }

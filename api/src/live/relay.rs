@@ -33,6 +33,7 @@ pub fn announcement(change: &Change) -> String {
     }
     serde_json::to_string(&Change {
         notices: Vec::new(),
+        events: None,
         ..change.clone()
     })
     .unwrap_or_default()
@@ -188,6 +189,7 @@ mod tests {
             game_id: Uuid::nil(),
             version,
             notices: Vec::new(),
+            events: None,
         }
     }
 

@@ -78,8 +78,38 @@ struct GameStream {
     drain: Drain,
     /// The last message is queued: end the stream when it is sent.
     closing: bool,
+    /// Every event up to the newest change heard is queued: no need to read the log.
+    caught_up: bool,
     _open: OpenStream,
     _admitted: Option<StreamSlot>,
+}
+
+impl GameStream {
+    /// Queues `events` (those after `after`, in order), their texts withheld if the
+    /// reader may not read the messages.
+    fn send(&mut self, mut events: Vec<StoredEvent>) {
+        if !self.messages {
+            withhold_messages(&mut events);
+        }
+        for e in &events {
+            self.pending.push_back(event_message(e));
+        }
+        self.after = events.last().map_or(self.after, |e| e.seq);
+    }
+
+    /// Queues a change's `events` if they follow those sent (none missing between);
+    /// returns whether the stream is then caught up without reading the log.
+    fn take(&mut self, events: Option<&[StoredEvent]>) -> bool {
+        let Some(events) = events.filter(|e| !e.is_empty()) else {
+            return false;
+        };
+        if events[0].seq > self.after + 1 {
+            return false;
+        }
+        let after = self.after;
+        self.send(events.iter().filter(|e| e.seq > after).cloned().collect());
+        true
+    }
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
@@ -151,6 +181,7 @@ pub async fn game_stream(
         messages,
         drain: lifecycle.watch(),
         closing: false,
+        caught_up: false,
         _open: OpenStream::open(),
         _admitted: admitted.0,
     };
@@ -162,21 +193,20 @@ pub async fn game_stream(
             if st.closing {
                 return None;
             }
-            match st.worp.events(st.id, st.after, 500).await {
-                Ok(mut events) if !events.is_empty() => {
-                    if !st.messages {
-                        withhold_messages(&mut events);
+            if st.caught_up {
+                st.caught_up = false;
+            } else {
+                crate::telemetry::metrics::stream_log_read();
+                match st.worp.events(st.id, st.after, 500).await {
+                    Ok(events) if !events.is_empty() => {
+                        st.send(events);
+                        continue;
                     }
-                    for e in &events {
-                        st.pending.push_back(event_message(e));
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!("stream of game {}: {e}", st.id);
+                        return None;
                     }
-                    st.after = events.last().map_or(st.after, |e| e.seq);
-                    continue;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::warn!("stream of game {}: {e}", st.id);
-                    return None;
                 }
             }
             // Wait for this game to change, or keep the connection alive.
@@ -191,7 +221,12 @@ pub async fn game_stream(
                     }
                 };
                 match changed {
-                    Ok(Ok(c)) if c.game_id == st.id => break,
+                    // This process wrote it: its events follow those sent, or the log
+                    // is read for what came between.
+                    Ok(Ok(c)) if c.game_id == st.id => {
+                        st.caught_up = st.take(c.events.as_deref());
+                        break;
+                    }
                     Ok(Ok(_)) => continue,
                     // Fell behind the hub: nothing is lost, the events are read from
                     // the store after `after` anyway.
@@ -337,6 +372,7 @@ mod tests {
                 kind: "your_turn".into(),
                 payload: JsonText::of(&serde_json::json!({"version": version})),
             }],
+            events: None,
         }
     }
 

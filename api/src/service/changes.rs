@@ -138,7 +138,7 @@ impl Worp {
             }
         };
         let (appended, answer) = tokio::join!(append, early);
-        appended?;
+        let appended = appended?;
         if let Some(s) = secret {
             self.cache.put_secret(table.id, s);
         }
@@ -152,6 +152,7 @@ impl Worp {
             game_id: table.id,
             version: table.version,
             notices,
+            events: Some(appended.into()),
         });
         Ok(Played { table, answer })
     }

@@ -28,6 +28,10 @@ pub const REPLAYS: &str = "worp_replays_total";
 pub const REPLAY_EVENTS: &str = "worp_replay_events_total";
 /// Live streams (Server-Sent Events) open now.
 pub const SSE_STREAMS: &str = "worp_sse_streams_open";
+/// Reads of a game's log by its live streams: at start, after a change of another
+/// process or one the stream fell behind, and at each keep-alive. A change of this
+/// process brings its events to the streams, so a move costs no read per watcher.
+pub const STREAM_LOG_READS: &str = "worp_sse_log_reads_total";
 /// Webhook delivery attempts, by outcome (`delivered`, `pending`: to retry, `failed`).
 pub const WEBHOOK_DELIVERIES: &str = "worp_webhook_deliveries_total";
 /// Their latency in seconds (histogram), by outcome.
@@ -46,7 +50,7 @@ pub const DB_UNAVAILABLE: &str = "worp_db_unavailable_total";
 pub const RATE_LIMITED: &str = "worp_rate_limited_total";
 
 /// Every metric name above (the dashboard's test checks its queries against these).
-pub const NAMES: [&str; 21] = [
+pub const NAMES: [&str; 22] = [
     HTTP_REQUESTS,
     HTTP_SECONDS,
     MOVES_ACKNOWLEDGED,
@@ -58,6 +62,7 @@ pub const NAMES: [&str; 21] = [
     REPLAYS,
     REPLAY_EVENTS,
     SSE_STREAMS,
+    STREAM_LOG_READS,
     WEBHOOK_DELIVERIES,
     WEBHOOK_SECONDS,
     DEADLINE_SWEEPS,
@@ -118,6 +123,7 @@ fn at_zero() {
         BOT_MOVES,
         DB_UNAVAILABLE,
         RATE_LIMITED,
+        STREAM_LOG_READS,
     ] {
         counter!(name).increment(0);
     }
@@ -194,6 +200,11 @@ pub fn state_cache(hit: bool) {
 pub fn replay(events: usize) {
     counter!(REPLAYS).increment(1);
     counter!(REPLAY_EVENTS).increment(events as u64);
+}
+
+/// A live stream read its game's log.
+pub fn stream_log_read() {
+    counter!(STREAM_LOG_READS).increment(1);
 }
 
 /// An open live stream: counted while this lives.
@@ -301,6 +312,7 @@ mod tests {
         state_cache(false);
         replay(2);
         drop(OpenStream::open());
+        stream_log_read();
         webhook_delivery("delivered", Duration::from_millis(3));
         deadline_sweep(1);
         bot_move();
