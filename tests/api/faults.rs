@@ -264,8 +264,16 @@ async fn killed_mid_load(database: &str) {
             acks.clone(),
         )));
     }
-    // Let the load run, then SIGKILL the server mid-load.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Under load (a hundred moves acknowledged, however slow the machine, or every game
+    // over), SIGKILL the server.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while acks.lock().expect("lock").len() < 100 && !tasks.iter().all(|t| t.is_finished()) {
+        assert!(
+            Instant::now() < deadline,
+            "no load: moves were not acknowledged"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let before_kill = acks.lock().expect("lock").len();
     drop(server);
     for t in tasks {

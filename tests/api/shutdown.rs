@@ -322,7 +322,19 @@ async fn sigterm_under_load_loses_no_acknowledged_move_and_resets_no_request() {
             ))
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Under load: more than ten moves acknowledged (however slow the machine), then the
+    // signal.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while seen.lock().expect("seen").acknowledged.len() <= 10
+        && !players.iter().all(|p| p.is_finished())
+    {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no load: {:?}",
+            seen.lock().expect("seen").failures
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     sigterm(&server);
     let (status, _) = exit_of(&mut server).await;
     assert!(status.success(), "worp serve exited with {status}");
