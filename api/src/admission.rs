@@ -198,13 +198,29 @@ impl Drop for StreamSlot {
     }
 }
 
-/// What a refused connection is told before it is closed.
-const REFUSED_CONNECTION: &str = "HTTP/1.1 429 Too Many Requests\r\n\
-content-type: application/problem+json\r\n\
-retry-after: 10\r\n\
-connection: close\r\n\
-content-length: 146\r\n\r\n\
-{\"type\":\"/problems/rate-limited\",\"title\":\"Too many requests\",\"status\":429,\"detail\":\"this address holds its limit of connections: close one first\"}";
+/// The refusal of a connection over its address's limit: answered by [`on_connect`]
+/// on the socket, and by [`refuse_marked`] to a request that came through anyway.
+fn connection_refusal() -> ApiError {
+    ApiError::TooManyRequests("this address holds its limit of connections: close one first".into())
+}
+
+/// [`connection_refusal`] as the bytes [`on_connect`] writes on the socket before it is
+/// shut (no request is read, so no response object is built for it).
+static REFUSED_CONNECTION: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+    let body = match serde_json::to_string(&connection_refusal().problem()) {
+        Ok(body) => body,
+        Err(e) => {
+            tracing::error!(error = %e, "the connection refusal has no body");
+            String::new()
+        }
+    };
+    format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/problem+json\r\n\
+         retry-after: 10\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+});
 
 /// The server's `on_connect`: counts the connection against its address, or answers
 /// 429 and closes it when the address holds its limit (before reading a byte of it).
@@ -229,7 +245,7 @@ pub fn on_connect(
             data.insert(RefusedConnection);
             crate::telemetry::metrics::rate_limited();
             // A fresh socket's send buffer takes this whole; if not, the close says it.
-            let _ = tcp.try_write(REFUSED_CONNECTION.as_bytes());
+            let _ = tcp.try_write(&REFUSED_CONNECTION);
             // What the client sent already is read and dropped: closed with unread
             // bytes, the socket would be reset and the answer lost with it.
             let mut sink = [0u8; 4096];
@@ -251,10 +267,7 @@ pub async fn refuse_marked(
     next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
 ) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
     if req.conn_data::<RefusedConnection>().is_some() {
-        let refusal = ApiError::TooManyRequests(
-            "this address holds its limit of connections: close one first".into(),
-        );
-        let mut resp = actix_web::ResponseError::error_response(&refusal);
+        let mut resp = actix_web::ResponseError::error_response(&connection_refusal());
         resp.head_mut()
             .set_connection_type(actix_web::http::ConnectionType::Close);
         return Ok(req.into_response(resp));
@@ -392,7 +405,8 @@ mod tests {
 
     #[test]
     fn the_refusal_says_its_length() {
-        let (head, body) = REFUSED_CONNECTION.split_once("\r\n\r\n").expect("head");
+        let text = String::from_utf8(REFUSED_CONNECTION.clone()).expect("text");
+        let (head, body) = text.split_once("\r\n\r\n").expect("head");
         assert!(head.contains(&format!("content-length: {}", body.len())));
         let problem: serde_json::Value = serde_json::from_str(body).expect("json");
         assert_eq!(problem["status"], 429);
