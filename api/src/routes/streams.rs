@@ -107,7 +107,16 @@ impl GameStream {
             return false;
         }
         let after = self.after;
-        self.send(events.iter().filter(|e| e.seq > after).cloned().collect());
+        let new = events.iter().filter(|e| e.seq > after);
+        if self.messages || !events.iter().any(|e| e.kind == "message_posted") {
+            // Nothing to withhold: written from the hub's copy, shared by every stream.
+            for e in new {
+                self.pending.push_back(event_message(e));
+                self.after = e.seq;
+            }
+        } else {
+            self.send(new.cloned().collect());
+        }
         true
     }
 }
