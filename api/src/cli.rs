@@ -6,12 +6,12 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand};
 use worp_engine::Capability;
 
-use crate::clock::SystemClock;
 use crate::configuration::Settings;
-use crate::service::Worp;
 use crate::startup::Application;
-use crate::store::Store;
-use crate::telemetry::traces::Traces;
+use worp_domain::clock::SystemClock;
+use worp_service::Worp;
+use worp_store::Store;
+use worp_telemetry::traces::Traces;
 
 /// Worp: correspondence play of dice board games over HTTP.
 #[derive(Debug, Parser)]
@@ -73,13 +73,13 @@ pub fn main() -> i32 {
         Command::Variants => {
             println!(
                 "{}",
-                serde_json::to_string_pretty(&crate::routes::variants::variant_infos())
+                serde_json::to_string_pretty(&worp_http::routes::variants::variant_infos())
                     .unwrap_or_default()
             );
             0
         }
         Command::Openapi => {
-            print!("{}", crate::openapi::openapi_json());
+            print!("{}", worp_http::openapi::openapi_json());
             0
         }
     }
@@ -140,7 +140,7 @@ fn init_tracing() -> Result<Option<Traces>, String> {
             .ok()
             .filter(|v: &String| !v.trim().is_empty())
     };
-    crate::telemetry::logs::init(
+    worp_telemetry::logs::init(
         var("WORP_LOG_FORMAT")
             .and_then(|f| f.parse().ok())
             .unwrap_or_default(),
@@ -150,7 +150,7 @@ fn init_tracing() -> Result<Option<Traces>, String> {
 
 async fn serve() -> Result<(), String> {
     // Before the settings: the default connection cap is read from the raised limit.
-    let open_files = crate::admission::raise_open_file_limit();
+    let open_files = worp_http::admission::raise_open_file_limit();
     let settings = Settings::from_env().map_err(|e| e.to_string())?;
     tracing::info!(
         open_files,
@@ -301,14 +301,14 @@ fn audit(file: &str) -> i32 {
         eprintln!("worp audit: cannot read {file}: {e}");
         return 2;
     }
-    let export: crate::export::Export = match serde_json::from_str(&text) {
+    let export: worp_service::export::Export = match serde_json::from_str(&text) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("worp audit: {file} is not a Worp export: {e}");
             return 2;
         }
     };
-    match crate::export::audit_export(&export) {
+    match worp_service::export::audit_export(&export) {
         Ok(r) => {
             println!("game {} ({}): OK", export.game_id, export.variant);
             println!(

@@ -2,7 +2,7 @@
 
 use std::net::IpAddr;
 
-use crate::ratelimit::Limits;
+use worp_http::ratelimit::Limits;
 
 /// Everything `worp serve` can be told.
 #[derive(Debug, Clone)]
@@ -31,10 +31,10 @@ pub struct Settings {
     /// `WORP_WEBHOOK_BACKOFF_SECS`: the first retry wait of a failed webhook delivery;
     /// `WORP_WEBHOOK_ALLOW`: comma-separated CIDR ranges that are not public which
     /// webhooks may reach anyway (none by default).
-    pub webhooks: crate::webhooks::WebhookSettings,
+    pub webhooks: worp_service::webhooks::WebhookSettings,
     /// `WORP_RATE_PER_MINUTE` and `WORP_RATE_PER_MINUTE_PER_ADDRESS`: requests per minute
     /// per bearer token and per client address (`0`: no limit).
-    pub rate_limits: crate::ratelimit::Limits,
+    pub rate_limits: worp_http::ratelimit::Limits,
     /// `WORP_WRITE_QUEUE`: how many changes may wait for the group commit (PostgreSQL);
     /// beyond, appends answer 503 with `Retry-After`.
     pub write_queue: usize,
@@ -52,11 +52,11 @@ pub struct Settings {
     pub body_timeout: std::time::Duration,
     /// `WORP_MAX_CONNECTIONS`: the most connections served at once; more wait to be
     /// accepted. Default: nine tenths of the open-file limit (which `worp serve` raises
-    /// to its hard limit at start), less 100 ([`crate::admission::default_max_connections`]).
+    /// to its hard limit at start), less 100 ([`worp_http::admission::default_max_connections`]).
     pub max_connections: usize,
     /// `WORP_CONNECTIONS_PER_ADDRESS` (default 64) and `WORP_STREAMS_PER_ADDRESS`
     /// (default 32): connections and live streams one client address (an IPv6 /64) may
-    /// hold at once; `0`: no limit ([`crate::admission`]).
+    /// hold at once; `0`: no limit ([`worp_http::admission`]).
     pub connections_per_address: usize,
     pub streams_per_address: usize,
     /// `WORP_KEEPALIVE_SECS`: how long an idle connection is kept open for its next
@@ -75,7 +75,7 @@ pub struct Settings {
     pub shutdown_timeout: std::time::Duration,
     /// `WORP_LOG_FORMAT`: `text` (the default) or `json` (one object per line); the level
     /// is `RUST_LOG`'s. Applied by `worp serve` when it installs the log subscriber.
-    pub log_format: crate::telemetry::logs::LogFormat,
+    pub log_format: worp_telemetry::logs::LogFormat,
     /// `WORP_METRICS_BIND`: an address (`host:port`) to serve `GET /metrics` on instead
     /// of the API's; unset: `/metrics` is served with the API.
     pub metrics_bind: Option<std::net::SocketAddr>,
@@ -159,16 +159,18 @@ impl Settings {
             sse_keepalive: std::time::Duration::from_secs(
                 parsed("WORP_SSE_KEEPALIVE_SECS", 15u64)?.max(1),
             ),
-            webhooks: crate::webhooks::WebhookSettings {
+            webhooks: worp_service::webhooks::WebhookSettings {
                 base_backoff: std::time::Duration::from_secs(parsed(
                     "WORP_WEBHOOK_BACKOFF_SECS",
                     10u64,
                 )?),
-                allow: crate::webhooks::parse_allow(&var("WORP_WEBHOOK_ALLOW").unwrap_or_default())
-                    .map_err(|reason| SettingError {
-                        name: "WORP_WEBHOOK_ALLOW",
-                        reason,
-                    })?,
+                allow: worp_service::webhooks::parse_allow(
+                    &var("WORP_WEBHOOK_ALLOW").unwrap_or_default(),
+                )
+                .map_err(|reason| SettingError {
+                    name: "WORP_WEBHOOK_ALLOW",
+                    reason,
+                })?,
                 ..Default::default()
             },
             rate_limits: Limits {
@@ -178,7 +180,7 @@ impl Settings {
                     Limits::default().per_address,
                 )?,
             },
-            write_queue: parsed("WORP_WRITE_QUEUE", crate::store::WRITE_QUEUE)?.max(1),
+            write_queue: parsed("WORP_WRITE_QUEUE", worp_store::WRITE_QUEUE)?.max(1),
             idempotency_ttl: std::time::Duration::from_secs(parsed(
                 "WORP_IDEMPOTENCY_TTL_SECS",
                 24 * 3600u64,
@@ -189,16 +191,18 @@ impl Settings {
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
             max_connections: parsed(
                 "WORP_MAX_CONNECTIONS",
-                crate::admission::default_max_connections(crate::admission::open_file_limit()),
+                worp_http::admission::default_max_connections(
+                    worp_http::admission::open_file_limit(),
+                ),
             )?
             .max(1),
             connections_per_address: parsed(
                 "WORP_CONNECTIONS_PER_ADDRESS",
-                crate::admission::CONNECTIONS_PER_ADDRESS,
+                worp_http::admission::CONNECTIONS_PER_ADDRESS,
             )?,
             streams_per_address: parsed(
                 "WORP_STREAMS_PER_ADDRESS",
-                crate::admission::STREAMS_PER_ADDRESS,
+                worp_http::admission::STREAMS_PER_ADDRESS,
             )?,
             keep_alive: seconds("WORP_KEEPALIVE_SECS", 30)?,
             workers: match parsed("WORP_WORKERS", 1usize)? {

@@ -1,32 +1,23 @@
-//! Worp's server: HTTP, persistence, dice and time around the pure rules engine.
+//! The `worp` binary: settings read from the environment, the wiring of the server's
+//! crates into one application, and the command line.
 //!
-//! Read in this order: `events` (what is stored), `table` (a game folded from its
-//! events), `service` (what players can do), `store` (PostgreSQL and SQLite), `routes`
-//! (the HTTP surface), `startup` (wiring). ARCHITECTURE.md has the map.
+//! The server is five crates, each allowed to see only those below it (their
+//! `Cargo.toml`s say which):
+//! `worp-domain` (events, the table folded from them, ratings, clocks, dice, bots) and
+//! `worp-telemetry` at the bottom; `worp-store` (PostgreSQL and SQLite); `worp-service`
+//! (what players can do); `worp-http` (routes and the web client). Only this crate sees
+//! them all. ARCHITECTURE.md has the map.
+//!
+//! The lower crates' modules are re-exported under the names they have always had, for
+//! the integration tests and `worp-load`.
 
-pub mod admission;
-pub mod audit;
-pub mod auth;
-pub mod bots;
-pub mod cache;
-pub mod checkpoints;
 pub mod cli;
-pub mod clock;
 pub mod configuration;
-pub mod dice;
-pub mod events;
-pub mod export;
-pub mod lifecycle;
-pub mod live;
-pub mod openapi;
-pub mod problem;
-pub mod ratelimit;
-pub mod ratings;
-pub mod routes;
-pub mod service;
 pub mod startup;
-pub mod store;
-pub mod table;
-pub mod telemetry;
-pub mod timeouts;
-pub mod webhooks;
+
+pub use worp_domain::{bots, clock, dice, events, ratings, table};
+pub use worp_http::{admission, auth, lifecycle, openapi, problem, ratelimit, routes, timeouts};
+pub use worp_service as service;
+pub use worp_service::{audit, cache, checkpoints, export, live, webhooks};
+pub use worp_store as store;
+pub use worp_telemetry as telemetry;

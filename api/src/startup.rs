@@ -11,19 +11,19 @@ use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::{middleware, web, App, HttpRequest, HttpResponse, HttpServer};
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
-use crate::admission::{self, Admission, AdmissionLimits};
-use crate::clock::Clock;
 use crate::configuration::Settings;
-use crate::lifecycle::{self, Lifecycle};
-use crate::live::relay;
-use crate::problem::ApiError;
-use crate::ratelimit::RateLimit;
-use crate::routes;
-use crate::routes::streams::KeepAlive;
-use crate::service::{OpenGames, Worp};
-use crate::store::{Store, StoreError};
-use crate::telemetry::request_id;
-use crate::timeouts::body_timeout;
+use worp_domain::clock::Clock;
+use worp_http::admission::{self, Admission, AdmissionLimits};
+use worp_http::lifecycle::{self, Lifecycle};
+use worp_http::problem::ApiError;
+use worp_http::ratelimit::RateLimit;
+use worp_http::routes;
+use worp_http::routes::streams::KeepAlive;
+use worp_http::timeouts::body_timeout;
+use worp_service::live::relay;
+use worp_service::{OpenGames, Worp};
+use worp_store::{Store, StoreError};
+use worp_telemetry::request_id;
 
 /// Why the application could not start.
 #[derive(Debug, thiserror::Error)]
@@ -217,7 +217,7 @@ async fn not_found(req: HttpRequest) -> HttpResponse {
 async fn openapi_json() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(crate::openapi::openapi_json())
+        .body(worp_http::openapi::openapi_json())
 }
 
 fn cors(settings: &Settings) -> Cors {
@@ -251,7 +251,7 @@ fn serve(
 ) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
     let lifecycle = web::Data::from(lifecycle);
-    let recorder = web::Data::new(crate::telemetry::metrics::handle());
+    let recorder = web::Data::new(worp_telemetry::metrics::handle());
     let public_metrics = settings.metrics_bind.is_none();
     let settings = settings.clone();
     let limiter = RateLimit::new(settings.rate_limits)
@@ -292,7 +292,7 @@ fn serve(
             ))
             .wrap(cors(&settings))
             .wrap(middleware::Compress::default())
-            .wrap(middleware::from_fn(crate::telemetry::metrics::http_metrics))
+            .wrap(middleware::from_fn(worp_telemetry::metrics::http_metrics))
             .wrap(middleware::from_fn(request_id::request_id))
             // How long an idle connection is kept, said to clients that pool them.
             .wrap(middleware::DefaultHeaders::new().add(("keep-alive", keep_alive_header.clone())))
@@ -364,7 +364,7 @@ fn send_at_once(connection: &dyn std::any::Any) {
 /// Serves only `GET /metrics` on `listener` (`WORP_METRICS_BIND`), on one worker.
 fn serve_metrics(listener: TcpListener, worp: Arc<Worp>) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
-    let recorder = web::Data::new(crate::telemetry::metrics::handle());
+    let recorder = web::Data::new(worp_telemetry::metrics::handle());
     let server = HttpServer::new(move || {
         App::new()
             .app_data(worp.clone())
@@ -417,7 +417,7 @@ fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
             Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
         }
     });
-    tokio::spawn(crate::webhooks::run(
+    tokio::spawn(worp_service::webhooks::run(
         worp.store.clone(),
         worp.clock.clone(),
         settings.webhooks.clone(),

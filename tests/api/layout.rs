@@ -1,20 +1,35 @@
-//! The shape of `api/src`, checked: the files import each other without a cycle, and no
-//! file is longer than 500 lines unless it says why at its top.
+//! The shape of the server's crates, checked: within each crate the files import each
+//! other without a cycle, and no file is longer than 500 lines unless it says why at its
+//! top. Which crate may see which is the compiler's to check (their `Cargo.toml`s).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 const MAX_LINES: usize = 500;
 
-fn src() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The `src` folder of every crate of the server (`api/src` and `api/*/src`) and of the
+/// engine.
+fn crate_sources() -> Vec<PathBuf> {
+    let api = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = vec![api.join("src"), api.join("../engine/src")];
+    for entry in std::fs::read_dir(api)
+        .expect("read api")
+        .filter_map(Result::ok)
+    {
+        let src = entry.path().join("src");
+        if entry.path().join("Cargo.toml").is_file() && src.is_dir() {
+            found.push(src);
+        }
+    }
+    found.sort();
+    found
 }
 
 /// Every `.rs` file below `dir`, with its module path (`service/games.rs` →
 /// `["service", "games"]`; `mod.rs`, `lib.rs` and `main.rs` are their folder's module).
 fn modules(dir: &Path, prefix: &[String], out: &mut BTreeMap<Vec<String>, PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("read api/src")
+        .expect("read a crate's folder")
         .filter_map(Result::ok)
         .map(|e| e.path())
         .collect();
@@ -116,9 +131,9 @@ fn imports(
     found
 }
 
-fn graph() -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
+fn graph(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<Vec<String>>> {
     let mut known = BTreeMap::new();
-    modules(&src(), &[], &mut known);
+    modules(src, &[], &mut known);
     known
         .iter()
         .map(|(m, path)| {
@@ -174,18 +189,17 @@ fn find_cycle(graph: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Option<Ve
 }
 
 #[test]
-fn the_modules_of_the_server_import_each_other_without_a_cycle() {
-    let graph = graph();
-    assert!(graph.len() > 30, "only {} modules found", graph.len());
-    // The check sees the imports it must: the service uses the store, routes the service.
-    assert!(
-        graph[&vec!["service".to_owned(), "games".to_owned()]].contains(&vec!["store".to_owned()])
-    );
-    assert!(
-        graph[&vec!["routes".to_owned(), "games".to_owned()]].contains(&vec!["service".to_owned()])
-    );
-    if let Some(cycle) = find_cycle(&graph) {
-        panic!("import cycle: {}", cycle.join(" -> "));
+fn the_modules_of_each_crate_import_each_other_without_a_cycle() {
+    let sources = crate_sources();
+    assert!(sources.len() >= 7, "only {} crates found", sources.len());
+    for src in sources {
+        let graph = graph(&src);
+        // The check sees the imports it must: every crate's modules use each other.
+        let edges: usize = graph.values().map(BTreeSet::len).sum();
+        assert!(edges > 0, "no imports seen in {}", src.display());
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("import cycle in {}: {}", src.display(), cycle.join(" -> "));
+        }
     }
 }
 
@@ -205,26 +219,23 @@ fn the_cycle_check_finds_a_cycle() {
 }
 
 #[test]
-fn routes_never_call_the_store() {
-    let mut known = BTreeMap::new();
-    modules(&src(), &[], &mut known);
-    for (m, path) in &known {
-        if m.first().map(String::as_str) == Some("routes") {
-            let code = code(path);
-            assert!(
-                !code.contains(".store."),
-                "{} calls the store",
-                path.display()
-            );
-        }
-    }
-}
-
-#[test]
 fn no_file_is_longer_than_500_lines_without_saying_why() {
-    let mut known = BTreeMap::new();
-    modules(&src(), &[], &mut known);
-    for path in known.values() {
+    let mut files = Vec::new();
+    for src in crate_sources() {
+        let mut known = BTreeMap::new();
+        modules(&src, &[], &mut known);
+        files.extend(known.into_values());
+    }
+    // A module's unit tests (`tests.rs`, `tests_2b.rs`) are lists of cases, as long as
+    // the rules they check.
+    files.retain(|path| {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        !name.starts_with("tests")
+    });
+    for path in &files {
         let text = std::fs::read_to_string(path).expect("read");
         let lines = text.lines().count();
         let says_why = text
@@ -236,5 +247,24 @@ fn no_file_is_longer_than_500_lines_without_saying_why() {
             "{} has {lines} lines",
             path.display()
         );
+    }
+}
+
+#[test]
+fn the_clock_is_the_one_reader_of_the_wall_clock() {
+    for src in crate_sources() {
+        let mut known = BTreeMap::new();
+        modules(&src, &[], &mut known);
+        for path in known.values() {
+            if path.ends_with("clock.rs") {
+                continue;
+            }
+            let code = code(path);
+            assert!(
+                !code.contains("Utc::now") && !code.contains("SystemTime::now"),
+                "{} reads the wall clock; take a `Clock`",
+                path.display()
+            );
+        }
     }
 }

@@ -1,0 +1,159 @@
+//! The HTTP edge of every error: statuses and RFC 9457 `application/problem+json`. The
+//! service's [`Refusal`]s become problems here and nowhere else.
+
+use actix_web::http::{header, StatusCode};
+use actix_web::{HttpResponse, ResponseError};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use worp_engine::EngineError;
+
+use worp_service::Refusal;
+
+/// An RFC 9457 problem document.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({
+    "type": "/problems/illegal-move",
+    "title": "Illegal move",
+    "status": 422,
+    "detail": "illegal move: that move is not among the legal moves"
+}))]
+pub struct Problem {
+    /// A URI reference naming the kind of problem.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A short summary of the kind of problem.
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What went wrong this time.
+    pub detail: String,
+    /// The id of the request (as in its `X-Request-Id` answer header and log lines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+}
+
+impl Problem {
+    /// A problem of kind `/problems/{kind}`, naming the request being served.
+    pub fn new(kind: &str, title: &str, status: u16, detail: String) -> Problem {
+        Problem {
+            kind: format!("/problems/{kind}"),
+            title: title.to_owned(),
+            status,
+            detail,
+            request_id: worp_telemetry::request_id::current(),
+        }
+    }
+}
+
+/// Everything a request can fail with: a refusal of the service, or a fault of the
+/// request found at the edge (an unreadable body, a body too large, an unknown route).
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PreconditionFailed(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    Unprocessable(String),
+    /// An `Idempotency-Key` sent again with another request than the one it answered.
+    #[error("{0}")]
+    KeyReused(String),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("{0}")]
+    TooManyRequests(String),
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    fn kind_and_title(&self) -> (&'static str, &'static str) {
+        match self {
+            ApiError::BadRequest(_) => ("bad-request", "Bad request"),
+            ApiError::Unauthorized(_) => ("unauthorized", "Missing or unknown token"),
+            ApiError::Forbidden(_) => ("forbidden", "Not your seat"),
+            ApiError::NotFound(_) => ("not-found", "Not found"),
+            ApiError::Conflict(_) => ("conflict", "Conflict"),
+            ApiError::PreconditionFailed(_) => ("stale-version", "Stale version"),
+            ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
+            ApiError::Unprocessable(_) => ("illegal-move", "Illegal move"),
+            ApiError::KeyReused(_) => ("idempotency-key-reused", "Idempotency-Key reused"),
+            ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
+            ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
+            ApiError::Internal(_) => ("internal", "Internal error"),
+        }
+    }
+
+    /// The problem document of this error.
+    pub fn problem(&self) -> Problem {
+        let (kind, title) = self.kind_and_title();
+        Problem::new(kind, title, self.status_code().as_u16(), self.to_string())
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Unprocessable(_) | ApiError::KeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut resp = HttpResponse::build(self.status_code());
+        resp.content_type("application/problem+json");
+        if matches!(self, ApiError::Unauthorized(_)) {
+            resp.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        if matches!(self, ApiError::Unavailable(_)) {
+            resp.insert_header((header::RETRY_AFTER, "1"));
+        }
+        if matches!(self, ApiError::TooManyRequests(_)) {
+            // A limit on what the caller holds (open games), freed by no clock: a minute.
+            resp.insert_header((header::RETRY_AFTER, "60"));
+        }
+        resp.json(self.problem())
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Invalid(m) => ApiError::BadRequest(m),
+            Refusal::UnknownToken(m) => ApiError::Unauthorized(m),
+            Refusal::NotYours(m) => ApiError::Forbidden(m),
+            Refusal::NotFound(m) => ApiError::NotFound(m),
+            Refusal::Conflict(m) => ApiError::Conflict(m),
+            Refusal::Stale(m) => ApiError::PreconditionFailed(m),
+            Refusal::IllegalMove(m) => ApiError::Unprocessable(m),
+            Refusal::Unavailable(m) => ApiError::Unavailable(m),
+            Refusal::TooMany(m) => ApiError::TooManyRequests(m),
+            Refusal::Internal(m) => ApiError::Internal(m),
+        }
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        ApiError::from(Refusal::from(e))
+    }
+}

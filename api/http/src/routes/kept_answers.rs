@@ -1,0 +1,60 @@
+//! The answers kept for an `Idempotency-Key`: a move sent again with its key is answered
+//! what it was answered the first time.
+
+use actix_web::http::header;
+use actix_web::HttpResponse;
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::problem::ApiError;
+use worp_domain::records::SavedResponse;
+use worp_service::Worp;
+
+/// The answer kept for an `Idempotency-Key`, if it was kept for this very request (a
+/// request and body hash left empty: kept before requests were recorded); else 422. It
+/// was kept before its move was committed: a move that ended a rated game gets the
+/// rating changes it made added, as its first answer had them.
+pub(crate) async fn kept_answer(
+    worp: &Worp,
+    mut saved: SavedResponse,
+    request: &str,
+    body_hash: &str,
+) -> Result<HttpResponse, ApiError> {
+    let same = (saved.request.is_empty() || saved.request == request)
+        && (saved.body_hash.is_empty() || saved.body_hash == body_hash);
+    if !same {
+        return Err(ApiError::KeyReused(format!(
+            "this Idempotency-Key was used for another request ({}); use a new key",
+            if saved.request == request {
+                "another body"
+            } else {
+                "another game"
+            }
+        )));
+    }
+    let rated_end = saved.body["rated"] == true && saved.body["status"] == "finished";
+    let game = saved.body["id"]
+        .as_str()
+        .and_then(|id| Uuid::parse_str(id).ok());
+    let unsettled = saved.body["rating_changes"].is_null() && saved.body["not_rated"].is_null();
+    if let Some(game) = game.filter(|_| rated_end && unsettled) {
+        let book = worp.rating_book().await?;
+        let changes = book.changes(game).map(<[_]>::to_vec);
+        if let (Some(changes), Some(body)) = (changes, saved.body.as_object_mut()) {
+            let changes = serde_json::to_value(changes).unwrap_or(Value::Null);
+            body.insert("rating_changes".into(), changes);
+        }
+        if let (Some(why), Some(body)) = (book.not_rated(game), saved.body.as_object_mut()) {
+            body.insert(
+                "not_rated".into(),
+                serde_json::to_value(why).unwrap_or(Value::Null),
+            );
+        }
+    }
+    let mut answer = HttpResponse::Ok();
+    answer.insert_header(("Idempotent-Replayed", "true"));
+    if let Some(version) = saved.body.get("version").and_then(Value::as_i64) {
+        answer.insert_header((header::ETAG, format!("\"{version}\"")));
+    }
+    Ok(answer.json(saved.body))
+}

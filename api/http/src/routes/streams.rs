@@ -1,0 +1,447 @@
+//! Live streams (Server-Sent Events).
+
+use std::sync::Arc;
+
+use actix_web::http::header;
+use actix_web::{get, web, HttpRequest, HttpResponse};
+use bytes::Bytes;
+use futures_util::stream;
+use serde::Deserialize;
+use tokio::sync::broadcast;
+use utoipa::IntoParams;
+use uuid::Uuid;
+
+use crate::admission::{StreamAdmission, StreamSlot};
+use crate::auth::{Caller, MaybeCaller};
+use crate::lifecycle::{Drain, Lifecycle, SHUTDOWN_EVENT};
+use crate::problem::{ApiError, Problem};
+use worp_domain::events::StoredEvent;
+use worp_service::live::Change;
+use worp_service::messages::{may_read_messages, withhold_messages};
+use worp_service::Worp;
+use worp_telemetry::metrics::OpenStream;
+
+fn sse_response<S>(s: S) -> HttpResponse
+where
+    S: futures_util::Stream<Item = Result<Bytes, actix_web::Error>> + 'static,
+{
+    HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(s)
+}
+
+fn event_message(e: &StoredEvent) -> Bytes {
+    let data = serde_json::to_string(e).unwrap_or_default();
+    Bytes::from(format!(
+        "id: {}\nevent: {}\ndata: {data}\n\n",
+        e.seq, e.kind
+    ))
+}
+
+/// The `data` of a `resync` event on a player's stream.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Resync {
+    /// How many changes (of all games) the stream missed.
+    pub missed: u64,
+}
+
+/// Where to resume a game stream.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    /// Send the events after this sequence number first (as `Last-Event-ID` does);
+    /// default: only events from now on.
+    #[param(minimum = 0)]
+    pub after: Option<i64>,
+}
+
+/// The longest silence on a live stream before a keep-alive comment
+/// (`WORP_SSE_KEEPALIVE_SECS`).
+#[derive(Debug, Clone, Copy)]
+pub struct KeepAlive(pub std::time::Duration);
+
+/// The keep-alive of a server that set none (`Settings::from_env`'s default).
+const DEFAULT_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
+struct GameStream {
+    worp: Arc<Worp>,
+    keepalive: std::time::Duration,
+    id: Uuid,
+    after: i64,
+    changes: broadcast::Receiver<Change>,
+    pending: std::collections::VecDeque<Bytes>,
+    /// Whether the reader may read the players' messages (else their texts are withheld).
+    messages: bool,
+    drain: Drain,
+    /// The last message is queued: end the stream when it is sent.
+    closing: bool,
+    /// Every event up to the newest change heard is queued: no need to read the log.
+    caught_up: bool,
+    _open: OpenStream,
+    _admitted: Option<StreamSlot>,
+}
+
+impl GameStream {
+    /// Queues `events` (those after `after`, in order), their texts withheld if the
+    /// reader may not read the messages.
+    fn send(&mut self, mut events: Vec<StoredEvent>) {
+        if !self.messages {
+            withhold_messages(&mut events);
+        }
+        for e in &events {
+            self.pending.push_back(event_message(e));
+        }
+        self.after = events.last().map_or(self.after, |e| e.seq);
+    }
+
+    /// Queues a change's `events` if they follow those sent (none missing between);
+    /// returns whether the stream is then caught up without reading the log.
+    fn take(&mut self, events: Option<&[StoredEvent]>) -> bool {
+        let Some(events) = events.filter(|e| !e.is_empty()) else {
+            return false;
+        };
+        if events[0].seq > self.after + 1 {
+            return false;
+        }
+        let after = self.after;
+        let new = events.iter().filter(|e| e.seq > after);
+        if self.messages || !events.iter().any(|e| e.kind == "message_posted") {
+            // Nothing to withhold: written from the hub's copy, shared by every stream.
+            for e in new {
+                self.pending.push_back(event_message(e));
+                self.after = e.seq;
+            }
+        } else {
+            self.send(new.cloned().collect());
+        }
+        true
+    }
+}
+
+/// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
+/// type, `data` the event as in `GET /v1/games/{id}/events`. Reconnect with
+/// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
+/// When the server shuts down, `event: shutdown` is the last message.
+#[utoipa::path(
+    security((), ("bearer" = [])),
+    operation_id = "stream_game",
+    tag = "live",
+    params(
+        ("id" = Uuid, Path, description = "The game"),
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this sequence number"),
+        StreamQuery,
+    ),
+    responses(
+        (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String,
+         example = "id: 12\nevent: move_played\ndata: {\"game_id\":\"…\",\"seq\":12,\"type\":\"move_played\",…}\n\n"),
+        (status = 400, description = "Malformed Last-Event-ID or query", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This address holds its limit of live streams (`WORP_STREAMS_PER_ADDRESS`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The server is near its connection limit: streams without a bearer token are refused for now", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/games/{id}/stream")]
+pub async fn game_stream(
+    // First: refused before anything else is read or looked up.
+    admitted: StreamAdmission,
+    worp: web::Data<Worp>,
+    lifecycle: web::Data<Lifecycle>,
+    req: HttpRequest,
+    caller: MaybeCaller,
+    id: web::Path<Uuid>,
+    q: web::Query<StreamQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = id.into_inner();
+    let worp = worp.into_inner();
+    // Subscribe before reading, so no change between the two is missed.
+    let changes = worp.live.subscribe();
+    let table = worp.load(id).await?;
+    let messages = may_read_messages(&table, caller.0.map(|p| p.id));
+    let last_event_id = match req.headers().get("last-event-id") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .and_then(|s| s.trim().parse::<i64>().ok())
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| {
+                    ApiError::BadRequest("Last-Event-ID must be a sequence number".into())
+                })?,
+        ),
+    };
+    if q.after.is_some_and(|a| a < 0) {
+        return Err(ApiError::BadRequest(
+            "after must be a sequence number (0 or more)".into(),
+        ));
+    }
+    let after = last_event_id.or(q.after).unwrap_or(table.version);
+    let state = GameStream {
+        worp,
+        keepalive: req
+            .app_data::<web::Data<KeepAlive>>()
+            .map_or(DEFAULT_KEEPALIVE, |k| k.0),
+        id,
+        after,
+        changes,
+        pending: std::collections::VecDeque::from([Bytes::from_static(b": worp game stream\n\n")]),
+        messages,
+        drain: lifecycle.watch(),
+        closing: false,
+        caught_up: false,
+        _open: OpenStream::open(),
+        _admitted: admitted.0,
+    };
+    let s = stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(b) = st.pending.pop_front() {
+                return Some((Ok(b), st));
+            }
+            if st.closing {
+                return None;
+            }
+            if st.caught_up {
+                st.caught_up = false;
+            } else {
+                worp_telemetry::metrics::stream_log_read();
+                match st.worp.events(st.id, st.after, 500).await {
+                    Ok(events) if !events.is_empty() => {
+                        st.send(events);
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        tracing::warn!("stream of game {}: {e}", st.id);
+                        return None;
+                    }
+                }
+            }
+            // Wait for this game to change, or keep the connection alive.
+            let deadline = tokio::time::Instant::now() + st.keepalive;
+            loop {
+                let changed = tokio::select! {
+                    changed = tokio::time::timeout_at(deadline, st.changes.recv()) => changed,
+                    () = st.drain.started() => {
+                        st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
+                        st.closing = true;
+                        break;
+                    }
+                };
+                match changed {
+                    // This process wrote it: its events follow those sent, or the log
+                    // is read for what came between.
+                    Ok(Ok(c)) if c.game_id == st.id => {
+                        st.caught_up = st.take(c.events.as_deref());
+                        break;
+                    }
+                    Ok(Ok(_)) => continue,
+                    // Fell behind the hub: nothing is lost, the events are read from
+                    // the store after `after` anyway.
+                    Ok(Err(broadcast::error::RecvError::Lagged(_))) => break,
+                    Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                    Err(_) => {
+                        st.pending
+                            .push_back(Bytes::from_static(b": keep-alive\n\n"));
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    Ok(sse_response(s))
+}
+
+struct PlayerStream {
+    _open: OpenStream,
+    _admitted: Option<StreamSlot>,
+    drain: Drain,
+    closing: bool,
+    keepalive: std::time::Duration,
+    player: Uuid,
+    changes: broadcast::Receiver<Change>,
+    pending: std::collections::VecDeque<Bytes>,
+}
+
+/// Server-Sent Events for the caller across all games: `your_turn` when a game awaits
+/// the caller's move, `game_finished` when a game of theirs ends (`data` as in webhook
+/// notices). `resync` (`data: {"missed": n}`, n changes of all games) when the stream
+/// fell behind and notices may have been lost: fetch the inbox again. While idle, a
+/// comment keeps the connection alive. When the server shuts down, `event: shutdown` is
+/// the last message.
+#[utoipa::path(
+    operation_id = "stream_my_notices",
+    tag = "live",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String,
+         example = "event: your_turn\ndata: {\"type\":\"your_turn\",\"game_id\":\"…\",\"version\":9,\"seat\":1,…}\n\n"),
+        (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This address holds its limit of live streams (`WORP_STREAMS_PER_ADDRESS`)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/players/me/stream")]
+pub async fn player_stream(
+    // First: refused before the token is looked up.
+    admitted: StreamAdmission,
+    worp: web::Data<Worp>,
+    keepalive: web::Data<KeepAlive>,
+    lifecycle: web::Data<Lifecycle>,
+    caller: Caller,
+) -> HttpResponse {
+    sse_response(player_messages(
+        worp.live.subscribe(),
+        caller.0.id,
+        keepalive.0,
+        lifecycle.watch(),
+        admitted.0,
+    ))
+}
+
+/// The messages of `player`'s stream from the hub's `changes`.
+fn player_messages(
+    changes: broadcast::Receiver<Change>,
+    player: Uuid,
+    keepalive: std::time::Duration,
+    drain: Drain,
+    admitted: Option<StreamSlot>,
+) -> impl futures_util::Stream<Item = Result<Bytes, actix_web::Error>> {
+    let state = PlayerStream {
+        _open: OpenStream::open(),
+        _admitted: admitted,
+        drain,
+        closing: false,
+        changes,
+        keepalive,
+        player,
+        pending: std::collections::VecDeque::from([Bytes::from_static(
+            b": worp player stream\n\n",
+        )]),
+    };
+    stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(b) = st.pending.pop_front() {
+                return Some((Ok(b), st));
+            }
+            if st.closing {
+                return None;
+            }
+            let changed = tokio::select! {
+                changed = tokio::time::timeout(st.keepalive, st.changes.recv()) => changed,
+                () = st.drain.started() => {
+                    st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
+                    st.closing = true;
+                    continue;
+                }
+            };
+            match changed {
+                Ok(Ok(c)) => {
+                    for n in c.notices.iter().filter(|n| n.player_id == st.player) {
+                        let data = serde_json::to_string(&n.payload).unwrap_or_default();
+                        st.pending.push_back(Bytes::from(format!(
+                            "id: {}:{}\nevent: {}\ndata: {data}\n\n",
+                            n.game_id, n.version, n.kind
+                        )));
+                    }
+                }
+                // The hub dropped changes this stream had not read: the client must
+                // refetch what it shows (the notices are not kept anywhere to resend).
+                Ok(Err(broadcast::error::RecvError::Lagged(missed))) => {
+                    st.pending.push_back(Bytes::from(format!(
+                        "event: resync\ndata: {}\n\n",
+                        serde_json::to_string(&Resync { missed }).unwrap_or_default()
+                    )))
+                }
+                Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                Err(_) => st
+                    .pending
+                    .push_back(Bytes::from_static(b": keep-alive\n\n")),
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+    use worp_domain::records::{JsonText, PlayerNotice};
+
+    fn change(player: Uuid, version: i64) -> Change {
+        Change {
+            origin: Uuid::new_v4(),
+            game_id: Uuid::nil(),
+            version,
+            notices: vec![PlayerNotice {
+                player_id: player,
+                game_id: Uuid::nil(),
+                version,
+                kind: "your_turn".into(),
+                payload: JsonText::of(&serde_json::json!({"version": version})),
+            }],
+            events: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_player_stream_that_falls_behind_is_told_to_resync() {
+        let player = Uuid::new_v4();
+        let (tx, rx) = broadcast::channel(2);
+        for version in 1..=5 {
+            tx.send(change(player, version)).expect("a receiver");
+        }
+        let lifecycle = Lifecycle::default();
+        let s = player_messages(
+            rx,
+            player,
+            std::time::Duration::from_secs(60),
+            lifecycle.watch(),
+            None,
+        );
+        let mut s = std::pin::pin!(s);
+        let mut next = async || {
+            let item = tokio::time::timeout(std::time::Duration::from_secs(5), s.next()).await;
+            let bytes = item.expect("a message").expect("open").expect("bytes");
+            String::from_utf8(bytes.to_vec()).expect("text")
+        };
+        assert_eq!(next().await, ": worp player stream\n\n");
+        assert_eq!(next().await, "event: resync\ndata: {\"missed\":3}\n\n");
+        // Then the notices still in the hub, in order.
+        for version in 4..=5 {
+            let message = next().await;
+            assert!(message.contains("event: your_turn"), "{message}");
+            assert!(message.contains(&format!(":{version}\n")), "{message}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_player_stream_ends_with_a_shutdown_event_when_the_server_drains() {
+        let (_tx, rx) = broadcast::channel::<Change>(2);
+        let lifecycle = Lifecycle::default();
+        let s = player_messages(
+            rx,
+            Uuid::new_v4(),
+            std::time::Duration::from_secs(60),
+            lifecycle.watch(),
+            None,
+        );
+        let mut s = std::pin::pin!(s);
+        let first = s.next().await.expect("a message").expect("bytes");
+        assert_eq!(&first[..], b": worp player stream\n\n");
+        lifecycle.drain();
+        let within = std::time::Duration::from_secs(5);
+        let last = tokio::time::timeout(within, s.next())
+            .await
+            .expect("in time");
+        assert_eq!(
+            &last.expect("a message").expect("bytes")[..],
+            SHUTDOWN_EVENT
+        );
+        let end = tokio::time::timeout(within, s.next())
+            .await
+            .expect("in time");
+        assert!(end.is_none(), "the stream ends after its shutdown event");
+    }
+}

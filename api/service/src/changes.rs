@@ -1,0 +1,189 @@
+//! How every change of a game is written: drafted on the table it was judged on, with
+//! the rolls the server then owes and the moves bots then play; appended as one change
+//! that names that table's version; then cached and published. The answer to the
+//! change may be written while its commit is in flight.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::draft::Draft;
+use super::name_book::NameBook;
+use super::read_model::{game_row, notices};
+use super::refusal::Refusal;
+use super::worp::Worp;
+use crate::live::Change;
+use worp_domain::events::Event;
+use worp_domain::table::Table;
+use worp_store::{Append, JsonText, KeptAnswer};
+
+/// A retry key of a move (`Idempotency-Key`), and how to render the answer kept for it
+/// (the same body the first request was answered with).
+#[derive(Debug, Clone, Copy)]
+pub struct Idempotency<'a> {
+    pub key: &'a str,
+    /// The request's method and path: the key answers only this request.
+    pub request: &'a str,
+    /// The SHA-256 of the request's body, hex: the key answers only this body.
+    pub body_hash: &'a str,
+    /// Renders the answer kept when the route's own [`Render`] cannot (before the commit).
+    pub answer: fn(&Table, &NameBook) -> JsonText,
+}
+
+/// How a route writes its answer to a change, run while the change's commit is in
+/// flight so that the answer is ready when the commit returns; `None` when the answer
+/// can only be written after the commit.
+pub type Render = fn(&Table, &NameBook) -> Option<Vec<u8>>;
+
+/// A change that was committed: the new table, and the answer written while its commit
+/// was in flight, if one was asked for and could be.
+#[derive(Debug)]
+pub struct Played {
+    pub table: Arc<Table>,
+    pub answer: Option<Vec<u8>>,
+}
+
+impl Worp {
+    /// A draft of new events for `table`, with its secret seed.
+    pub(super) async fn draft(&self, table: &Table, now: DateTime<Utc>) -> Result<Draft, Refusal> {
+        // The secret never changes once stored: cached after the first read.
+        let seed = match self.cache.secret(table.id) {
+            Some(s) => s,
+            None => {
+                let s = Box::pin(self.store.secret(table.id))
+                    .await?
+                    .ok_or_else(|| {
+                        Refusal::Internal(format!("game {} has no dice seed", table.id))
+                    })?;
+                self.cache.put_secret(table.id, &s);
+                s
+            }
+        };
+        Ok(Draft {
+            table: table.clone(),
+            events: Vec::new(),
+            now,
+            seed,
+            passed: Vec::new(),
+        })
+    }
+
+    /// Appends `draft` as one change judged on `expected_version`, then caches the new
+    /// table and tells live listeners.
+    pub(super) async fn record(
+        &self,
+        before: Option<&Table>,
+        draft: Draft,
+        expected_version: i64,
+        secret: Option<&[u8]>,
+        idempotency: Option<(Uuid, Idempotency<'_>)>,
+        render: Option<Render>,
+    ) -> Result<Played, Refusal> {
+        let table = draft.table;
+        let mut notices = notices(before, &table);
+        if notices.iter().any(|n| n.kind == "invited") {
+            // Invitations are heard only by players who want them (a new game: rare).
+            let mut kept = Vec::with_capacity(notices.len());
+            for n in notices {
+                if n.kind != "invited"
+                    || Box::pin(self.store.invitation_notices(n.player_id)).await?
+                {
+                    kept.push(n);
+                }
+            }
+            notices = kept;
+        }
+        if idempotency.is_some() || render.is_some() {
+            self.learn_table_names(&table).await?;
+        }
+        // An answer kept for an Idempotency-Key goes in with the change, so it is
+        // rendered now; the answer sent is then the same text.
+        let mut rendered = None;
+        let idempotency = idempotency.map(|(player_id, i)| {
+            rendered = render.and_then(|render| render(&table, &self.names));
+            let body = rendered
+                .clone()
+                .and_then(JsonText::from_text)
+                .unwrap_or_else(|| (i.answer)(&table, &self.names));
+            KeptAnswer {
+                player_id,
+                key: i.key.to_owned(),
+                body,
+                request: i.request.to_owned(),
+                body_hash: i.body_hash.to_owned(),
+                expired_before: self.answers_since(),
+            }
+        });
+        let append = self.store.append(Append {
+            game_id: table.id,
+            expected_version,
+            events: draft.events,
+            row: game_row(&table),
+            secret: secret.map(<[u8]>::to_vec),
+            idempotency,
+            notices: notices.clone(),
+        });
+        // The change is in the writers' queue: the answer is written while the database
+        // commits, after a yield that lets the writer take the change and send it (the
+        // writer may run on this very thread).
+        let early = async {
+            match render {
+                _ if rendered.is_some() => rendered,
+                Some(render) => {
+                    tokio::task::yield_now().await;
+                    render(&table, &self.names)
+                }
+                None => None,
+            }
+        };
+        let (appended, answer) = tokio::join!(append, early);
+        let appended = appended?;
+        if let Some(s) = secret {
+            self.cache.put_secret(table.id, s);
+        }
+        let table = Arc::new(table);
+        self.cache.put(table.clone());
+        for passed in draft.passed {
+            self.store_checkpoint(Arc::new(passed), false);
+        }
+        self.live.publish(Change {
+            origin: self.live.origin,
+            game_id: table.id,
+            version: table.version,
+            notices,
+            events: Some(appended.into()),
+        });
+        Ok(Played { table, answer })
+    }
+
+    /// Records `event` on `table` (judged on its version), with every roll the server
+    /// then owes and every move bots then play.
+    pub(super) async fn change(
+        &self,
+        table: &Table,
+        event: Event,
+        now: DateTime<Utc>,
+        idempotency: Option<(Uuid, Idempotency<'_>)>,
+    ) -> Result<Arc<Table>, Refusal> {
+        self.change_answered(table, event, now, idempotency, None)
+            .await
+            .map(|p| p.table)
+    }
+
+    /// [`Self::change`], with the answer `render` writes while the commit is in flight.
+    pub(super) async fn change_answered(
+        &self,
+        table: &Table,
+        event: Event,
+        now: DateTime<Utc>,
+        idempotency: Option<(Uuid, Idempotency<'_>)>,
+        render: Option<Render>,
+    ) -> Result<Played, Refusal> {
+        let mut draft = self.draft(table, now).await?;
+        draft.push(event)?;
+        draft.advance()?;
+        self.record(Some(table), draft, table.version, None, idempotency, render)
+            .await
+    }
+}

@@ -1,0 +1,241 @@
+//! Changes between `worp serve` processes on one PostgreSQL: announced with `NOTIFY`
+//! (packed off the request path), heard with `LISTEN` and put into this process's hub.
+//!
+//! [`announce`] sends what the hub queued for other processes after the commits: many
+//! changes to a notification (each under PostgreSQL's 8,000-byte limit) and at most one
+//! statement per [`ANNOUNCE_INTERVAL`], since a notifying commit is serialised with every
+//! other and wakes every listening process. Each process's `LISTEN` connection names
+//! itself ([`listener_name`]: `application_name`, `worp relay <origin>`); before each
+//! statement the announcer looks for another such name among PostgreSQL's sessions and,
+//! finding none, sends nothing: a lone process pays for no relay. [`listen`] puts the
+//! changes of other origins into this process's hub, which wakes the live streams; a
+//! game's stream then reads the events themselves from the store.
+
+use serde::Deserialize;
+use tokio::sync::{broadcast, mpsc};
+use uuid::Uuid;
+
+use super::change::Change;
+use worp_store::Store;
+
+/// The channel name on PostgreSQL.
+pub const CHANNEL: &str = "worp_events";
+
+/// The largest NOTIFY payload PostgreSQL takes is 8,000 bytes; stay under it.
+const MAX_PAYLOAD: usize = 7_900;
+
+/// A change as announced: JSON, without its notices if they would not fit in one
+/// notification (streams elsewhere still see the new events).
+pub fn announcement(change: &Change) -> String {
+    let payload = serde_json::to_string(change).unwrap_or_default();
+    if payload.len() < MAX_PAYLOAD - 100 {
+        return payload;
+    }
+    serde_json::to_string(&Change {
+        notices: Vec::new(),
+        events: None,
+        ..change.clone()
+    })
+    .unwrap_or_default()
+}
+
+/// What one notification carries: changes of one process, many per notification
+/// (`origin` too, which the reader recognises its own by, before parsing).
+#[derive(Debug, Deserialize)]
+struct Envelope {
+    changes: Vec<Change>,
+}
+
+/// Packs announcements (each a JSON [`Change`]) into as few notification payloads as
+/// fit: `{"origin":"…","changes":[…]}`, each under [`MAX_PAYLOAD`] bytes.
+fn pack(origin: Uuid, changes: &[String]) -> Vec<String> {
+    let head = format!("{{\"origin\":\"{origin}\",\"changes\":[");
+    let mut out = Vec::new();
+    let mut current = head.clone();
+    for c in changes {
+        if current.len() > head.len() && current.len() + c.len() + 3 > MAX_PAYLOAD {
+            current.push_str("]}");
+            out.push(std::mem::replace(&mut current, head.clone()));
+        }
+        if current.len() > head.len() {
+            current.push(',');
+        }
+        current.push_str(c);
+    }
+    if current.len() > head.len() {
+        current.push_str("]}");
+        out.push(current);
+    }
+    out
+}
+
+/// The shortest time between two announcing statements. Each is a transaction with a
+/// durable commit that PostgreSQL serialises with every other notifying commit, and
+/// wakes every listening process: under load, sending whatever has queued as soon as
+/// the previous statement returned cost about one such transaction per two group
+/// commits. Other processes' live streams hear of a change at most this much later.
+pub const ANNOUNCE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// How a process's `LISTEN` connection names itself to PostgreSQL (`application_name`,
+/// then its origin): the announcer of another process looks for such names.
+pub const LISTENER_NAME: &str = "worp relay ";
+
+/// The `application_name` of the `LISTEN` connection of process `origin`.
+pub fn listener_name(origin: Uuid) -> String {
+    format!("{LISTENER_NAME}{origin}")
+}
+
+/// Sends queued changes to the other processes (PostgreSQL `NOTIFY`), packed many to a
+/// notification and many notifications to a statement, at most one statement per
+/// [`ANNOUNCE_INTERVAL`]: a NOTIFY serialises commits, and every notification is read
+/// by every listening process, so one per move would cap the move rate. The first
+/// change after a quiet spell goes out at once. Runs until the hub is dropped.
+///
+/// When no other process listens (its `LISTEN` connection is not among PostgreSQL's
+/// sessions), the changes are dropped unsent: serialising them, the notifications
+/// and this process reading its own back cost a lone process about 4 % of its moves a
+/// second. The check runs after the changes committed, so a process that starts
+/// listening later reads them from the store when its streams open.
+pub async fn announce(store: Store, origin: Uuid, mut rx: mpsc::Receiver<Change>) {
+    let own = listener_name(origin);
+    let mut queued = Vec::with_capacity(1024);
+    loop {
+        queued.clear();
+        if rx.recv_many(&mut queued, 1024).await == 0 {
+            return;
+        }
+        let started = tokio::time::Instant::now();
+        // When the check fails, announce anyway: a notification too many costs little.
+        if store.others_listen(&own).await.unwrap_or(true) {
+            let announcements: Vec<String> = queued.iter().map(announcement).collect();
+            let payloads = pack(origin, &announcements);
+            if let Err(e) = store.announce(&payloads).await {
+                tracing::warn!(
+                    "could not announce {} changes to other processes: {e}",
+                    queued.len()
+                );
+            }
+        }
+        // Whatever queues meanwhile goes in the next statement.
+        tokio::time::sleep_until(started + ANNOUNCE_INTERVAL).await;
+    }
+}
+
+/// The changes a notification carries, unless this process sent them (recognised
+/// without parsing them).
+fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde_json::Error> {
+    if payload.starts_with(own_prefix) {
+        return Ok(Vec::new());
+    }
+    match serde_json::from_str::<Envelope>(payload) {
+        Ok(envelope) => Ok(envelope.changes),
+        // A notification may also carry a single change, not wrapped in an envelope.
+        Err(e) => serde_json::from_str::<Change>(payload)
+            .map(|c| vec![c])
+            .map_err(|_| e),
+    }
+}
+
+/// Relays changes announced by other processes into this one (PostgreSQL only). Runs
+/// until the process ends, reconnecting after errors.
+pub async fn listen(pool: sqlx::PgPool, origin: Uuid, hub: broadcast::Sender<Change>) {
+    // A pool of its own, for the connection's name ([`listener_name`]); a broken
+    // connection it gets back is tested and replaced at the next attempt.
+    let named = (*pool.connect_options())
+        .clone()
+        .application_name(&listener_name(origin));
+    let own_pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_lazy_with(named);
+    let own = format!("{{\"origin\":\"{origin}\"");
+    loop {
+        match sqlx::postgres::PgListener::connect_with(&own_pool).await {
+            Ok(mut listener) => {
+                if let Err(e) = listener.listen(CHANNEL).await {
+                    tracing::warn!("LISTEN failed: {e}");
+                } else {
+                    loop {
+                        match listener.recv().await {
+                            Ok(n) => match foreign_changes(n.payload(), &own) {
+                                Ok(changes) => {
+                                    for change in changes.into_iter().filter(|c| c.origin != origin)
+                                    {
+                                        let _ = hub.send(change);
+                                    }
+                                }
+                                Err(e) => tracing::warn!("unreadable notification: {e}"),
+                            },
+                            Err(e) => {
+                                tracing::warn!("the notification connection failed: {e}");
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Err(e) => tracing::warn!("cannot listen for changes: {e}"),
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(origin: Uuid, version: i64) -> Change {
+        Change {
+            origin,
+            game_id: Uuid::nil(),
+            version,
+            notices: Vec::new(),
+            events: None,
+        }
+    }
+
+    #[test]
+    fn the_announcer_looks_for_listeners_by_the_name_they_give_themselves() {
+        let pattern = format!("LIKE '{LISTENER_NAME}%'");
+        assert!(worp_store::sql::OTHERS_LISTEN.contains(&pattern));
+        assert!(listener_name(Uuid::nil()).starts_with(LISTENER_NAME));
+        // PostgreSQL keeps 63 bytes of an application name: the origin fits whole.
+        assert!(listener_name(Uuid::max()).len() <= 63);
+    }
+
+    #[test]
+    fn announcements_are_packed_under_the_notify_limit_and_read_back_in_order() {
+        let origin = Uuid::new_v4();
+        let changes: Vec<String> = (1..=500)
+            .map(|v| serde_json::to_string(&change(origin, v)).expect("json"))
+            .collect();
+        let payloads = pack(origin, &changes);
+        assert!(
+            payloads.len() > 1,
+            "500 changes do not fit one notification"
+        );
+        assert!(payloads.iter().all(|p| p.len() < 8_000));
+        let other = format!("{{\"origin\":\"{}\"", Uuid::new_v4());
+        let read: Vec<i64> = payloads
+            .iter()
+            .flat_map(|p| foreign_changes(p, &other).expect("readable"))
+            .map(|c| c.version)
+            .collect();
+        assert_eq!(read, (1..=500).collect::<Vec<_>>());
+        // The sender skips its own notifications without reading them.
+        let own = format!("{{\"origin\":\"{origin}\"");
+        assert!(payloads
+            .iter()
+            .all(|p| foreign_changes(p, &own).expect("skipped").is_empty()));
+    }
+
+    #[test]
+    fn a_single_change_per_notification_is_still_understood() {
+        let c = change(Uuid::new_v4(), 7);
+        let payload = serde_json::to_string(&c).expect("json");
+        assert_eq!(
+            foreign_changes(&payload, "{\"origin\":\"x\"").expect("read"),
+            vec![c]
+        );
+        assert!(foreign_changes("not json", "{").is_err());
+    }
+}

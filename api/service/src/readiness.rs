@@ -1,0 +1,27 @@
+//! Whether this process may take traffic (`GET /readyz`), and the state of its pool
+//! (`GET /metrics`).
+
+use super::{Refusal, Worp};
+
+impl Worp {
+    /// Ready when the database answers and every migration of this build has run on it.
+    pub async fn readiness(&self) -> Result<(), Refusal> {
+        match self.store.migrated().await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Refusal::Unavailable(
+                "the database lacks migrations of this build".into(),
+            )),
+            Err(e) => Err(Refusal::Unavailable(format!(
+                "the database does not answer: {e}"
+            ))),
+        }
+    }
+
+    /// Records the database pool's connections and the group commit's queue in the
+    /// metrics (at each scrape).
+    pub fn record_pool(&self) {
+        let (in_use, open) = self.store.connections();
+        worp_telemetry::metrics::db_pool(in_use, open);
+        worp_telemetry::metrics::sample_write_queue();
+    }
+}

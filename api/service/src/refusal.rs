@@ -1,0 +1,108 @@
+//! Why the service did not do what it was asked: the domain's refusals. Only
+//! `problem.rs`, at the HTTP edge, turns them into statuses and problem documents.
+
+use worp_engine::{CapabilityError, EngineError};
+
+use worp_domain::table::ReplayError;
+use worp_store::StoreError;
+
+/// A request the service refused, or could not carry out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The request itself is malformed or out of range (a name, a seed, options, seats).
+    #[error("{0}")]
+    Invalid(String),
+    /// No player has that token.
+    #[error("{0}")]
+    UnknownToken(String),
+    /// The caller may not act here (no seat in the game, someone else's seat).
+    #[error("{0}")]
+    NotYours(String),
+    /// No such game, seat, event or webhook.
+    #[error("{0}")]
+    NotFound(String),
+    /// The game is not in a state that allows it (not your turn, the seat is taken, the
+    /// game is over, another change was recorded first).
+    #[error("{0}")]
+    Conflict(String),
+    /// The caller named a version the game has moved past.
+    #[error("{0}")]
+    Stale(String),
+    /// The rules refuse the move.
+    #[error("{0}")]
+    IllegalMove(String),
+    /// The caller has reached a limit (open games per player); try again later.
+    #[error("{0}")]
+    TooMany(String),
+    /// The database is not there now; try again shortly.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A fault of the server (a stored game that does not replay, no randomness).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Conflict => Refusal::Conflict(
+                "another change to this game was recorded first; fetch the game and try again"
+                    .into(),
+            ),
+            StoreError::NameTaken => Refusal::Conflict(
+                "another player's name looks the same as this one; choose another".into(),
+            ),
+            StoreError::Overloaded => {
+                worp_telemetry::metrics::db_unavailable();
+                tracing::warn!("overloaded: the write queue is full");
+                Refusal::Unavailable("the server is overloaded; try again shortly".into())
+            }
+            e if e.is_unavailable() => {
+                worp_telemetry::metrics::db_unavailable();
+                tracing::warn!("database unavailable: {e}");
+                Refusal::Unavailable("the database is unavailable; try again shortly".into())
+            }
+            other => {
+                tracing::error!("store error: {other}");
+                Refusal::Internal("the server could not complete the request".into())
+            }
+        }
+    }
+}
+
+impl From<EngineError> for Refusal {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::InvalidOptions { .. }
+            | EngineError::SeatCount { .. }
+            | EngineError::UnknownVariant { .. }
+            | EngineError::NoSuchSeat { .. } => Refusal::Invalid(e.to_string()),
+            EngineError::IllegalMove { .. } | EngineError::MalformedMove { .. } => {
+                Refusal::IllegalMove(e.to_string())
+            }
+            EngineError::NotAwaitingMove | EngineError::NotAwaitingDice | EngineError::Finished => {
+                Refusal::Conflict(e.to_string())
+            }
+            EngineError::DiceCount { .. }
+            | EngineError::ImpossibleDieValue { .. }
+            | EngineError::UnreadableState { .. } => Refusal::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<CapabilityError> for Refusal {
+    fn from(e: CapabilityError) -> Self {
+        match e {
+            CapabilityError::Unsupported { .. } => Refusal::Invalid(e.to_string()),
+            CapabilityError::Engine(e) => Refusal::from(e),
+        }
+    }
+}
+
+impl From<ReplayError> for Refusal {
+    /// A stored game that does not replay: the log or the engine is broken.
+    fn from(e: ReplayError) -> Self {
+        tracing::error!("a stored game does not replay: {e}");
+        Refusal::Internal(format!("the stored game does not replay: {e}"))
+    }
+}

@@ -1,0 +1,84 @@
+//! The service's state, shared by every request and background task.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, SubsecRound, Utc};
+
+use crate::cache::StateCache;
+use crate::live::Live;
+use worp_domain::clock::Clock;
+use worp_store::Store;
+
+/// The server's shared state: the store, the cache of tables, the clock, and the hub of
+/// live changes.
+#[derive(Debug)]
+pub struct Worp {
+    pub store: Store,
+    pub cache: StateCache,
+    pub clock: Arc<dyn Clock>,
+    pub live: Arc<Live>,
+    /// `WORP_WEBHOOK_ALLOW`: ranges that are not public which webhook URLs may name.
+    pub webhook_allow: Vec<ipnet::IpNet>,
+    /// How long the answer to an `Idempotency-Key` is kept (`WORP_IDEMPOTENCY_TTL_SECS`).
+    pub idempotency_ttl: chrono::Duration,
+    /// The limit on open games per player (`service/limits.rs`).
+    pub open_games: super::limits::OpenGames,
+    /// Players' names, for views.
+    pub names: super::name_book::NameBook,
+    /// The ratings, folded from the log.
+    pub ratings: worp_domain::ratings::Projector,
+    /// Messages a minute per player.
+    pub message_limit: super::limits::MessageLimit,
+    /// The checkpoints waiting to be stored (`stored_checkpoints.rs`).
+    pub(super) checkpoint_queue: crate::checkpoints::stored::Queue,
+}
+
+impl Worp {
+    /// The service over `store`, keeping `cache_size` tables in memory. Changes are
+    /// relayed to other processes when the store is shared (PostgreSQL).
+    pub fn new(store: Store, cache_size: usize, clock: Arc<dyn Clock>) -> Worp {
+        let live = Arc::new(Live::new(matches!(store, Store::Postgres(_))));
+        Worp {
+            store,
+            cache: StateCache::new(cache_size),
+            clock,
+            live,
+            webhook_allow: Vec::new(),
+            idempotency_ttl: chrono::Duration::hours(24),
+            open_games: super::limits::OpenGames::default(),
+            names: super::name_book::NameBook::default(),
+            ratings: worp_domain::ratings::Projector::default(),
+            message_limit: super::limits::MessageLimit::default(),
+            checkpoint_queue: crate::checkpoints::stored::Queue::default(),
+        }
+    }
+
+    /// The oldest answer to an `Idempotency-Key` that has not expired was kept at this
+    /// time or later.
+    pub fn answers_since(&self) -> DateTime<Utc> {
+        let now = self.now();
+        now.checked_sub_signed(self.idempotency_ttl)
+            .unwrap_or(DateTime::<Utc>::MIN_UTC)
+    }
+
+    /// Deletes the answers kept for `Idempotency-Key`s that have expired, a short
+    /// transaction per step of [`worp_store::sql::EXPIRED_PER_SWEEP_STEP`] (run by the
+    /// background sweep; a write deletes only the expired answer of its own key); returns
+    /// how many.
+    pub async fn sweep_answers(&self) -> Result<u64, super::refusal::Refusal> {
+        let before = self.answers_since();
+        let mut deleted = 0;
+        loop {
+            let n = self.store.delete_expired_answers(before).await?;
+            deleted += n;
+            if n < worp_store::sql::EXPIRED_PER_SWEEP_STEP {
+                return Ok(deleted);
+            }
+        }
+    }
+
+    /// Now, to the microsecond (what the database keeps).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now().trunc_subsecs(6)
+    }
+}
