@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::replay::Step;
+use crate::step::Step;
 use crate::EngineError;
 
 /// What a match file says beside the moves: the names and date, and the options the

@@ -6,28 +6,8 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::capability::Capabilities;
+pub use crate::seat::Seat;
 use crate::EngineError;
-
-/// A participant's place at the table, numbered from 0 in the order the seats were given.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
-)]
-#[serde(transparent)]
-#[schema(value_type = u8)]
-pub struct Seat(pub u8);
-
-impl Seat {
-    /// The seat as an index into per-seat arrays.
-    pub fn index(self) -> usize {
-        usize::from(self.0)
-    }
-}
-
-impl std::fmt::Display for Seat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
 
 /// A die: its name and the value of each of its faces. Every face is equally likely; a
 /// value may stand on several faces (Ali Baba's die shows 0, 1, 1, 2, 2, 3).

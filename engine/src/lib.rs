@@ -24,11 +24,14 @@ pub mod mens_erger_je_niet;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;
+mod seat;
+mod step;
 pub mod variant;
 
 pub use capability::{Capabilities, Capability, CapabilityError, MatchHeader};
 pub use error::EngineError;
-pub use game::{Awaiting, Die, EndReason, Ending, Game, GameResult, Seat};
+pub use game::{Awaiting, Die, EndReason, Ending, Game, GameResult};
+pub use seat::Seat;
 pub use variant::{builtin_variants, register, variant, variants, AnyGame, RegisterError, Variant};
 
 /// The version of the rules this engine implements. Every stored event records it; a

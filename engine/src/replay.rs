@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::{variant, AnyGame, Awaiting, EngineError, Seat};
+pub use crate::step::Step;
+use crate::{variant, AnyGame, Awaiting, EngineError};
 
 /// A game record: how it was created and every input in order.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -25,18 +26,6 @@ pub struct Record {
     /// The inputs, in order.
     #[serde(default)]
     pub steps: Vec<Step>,
-}
-
-/// One input of a record.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Step {
-    /// Values shown by the awaited dice.
-    Dice(Vec<u8>),
-    /// A move, exactly as listed among the legal moves.
-    Move(Value),
-    /// A seat leaves the game (resignation or time-out).
-    Retire(Seat),
 }
 
 /// The game right after a step.

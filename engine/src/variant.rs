@@ -14,7 +14,7 @@ use utoipa::openapi::{RefOr, Schema};
 
 use crate::capability::{Capabilities, Capability, CapabilityError, MatchHeader};
 use crate::json::RawJson;
-use crate::replay::Step;
+use crate::step::Step;
 use crate::{Awaiting, EndReason, EngineError, Game, Seat};
 
 /// A game of any variant, with moves, options and state as JSON.

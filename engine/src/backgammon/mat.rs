@@ -11,7 +11,7 @@
 use serde::Deserialize as _;
 
 use super::{Backgammon, Decision, Destination, Move, Options, Origin, Phase, Score, Side};
-use crate::replay::Step;
+use crate::step::Step;
 use crate::{Awaiting, EngineError, Game, MatchHeader};
 
 /// The names and date written in the header.

@@ -46,8 +46,9 @@ pub use decision::{Decision, Level, Offer, OfferKind};
 pub use match_play::{GameScore, MatchPlay, Score};
 pub use moves::{Move, Step, Steps};
 pub use options::{Options, MAX_MATCH_LENGTH};
+pub use outcomes::OutcomeCounter;
 pub use point::{Destination, Origin, Point};
-pub use position::{OutcomeCounter, Position, Tally, CHECKERS};
+pub use position::{Position, Tally, CHECKERS};
 pub use side::Side;
 pub use state_json::StateJson;
 

@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::movegen::MoveGen;
 use super::{Destination, Move, Origin, Point, Side};
 
 /// Checkers per colour each player has.
@@ -115,27 +114,6 @@ impl Position {
         Ok(())
     }
 
-    /// Every distinct position `to_move` can reach by a legal full move with `dice`
-    /// (doubles are played four times), sorted and without duplicates, like the oracle
-    /// corpus. When no move is possible, the position itself is the one outcome. The
-    /// position should hold 15 checkers per colour ([`Position::check`]) and dice show
-    /// 1..=6; otherwise the answer is unspecified (but nothing panics).
-    pub fn outcomes(&self, to_move: Side, dice: [u8; 2]) -> Vec<Position> {
-        // The generator and the sort keys are reused from call to call on this thread.
-        super::outcomes::outcomes(self, to_move, dice)
-    }
-
-    /// How many outcome positions `dice` give (0 when the roll cannot be used), reusing
-    /// the caller's generator buffer: the allocation-free count the benchmark measures.
-    pub fn count_outcomes(
-        &self,
-        to_move: Side,
-        dice: [u8; 2],
-        counter: &mut OutcomeCounter,
-    ) -> usize {
-        counter.0.generate(self, to_move, dice).len()
-    }
-
     /// Plays the steps of `mv` for `side` (a move known to be legal): a checker landing
     /// on a single opposing checker sends it to the bar.
     pub(crate) fn play(&mut self, side: Side, mv: &Move) {
@@ -187,7 +165,3 @@ impl Position {
             })
     }
 }
-
-/// A reusable move-generator buffer for [`Position::count_outcomes`].
-#[derive(Debug, Default, Clone)]
-pub struct OutcomeCounter(MoveGen);

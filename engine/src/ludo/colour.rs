@@ -1,7 +1,5 @@
 //! The four colours of the board.
 
-use super::track::{TrackField, TRACK_FIELDS};
-
 pub use crate::colour::Colour;
 
 /// The number of colours on the board: 0..=3, in board order.
@@ -10,11 +8,6 @@ pub(super) const COLOURS: u8 = 4;
 /// Whether `colour` names a colour of the board.
 pub(super) fn is_on_board(colour: Colour) -> bool {
     colour.0 < COLOURS
-}
-
-/// The colour's start globe on the shared track: colour c starts on track field 13·c.
-pub(super) fn start(colour: Colour) -> TrackField {
-    TrackField((colour.0 % COLOURS) * (TRACK_FIELDS / COLOURS))
 }
 
 /// The default colours for a number of seats **(decision of RULES.md)**: 2 seats play

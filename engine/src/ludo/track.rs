@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::colour::COLOURS;
 use super::Colour;
 
 /// The number of fields of the shared track.
@@ -23,6 +24,11 @@ pub const GLOBES: [u8; 8] = [0, 8, 13, 21, 26, 34, 39, 47];
 /// The star fields, counted from a pawn's own start globe; 50 is the star in front of the
 /// home column.
 pub const STARS: [u8; 8] = [4, 11, 17, 24, 30, 37, 43, 50];
+
+/// The colour's start globe on the shared track: colour c starts on track field 13·c.
+fn start(colour: Colour) -> TrackField {
+    TrackField((colour.0 % COLOURS) * (TRACK_FIELDS / COLOURS))
+}
 
 /// A field counted from the pawn's own start globe: 0..=50 on the track, 51..=55 in the
 /// home column (plain die only).
@@ -46,7 +52,7 @@ impl Field {
 
     /// The shared track field this is for a pawn of `colour` (meaningful on the track only).
     pub fn track_field(self, colour: Colour) -> TrackField {
-        TrackField((super::colour::start(colour).0 + self.0) % TRACK_FIELDS)
+        TrackField((start(colour).0 + self.0) % TRACK_FIELDS)
     }
 
     /// Where a globe takes a track pawn from here: the next globe field ahead; `None` from
