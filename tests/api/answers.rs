@@ -111,7 +111,7 @@ async fn the_future_of_a_move_stays_small() {
     };
     let future = app
         .worp
-        .play(&player, Uuid::new_v4(), Value::Null, None, None, None);
+        .play(&player, Uuid::new_v4(), Value::Null, None, None);
     let size = std::mem::size_of_val(&future);
     assert!(size <= 8 * 1024, "a move's future takes {size} bytes");
 }

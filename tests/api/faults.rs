@@ -11,7 +11,7 @@ use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use sqlx::Connection;
 use worp::events::{Event, StoredEvent};
-use worp::routes::views::GameView;
+use worp::service::views::GameView;
 use worp::store::Store;
 use worp::table::Table;
 

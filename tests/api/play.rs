@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 use worp::events::StoredEvent;
-use worp::routes::views::GameView;
+use worp::service::views::GameView;
 use worp::table::Table;
 use worp_engine::playout::SplitMix64;
 

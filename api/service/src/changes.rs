@@ -9,17 +9,17 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::draft::Draft;
-use super::name_book::NameBook;
 use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
+use super::views::{game_body, game_json};
 use super::worp::Worp;
 use crate::live::Change;
 use worp_domain::events::Event;
 use worp_domain::table::Table;
 use worp_store::{Append, JsonText, KeptAnswer};
 
-/// A retry key of a move (`Idempotency-Key`), and how to render the answer kept for it
-/// (the same body the first request was answered with).
+/// A retry key of a move (`Idempotency-Key`): the answer kept for it is the body the
+/// first request was answered with, the game's view.
 #[derive(Debug, Clone, Copy)]
 pub struct Idempotency<'a> {
     pub key: &'a str,
@@ -27,17 +27,14 @@ pub struct Idempotency<'a> {
     pub request: &'a str,
     /// The SHA-256 of the request's body, hex: the key answers only this body.
     pub body_hash: &'a str,
-    /// Renders the answer kept when the route's own [`Render`] cannot (before the commit).
-    pub answer: fn(&Table, &NameBook) -> JsonText,
 }
 
-/// How a route writes its answer to a change, run while the change's commit is in
-/// flight so that the answer is ready when the commit returns; `None` when the answer
-/// can only be written after the commit.
-pub type Render = fn(&Table, &NameBook) -> Option<Vec<u8>>;
-
-/// A change that was committed: the new table, and the answer written while its commit
-/// was in flight, if one was asked for and could be.
+/// A change that was committed: the new table, and the game's view ([`GameView`]'s JSON
+/// text) written while its commit was in flight, if one was asked for and could be
+/// (not for a game that the change finished rated: its rating changes are known only
+/// once it is committed).
+///
+/// [`GameView`]: super::views::GameView
 #[derive(Debug)]
 pub struct Played {
     pub table: Arc<Table>,
@@ -78,7 +75,7 @@ impl Worp {
         expected_version: i64,
         secret: Option<&[u8]>,
         idempotency: Option<(Uuid, Idempotency<'_>)>,
-        render: Option<Render>,
+        answered: bool,
     ) -> Result<Played, Refusal> {
         let table = draft.table;
         let mut notices = notices(before, &table);
@@ -94,18 +91,18 @@ impl Worp {
             }
             notices = kept;
         }
-        if idempotency.is_some() || render.is_some() {
+        if idempotency.is_some() || answered {
             self.learn_table_names(&table).await?;
         }
         // An answer kept for an Idempotency-Key goes in with the change, so it is
         // rendered now; the answer sent is then the same text.
         let mut rendered = None;
         let idempotency = idempotency.map(|(player_id, i)| {
-            rendered = render.and_then(|render| render(&table, &self.names));
+            rendered = answered.then(|| game_body(&table, &self.names)).flatten();
             let body = rendered
                 .clone()
                 .and_then(JsonText::from_text)
-                .unwrap_or_else(|| (i.answer)(&table, &self.names));
+                .unwrap_or_else(|| game_json(&table, &self.names));
             KeptAnswer {
                 player_id,
                 key: i.key.to_owned(),
@@ -128,13 +125,13 @@ impl Worp {
         // commits, after a yield that lets the writer take the change and send it (the
         // writer may run on this very thread).
         let early = async {
-            match render {
-                _ if rendered.is_some() => rendered,
-                Some(render) => {
-                    tokio::task::yield_now().await;
-                    render(&table, &self.names)
-                }
-                None => None,
+            if rendered.is_some() {
+                rendered
+            } else if answered {
+                tokio::task::yield_now().await;
+                game_body(&table, &self.names)
+            } else {
+                None
             }
         };
         let (appended, answer) = tokio::join!(append, early);
@@ -166,24 +163,32 @@ impl Worp {
         now: DateTime<Utc>,
         idempotency: Option<(Uuid, Idempotency<'_>)>,
     ) -> Result<Arc<Table>, Refusal> {
-        self.change_answered(table, event, now, idempotency, None)
+        self.change_answered(table, event, now, idempotency, false)
             .await
             .map(|p| p.table)
     }
 
-    /// [`Self::change`], with the answer `render` writes while the commit is in flight.
+    /// [`Self::change`], with the game's view written while the commit is in flight if
+    /// `answered`.
     pub(super) async fn change_answered(
         &self,
         table: &Table,
         event: Event,
         now: DateTime<Utc>,
         idempotency: Option<(Uuid, Idempotency<'_>)>,
-        render: Option<Render>,
+        answered: bool,
     ) -> Result<Played, Refusal> {
         let mut draft = self.draft(table, now).await?;
         draft.push(event)?;
         draft.advance()?;
-        self.record(Some(table), draft, table.version, None, idempotency, render)
-            .await
+        self.record(
+            Some(table),
+            draft,
+            table.version,
+            None,
+            idempotency,
+            answered,
+        )
+        .await
     }
 }

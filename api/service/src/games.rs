@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, Seat};
 
-use super::changes::{Idempotency, Played, Render};
+use super::changes::{Idempotency, Played};
 use super::draft::Draft;
 use super::refusal::Refusal;
 use super::seats::chosen_seat;
@@ -199,12 +199,12 @@ impl Worp {
             passed: Vec::new(),
         };
         draft.advance()?;
-        self.record(None, draft, 0, Some(&seed), None, None)
+        self.record(None, draft, 0, Some(&seed), None, false)
             .await
             .map(|p| p.table)
     }
 
-    /// Plays a move for the caller's seat; `render`, if given, writes the answer while
+    /// Plays a move for the caller's seat. The answer, the game's view, is written while
     /// the move's commit is in flight.
     #[tracing::instrument(name = "service.play", level = "info", skip_all)]
     pub async fn play(
@@ -214,7 +214,6 @@ impl Worp {
         mv: Value,
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
-        render: Option<Render>,
     ) -> Result<Played, Refusal> {
         text::check_json("move", &mv)?;
         // The newest cached state is trusted without reading the log first: if another
@@ -225,7 +224,7 @@ impl Worp {
         let mut refused = None;
         if let Some(cached) = &cached {
             match self
-                .play_on(cached, player, mv.clone(), if_match, idempotency, render)
+                .play_on(cached, player, mv.clone(), if_match, idempotency)
                 .await
             {
                 Ok(p) => return Ok(p),
@@ -239,7 +238,7 @@ impl Worp {
         match refused {
             // The log has not moved on: judged on this very state already.
             Some((version, e)) if version == table.version => Err(e),
-            _ => Box::pin(self.play_on(&table, player, mv, if_match, idempotency, render)).await,
+            _ => Box::pin(self.play_on(&table, player, mv, if_match, idempotency)).await,
         }
     }
 
@@ -250,7 +249,6 @@ impl Worp {
         mv: Value,
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
-        render: Option<Render>,
     ) -> Result<Played, Refusal> {
         if let Some(v) = if_match {
             // The precondition concerns the board: a version the board has not moved on
@@ -268,7 +266,7 @@ impl Worp {
             Event::MovePlayed { seat: seat.0, mv },
             self.now(),
             idempotency.map(|i| (player.id, i)),
-            render,
+            true,
         )
         .await
     }

@@ -37,10 +37,11 @@ mod refusal;
 pub mod seats;
 mod stored_checkpoints;
 pub mod text;
+pub mod views;
 pub mod webhooks;
 mod worp;
 
-pub use changes::{Idempotency, Played, Render};
+pub use changes::{Idempotency, Played};
 pub use games::{CreateGame, SeatRequest, DAYS_PER_MOVE};
 pub use limits::OpenGames;
 pub use names::{NameBook, PlayerProfile};

@@ -1424,7 +1424,7 @@ async fn play_one(
             .and_then(|id| players.iter().find(|p| p.id == id))
             .ok_or("no player in the seat to move")?;
         table = worp
-            .play(player, table.id, mv, None, None, None)
+            .play(player, table.id, mv, None, None)
             .await
             .map_err(|e| e.to_string())?
             .table;

@@ -77,7 +77,7 @@ pub async fn bot_game(
             .cloned()
             .ok_or("no legal move")?;
         table = worp
-            .play(&creator, table.id, mv, None, None, None)
+            .play(&creator, table.id, mv, None, None)
             .await
             .map_err(|e| e.to_string())?
             .table;

@@ -10,9 +10,9 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
 use crate::routes::kept_answers::kept_answer;
 use crate::routes::paging::{game_cursor, next_offset, page, parse_game_cursor};
-use crate::routes::views::{game_body, game_json, GameView};
 use worp_domain::records::GameFilter;
 use worp_domain::table::Table;
+use worp_service::views::GameView;
 use worp_service::{CreateGame, GameSummary, Idempotency, Played, Refusal, Worp};
 
 /// The game as the answer of a request, with its version as the ETag and its players'
@@ -403,9 +403,7 @@ pub async fn play_move(
                 key,
                 request: &request,
                 body_hash: &body_hash,
-                answer: game_json,
             }),
-            Some(game_body),
         )
         .await;
     match (result, &key) {

@@ -9,8 +9,8 @@ use crate::auth::MaybeCaller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::game_response;
 use crate::routes::paging::log_page;
-use crate::routes::views::GameView;
 use worp_domain::events::StoredEvent;
+use worp_service::views::GameView;
 use worp_service::Worp;
 
 /// Paging through a game's events.

@@ -12,7 +12,6 @@ pub mod paging;
 pub mod players;
 pub mod streams;
 pub mod variants;
-pub mod views;
 #[path = "web.rs"]
 pub mod web_client;
 

@@ -1,4 +1,5 @@
-//! The game as the HTTP API shows it (`GameView`), made from a table.
+//! The game as a player sees it (`GameView`), made from a table: the body of the API's
+//! answers about a game, written by the service while a move's commit is in flight.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -8,11 +9,11 @@ use uuid::Uuid;
 use worp_engine::json::{self, RawJson};
 use worp_engine::{Awaiting, GameResult};
 
+use crate::NameBook;
 use worp_domain::bots::BotKind;
 use worp_domain::ratings::{NotRated, RatingChange};
 use worp_domain::records::JsonText;
 use worp_domain::table::{FinishReason, LastDice, Status, Table};
-use worp_service::NameBook;
 
 /// A seat in a game view.
 #[derive(Debug, Clone, Serialize, ToSchema)]
