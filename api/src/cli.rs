@@ -71,17 +71,29 @@ pub fn main() -> i32 {
         Command::Analyze { variant } => analyze(&variant),
         Command::Audit { file } => audit(&file),
         Command::Variants => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&worp_http::routes::variants::variant_infos())
-                    .unwrap_or_default()
-            );
-            0
+            match worp_http::routes::variants::variant_infos()
+                .and_then(|infos| serde_json::to_string_pretty(&infos))
+            {
+                Ok(text) => {
+                    println!("{text}");
+                    0
+                }
+                Err(e) => {
+                    eprintln!("worp variants: could not write the games' schemas: {e}");
+                    1
+                }
+            }
         }
-        Command::Openapi => {
-            print!("{}", worp_http::openapi::openapi_json());
-            0
-        }
+        Command::Openapi => match worp_http::openapi::openapi_json() {
+            Ok(doc) => {
+                print!("{doc}");
+                0
+            }
+            Err(e) => {
+                eprintln!("worp openapi: could not write the document: {e}");
+                1
+            }
+        },
     }
 }
 

@@ -214,10 +214,12 @@ async fn not_found(req: HttpRequest) -> HttpResponse {
     )))
 }
 
-async fn openapi_json() -> HttpResponse {
-    HttpResponse::Ok()
+async fn openapi_json() -> Result<HttpResponse, ApiError> {
+    let doc = worp_http::openapi::openapi_json()
+        .map_err(|e| ApiError::unserialisable("the OpenAPI document", e))?;
+    Ok(HttpResponse::Ok()
         .content_type("application/json")
-        .body(worp_http::openapi::openapi_json())
+        .body(doc))
 }
 
 fn cors(settings: &Settings) -> Cors {

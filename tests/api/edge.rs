@@ -382,7 +382,12 @@ async fn connections_beyond_the_cap_wait_to_be_accepted() {
     for _ in 0..workers {
         slow.push(slow_body(at).await.expect("connect"));
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The stalled connections hold the cap once the server has accepted them.
+    let clients: Vec<SocketAddr> = slow
+        .iter()
+        .map(|s| s.local_addr().expect("the client's address"))
+        .collect();
+    crate::helpers::until_accepted(at, &clients).await;
     let started = Instant::now();
     let resp = app.get("/v1/variants").await;
     assert_eq!(resp.status(), 200);

@@ -99,7 +99,8 @@ fn change_on(
         &event,
         table.updated_at,
         &table.head_hash,
-    );
+    )
+    .expect("an event serialises");
     let mut after = table.clone();
     after
         .apply_event(&stored, event)

@@ -409,3 +409,34 @@ impl TestApp {
         }
     }
 }
+
+/// Whether the server listening on `server` has accepted the connection from `client`,
+/// in this process or another (Linux: the server's end of it in `/proc/net/tcp` has a
+/// socket inode; a connection still in the listen queue has none, inode 0).
+pub fn accepted(server: std::net::SocketAddr, client: std::net::SocketAddr) -> bool {
+    let port = |field: &str| {
+        let hex = field.rsplit(':').next()?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    std::fs::read_to_string("/proc/net/tcp").is_ok_and(|table| {
+        table.lines().skip(1).any(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.len() > 9
+                && port(fields[1]) == Some(server.port())
+                && port(fields[2]) == Some(client.port())
+                && fields[9] != "0"
+        })
+    })
+}
+
+/// Waits (30 s at most) until `server` has accepted every connection of `clients`.
+pub async fn until_accepted(server: std::net::SocketAddr, clients: &[std::net::SocketAddr]) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !clients.iter().all(|c| accepted(server, *c)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not accept {clients:?} within 30 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

@@ -508,9 +508,17 @@ async fn a_full_write_queue_answers_503_with_retry_after() {
             let retry = resp.headers().get("retry-after").is_some();
             (resp.status().as_u16(), retry)
         }));
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // No move is written while the lock is held: a move answered by then found the
+    // writers held and the queue full.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !tasks.iter().any(|t| t.is_finished()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no move was answered within 30 s while the writers were held"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     sqlx::query("COMMIT")
         .execute(&mut blocker)
         .await

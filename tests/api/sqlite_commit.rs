@@ -46,26 +46,32 @@ async fn appended_together(
         .execute(&mut *lock)
         .await
         .expect("the write lock");
-    let store = app.worp.store.clone();
-    let first = tokio::spawn(async move { store.append(first).await });
-    // The writer takes it and waits for the lock.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let commits = app.worp.store.sqlite_commits().expect("sqlite") + 1;
-    let store = app.worp.store.clone();
-    let answers = tokio::spawn(async move {
-        futures_util::future::join_all(changes.into_iter().map(|a| store.append(a))).await
-    });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let store = &app.worp.store;
+    let Store::Sqlite(sqlite) = store else {
+        panic!("an SQLite store")
+    };
+    let batches = sqlite.commit.batches();
+    // Queued now (the answer is awaited later).
+    let first = store.append(first);
+    // The writer takes it alone, and waits for the lock with it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while sqlite.commit.batches() == batches {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the writer did not take the first change"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let commits = store.sqlite_commits().expect("sqlite") + 1;
+    // All queued behind it now, while the writer waits.
+    let answers = futures_util::future::join_all(changes.into_iter().map(|a| store.append(a)));
     sqlx::query("COMMIT")
         .execute(&mut *lock)
         .await
         .expect("let the lock go");
     drop(lock);
-    first
-        .await
-        .expect("append")
-        .expect("the first change is written");
-    let answers = answers.await.expect("appends");
+    first.await.expect("the first change is written");
+    let answers = answers.await;
     let commits = app.worp.store.sqlite_commits().expect("sqlite") - commits;
     (answers, commits)
 }

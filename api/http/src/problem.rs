@@ -99,6 +99,13 @@ impl ApiError {
         let (kind, title) = self.kind_and_title();
         Problem::new(kind, title, self.status_code().as_u16(), self.to_string())
     }
+
+    /// `what`, part of an answer, could not be serialised: logged, and answered 500 (an
+    /// answer is never sent with `null` or an empty body in its place).
+    pub fn unserialisable(what: &str, e: serde_json::Error) -> ApiError {
+        tracing::error!("could not serialise {what}: {e}");
+        ApiError::Internal(format!("could not write {what}"))
+    }
 }
 
 impl ResponseError for ApiError {
@@ -155,5 +162,35 @@ impl From<Refusal> for ApiError {
 impl From<EngineError> for ApiError {
     fn from(e: EngineError) -> Self {
         ApiError::from(Refusal::from(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use actix_web::body::MessageBody as _;
+
+    use super::*;
+
+    #[test]
+    fn an_answer_that_does_not_serialise_is_a_500_problem() {
+        // JSON object keys must be strings: a map keyed by pairs does not serialise.
+        let unwritable = BTreeMap::from([((1u8, 2u8), "x")]);
+        let err = serde_json::to_vec(&unwritable)
+            .map_err(|e| ApiError::unserialisable("the test's answer", e))
+            .expect_err("a map with non-string keys does not serialise");
+        let resp = err.error_response();
+        assert_eq!(resp.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            resp.headers()
+                .get(header::CONTENT_TYPE)
+                .map(|v| v.as_bytes()),
+            Some(&b"application/problem+json"[..])
+        );
+        let body = resp.into_body().try_into_bytes().expect("a whole body");
+        let problem: Problem = serde_json::from_slice(&body).expect("a problem");
+        assert_eq!(problem.kind, "/problems/internal");
+        assert_eq!(problem.detail, "could not write the test's answer");
     }
 }

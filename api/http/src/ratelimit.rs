@@ -13,6 +13,14 @@
 //! above what a person or a front-end does, so normal play and the test suites never meet
 //! them. The operators' probes ([`UNLIMITED`]: `/healthz`, `/readyz`, `/metrics`) are not
 //! limited. Only a hash of the token is kept.
+//!
+//! Not `governor`: its keyed limiters hold one quota each and have no check that spends
+//! nothing (`check_key` spends a cell whenever it passes, and nothing gives one back), so
+//! the three buckets here would be three limiters checked one after another. A request
+//! refused by one bucket would then have spent from those checked before it (an
+//! over-limit token draining its address's bucket for everyone behind that address, or
+//! the reverse), where here a refused request spends nothing
+//! (`a_refused_request_spends_from_no_bucket`).
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -362,6 +370,41 @@ mod tests {
         assert!(wait <= Duration::from_secs(1));
         std::thread::sleep(Duration::from_millis(1100));
         assert!(limiter.check(Some("t"), None, false).is_ok());
+    }
+
+    #[test]
+    fn a_refused_request_spends_from_no_bucket() {
+        let (x, y): (IpAddr, IpAddr) = ([10, 0, 0, 1].into(), [10, 0, 0, 2].into());
+        // Refused for its address: its token's bucket keeps what it had.
+        let limiter = RateLimit::new(Limits {
+            per_token: 3,
+            per_address: 2,
+        });
+        for _ in 0..2 {
+            assert!(limiter.check(Some("a"), Some(x), false).is_ok());
+        }
+        for _ in 0..5 {
+            assert!(limiter.check(Some("a"), Some(x), false).is_err());
+        }
+        assert!(
+            limiter.check(Some("a"), Some(y), false).is_ok(),
+            "a's third"
+        );
+        // Refused for its token: its address's bucket keeps what it had.
+        let limiter = RateLimit::new(Limits {
+            per_token: 1,
+            per_address: 3,
+        });
+        assert!(limiter.check(Some("b"), Some(x), false).is_ok());
+        for _ in 0..5 {
+            assert!(limiter.check(Some("b"), Some(x), false).is_err());
+        }
+        for other in ["c", "d"] {
+            assert!(
+                limiter.check(Some(other), Some(x), false).is_ok(),
+                "{other}"
+            );
+        }
     }
 
     #[test]

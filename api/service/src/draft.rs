@@ -32,7 +32,8 @@ impl Draft {
             &event,
             self.now,
             &self.table.head_hash,
-        );
+        )
+        .map_err(Refusal::unwritable_event)?;
         self.table
             .apply_event(&stored, event)
             .map_err(|e| match e {

@@ -189,7 +189,8 @@ impl Worp {
             rated,
             public_chat: req.public_chat,
         };
-        let first = StoredEvent::new(id, 1, &created, now, "");
+        let first =
+            StoredEvent::new(id, 1, &created, now, "").map_err(Refusal::unwritable_event)?;
         let table = Table::from_events(std::slice::from_ref(&first))?;
         let mut draft = Draft {
             table,

@@ -99,6 +99,14 @@ impl From<CapabilityError> for Refusal {
     }
 }
 
+impl Refusal {
+    /// An event the server made whose payload does not serialise: nothing is stored.
+    pub fn unwritable_event(e: serde_json::Error) -> Refusal {
+        tracing::error!("an event the server made does not serialise: {e}");
+        Refusal::Internal(format!("an event the server made does not serialise: {e}"))
+    }
+}
+
 impl From<ReplayError> for Refusal {
     /// A stored game that does not replay: the log or the engine is broken.
     fn from(e: ReplayError) -> Self {

@@ -191,7 +191,8 @@ mod tests {
             rated: false,
             public_chat: true,
         };
-        let e = StoredEvent::new(Uuid::from_u128(1), 1, &created, chrono::Utc::now(), "");
+        let e = StoredEvent::new(Uuid::from_u128(1), 1, &created, chrono::Utc::now(), "")
+            .expect("an event serialises");
         Table::from_events(&[e]).expect("a new game")
     }
 

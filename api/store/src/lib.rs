@@ -70,7 +70,7 @@ pub struct PgStore {
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pub pool: sqlx::SqlitePool,
-    commit: SqliteCommit,
+    pub commit: SqliteCommit,
 }
 
 /// The store on whichever backend is configured.

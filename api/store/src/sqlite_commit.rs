@@ -91,6 +91,7 @@ pub struct SqliteCommit {
     queue: mpsc::Sender<Work>,
     outbox: Arc<Notify>,
     commits: Arc<AtomicU64>,
+    batches: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Job {
@@ -119,6 +120,7 @@ impl SqliteCommit {
         let outbox = Arc::new(Notify::new());
         let (sender, receiver) = mpsc::channel(queue.max(1));
         let commits = Arc::new(AtomicU64::new(0));
+        let batches = Arc::new(AtomicU64::new(0));
         // The writer checkpoints only when the other thread falls far behind.
         connection.execute_batch(WRITER_AUTOCHECKPOINT)?;
         let checkpoints = open(path)?;
@@ -127,6 +129,7 @@ impl SqliteCommit {
             connection,
             outbox: outbox.clone(),
             commits: commits.clone(),
+            batches: batches.clone(),
             _checkpointer: stop,
         };
         let spawned = std::thread::Builder::new()
@@ -142,6 +145,7 @@ impl SqliteCommit {
             queue: sender,
             outbox,
             commits,
+            batches,
         })
     }
 
@@ -149,6 +153,12 @@ impl SqliteCommit {
     /// again alone).
     pub fn commits(&self) -> u64 {
         self.commits.load(Ordering::Relaxed)
+    }
+
+    /// How many batches of changes the writer has taken from its queue: a change queued
+    /// after it took one is in a later batch.
+    pub fn batches(&self) -> u64 {
+        self.batches.load(Ordering::Relaxed)
     }
 
     /// Signalled whenever webhook deliveries were written.
@@ -247,6 +257,7 @@ struct Writer {
     connection: Connection,
     outbox: Arc<Notify>,
     commits: Arc<AtomicU64>,
+    batches: Arc<AtomicU64>,
     /// Dropped with the writer: the checkpointer then stops.
     _checkpointer: std::sync::mpsc::Sender<()>,
 }
@@ -270,6 +281,7 @@ impl Writer {
                 }
             }
             if !jobs.is_empty() {
+                self.batches.fetch_add(1, Ordering::Relaxed);
                 let (n, started) = (jobs.len(), std::time::Instant::now());
                 self.write(std::mem::take(&mut jobs));
                 tracing::debug!(

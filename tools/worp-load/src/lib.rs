@@ -1543,7 +1543,9 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
                 for (seq, (ev, at)) in decoded.iter().enumerate() {
                     let prev = stored.last().map_or("", |e| e.hash.as_str());
                     let ev = reseat(ev, &seat_player);
-                    stored.push(StoredEvent::new(id, seq as i64 + 1, &ev, *at, prev));
+                    let e = StoredEvent::new(id, seq as i64 + 1, &ev, *at, prev)
+                        .map_err(|e| e.to_string())?;
+                    stored.push(e);
                 }
                 let table = Table::from_events(&stored).map_err(|e| e.to_string())?;
                 let row = game_row(&table);

@@ -143,13 +143,14 @@ impl Event {
         }
     }
 
-    /// The payload: the event's fields without its kind.
-    pub fn payload(&self) -> Value {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+    /// The payload: the event's fields without its kind; an error if they do not
+    /// serialise.
+    pub fn payload(&self) -> Result<Value, serde_json::Error> {
+        let mut v = serde_json::to_value(self)?;
         if let Value::Object(map) = &mut v {
             map.remove("type");
         }
-        v
+        Ok(v)
     }
 
     /// Reads an event back from its kind and payload: the payload's fields (a payload
@@ -276,26 +277,26 @@ log_entry!(StoredEvent, StoredEvent::event);
 
 impl StoredEvent {
     /// A new event, hashed onto `prev_hash` (the hex hash of the previous event, or the
-    /// empty string for the first).
+    /// empty string for the first); an error if its payload does not serialise.
     pub fn new(
         game_id: Uuid,
         seq: i64,
         event: &Event,
         recorded_at: DateTime<Utc>,
         prev_hash: &str,
-    ) -> StoredEvent {
+    ) -> Result<StoredEvent, serde_json::Error> {
         let mut e = StoredEvent {
             game_id,
             seq,
             position: 0,
             kind: event.kind().to_owned(),
-            payload: event.payload(),
+            payload: event.payload()?,
             rules_version: worp_engine::RULES_VERSION as i32,
             recorded_at,
             hash: String::new(),
         };
         e.hash = e.chain_hash(prev_hash);
-        e
+        Ok(e)
     }
 
     /// The event's fields, decoded.
@@ -303,10 +304,10 @@ impl StoredEvent {
         Event::from_parts(&self.kind, &self.payload)
     }
 
-    /// The payload as the log stores it: compact JSON (a JSON value always serialises,
-    /// its keys being strings).
+    /// The payload as the log stores it: compact JSON (a JSON value's `Display`, which
+    /// cannot fail: its keys are strings).
     pub fn payload_text(&self) -> String {
-        serde_json::to_string(&self.payload).unwrap_or_default()
+        self.payload.to_string()
     }
 
     /// The canonical bytes that are hashed: written field by field (the keys in sorted

@@ -126,13 +126,14 @@ fn rename_schema(doc: &mut Value, from: &str, to: &str) {
     rewrite(doc, from, to);
 }
 
-/// The document for a server that plays `variants`.
-pub fn document_for(variants: &[Variant]) -> Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or(Value::Null);
+/// The document for a server that plays `variants`; an error if a part of it does not
+/// serialise.
+pub fn document_for(variants: &[Variant]) -> Result<Value, serde_json::Error> {
+    let mut doc = serde_json::to_value(ApiDoc::openapi())?;
     doc["servers"] = json!([{ "url": "/", "description": "This server" }]);
     doc["info"]["license"]["identifier"] = json!("MIT OR Apache-2.0");
     optional_bodies(&mut doc);
-    variants::add(&mut doc, variants);
+    variants::add(&mut doc, variants)?;
     events::add(&mut doc);
     responses::add(&mut doc);
     let streams: [(&str, Vec<(String, String)>); 2] = [
@@ -167,7 +168,7 @@ pub fn document_for(variants: &[Variant]) -> Value {
     rename_schema(&mut doc, "GameView", "Game");
     single_alternatives(&mut doc);
     title_union_members(&mut doc);
-    doc
+    Ok(doc)
 }
 
 /// What tells a member of a union apart, as a name: its one enum value (`"roll"`), the
@@ -311,19 +312,18 @@ fn game_event_names(doc: &Value) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// Pretty JSON with a trailing newline (the committed form).
+/// Pretty JSON with a trailing newline (the committed form). A JSON value's alternate
+/// `Display` is `to_string_pretty`'s text, and cannot fail: its keys are strings.
 fn pretty(doc: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(doc).unwrap_or_default();
-    s.push('\n');
-    s
+    format!("{doc:#}\n")
 }
 
 /// The document this process serves: every registered variant.
-pub fn openapi_json() -> String {
-    pretty(&document_for(worp_engine::variants()))
+pub fn openapi_json() -> Result<String, serde_json::Error> {
+    Ok(pretty(&document_for(worp_engine::variants())?))
 }
 
 /// The committed document: the variants this crate's engine plays out of the box.
-pub fn committed_openapi_json() -> String {
-    pretty(&document_for(worp_engine::builtin_variants()))
+pub fn committed_openapi_json() -> Result<String, serde_json::Error> {
+    Ok(pretty(&document_for(worp_engine::builtin_variants())?))
 }

@@ -38,22 +38,22 @@ struct Parts {
     components: Vec<(String, Value)>,
 }
 
-fn parts(v: &Variant) -> Parts {
+fn parts(v: &Variant) -> Result<Parts, serde_json::Error> {
     let s = v.schemas();
-    let json = |x| serde_json::to_value(x).unwrap_or(Value::Null);
-    Parts {
+    let json = serde_json::to_value;
+    Ok(Parts {
         name: v.name,
         title: v.title,
         prefix: pascal(v.name),
-        options: json(&s.options),
-        state: json(&s.state),
-        mv: json(&s.mv),
+        options: json(&s.options)?,
+        state: json(&s.state)?,
+        mv: json(&s.mv)?,
         components: s
             .components
             .iter()
-            .map(|(n, c)| (n.clone(), json(c)))
-            .collect(),
-    }
+            .map(|(n, c)| Ok((n.clone(), json(c)?)))
+            .collect::<Result<_, serde_json::Error>>()?,
+    })
 }
 
 /// Rewrites every `#/components/schemas/X` in `v` to `#/components/schemas/names[X]`.
@@ -159,13 +159,17 @@ pub struct VariantNames {
 
 /// Adds every variant's schemas to `doc` and turns `GameView` into a union by variant,
 /// `CreateGame` into a union of per-variant create requests, and types `MoveRequest.move`.
-pub fn add(doc: &mut Value, variants: &[Variant]) {
-    let all: Vec<Parts> = variants.iter().map(parts).collect();
+/// An error if a variant's schemas do not serialise.
+pub fn add(doc: &mut Value, variants: &[Variant]) -> Result<(), serde_json::Error> {
+    let all = variants
+        .iter()
+        .map(parts)
+        .collect::<Result<Vec<Parts>, _>>()?;
     let Some(schemas) = doc
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
     else {
-        return;
+        return Ok(());
     };
     let names = component_names(&all, schemas);
     let mut added = Vec::new();
@@ -196,6 +200,7 @@ pub fn add(doc: &mut Value, variants: &[Variant]) {
     split_game(schemas, &added);
     split_create(schemas, &added);
     type_move_request(schemas, &added);
+    Ok(())
 }
 
 /// One schema per variant made from the object schema `base` by `fill`, and the union of

@@ -41,14 +41,14 @@ pub(crate) async fn kept_answer(
         let book = worp.rating_book().await?;
         let changes = book.changes(game).map(<[_]>::to_vec);
         if let (Some(changes), Some(body)) = (changes, saved.body.as_object_mut()) {
-            let changes = serde_json::to_value(changes).unwrap_or(Value::Null);
+            let changes = serde_json::to_value(changes)
+                .map_err(|e| ApiError::unserialisable("the rating changes", e))?;
             body.insert("rating_changes".into(), changes);
         }
         if let (Some(why), Some(body)) = (book.not_rated(game), saved.body.as_object_mut()) {
-            body.insert(
-                "not_rated".into(),
-                serde_json::to_value(why).unwrap_or(Value::Null),
-            );
+            let why = serde_json::to_value(why)
+                .map_err(|e| ApiError::unserialisable("why the game is not rated", e))?;
+            body.insert("not_rated".into(), why);
         }
     }
     let mut answer = HttpResponse::Ok();

@@ -128,7 +128,7 @@ pub async fn inbox(
         ..GameFilter::default()
     };
     let page = game_page(&worp, filter, limit, offset, q.after.as_deref()).await?;
-    let body = serde_json::to_vec(&page).unwrap_or_default();
+    let body = serde_json::to_vec(&page).map_err(|e| ApiError::unserialisable("the inbox", e))?;
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
     let unchanged = req
         .headers()

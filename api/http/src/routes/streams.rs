@@ -32,12 +32,12 @@ where
         .streaming(s)
 }
 
-fn event_message(e: &StoredEvent) -> Bytes {
-    let data = serde_json::to_string(e).unwrap_or_default();
-    Bytes::from(format!(
+fn event_message(e: &StoredEvent) -> Result<Bytes, serde_json::Error> {
+    let data = serde_json::to_string(e)?;
+    Ok(Bytes::from(format!(
         "id: {}\nevent: {}\ndata: {data}\n\n",
         e.seq, e.kind
-    ))
+    )))
 }
 
 /// The `data` of a `resync` event on a player's stream.
@@ -85,6 +85,28 @@ struct GameStream {
 }
 
 impl GameStream {
+    /// Queues `e`, the event after those queued; one that does not serialise is logged
+    /// and ends the stream after those (the client resumes from the last it has).
+    fn queue(&mut self, e: &StoredEvent) {
+        if self.closing {
+            return;
+        }
+        match event_message(e) {
+            Ok(message) => {
+                self.pending.push_back(message);
+                self.after = e.seq;
+            }
+            Err(err) => {
+                tracing::error!(
+                    "stream of game {}: event {} does not serialise: {err}",
+                    self.id,
+                    e.seq
+                );
+                self.closing = true;
+            }
+        }
+    }
+
     /// Queues `events` (those after `after`, in order), their texts withheld if the
     /// reader may not read the messages.
     fn send(&mut self, mut events: Vec<StoredEvent>) {
@@ -92,9 +114,8 @@ impl GameStream {
             withhold_messages(&mut events);
         }
         for e in &events {
-            self.pending.push_back(event_message(e));
+            self.queue(e);
         }
-        self.after = events.last().map_or(self.after, |e| e.seq);
     }
 
     /// Queues a change's `events` if they follow those sent (none missing between);
@@ -111,8 +132,7 @@ impl GameStream {
         if self.messages || !events.iter().any(|e| e.kind == "message_posted") {
             // Nothing to withhold: written from the hub's copy, shared by every stream.
             for e in new {
-                self.pending.push_back(event_message(e));
-                self.after = e.seq;
+                self.queue(e);
             }
         } else {
             self.send(new.cloned().collect());
@@ -338,20 +358,32 @@ fn player_messages(
             match changed {
                 Ok(Ok(c)) => {
                     for n in c.notices.iter().filter(|n| n.player_id == st.player) {
-                        let data = serde_json::to_string(&n.payload).unwrap_or_default();
+                        // The notice's JSON text, as written when it was made.
                         st.pending.push_back(Bytes::from(format!(
-                            "id: {}:{}\nevent: {}\ndata: {data}\n\n",
-                            n.game_id, n.version, n.kind
+                            "id: {}:{}\nevent: {}\ndata: {}\n\n",
+                            n.game_id,
+                            n.version,
+                            n.kind,
+                            n.payload.get()
                         )));
                     }
                 }
                 // The hub dropped changes this stream had not read: the client must
                 // refetch what it shows (the notices are not kept anywhere to resend).
                 Ok(Err(broadcast::error::RecvError::Lagged(missed))) => {
-                    st.pending.push_back(Bytes::from(format!(
-                        "event: resync\ndata: {}\n\n",
-                        serde_json::to_string(&Resync { missed }).unwrap_or_default()
-                    )))
+                    match serde_json::to_string(&Resync { missed }) {
+                        Ok(data) => st
+                            .pending
+                            .push_back(Bytes::from(format!("event: resync\ndata: {data}\n\n"))),
+                        // Without it the client would not know to refetch: end the stream.
+                        Err(e) => {
+                            tracing::error!(
+                                "stream of player {}: a resync does not serialise: {e}",
+                                st.player
+                            );
+                            st.closing = true;
+                        }
+                    }
                 }
                 Ok(Err(broadcast::error::RecvError::Closed)) => return None,
                 Err(_) => st

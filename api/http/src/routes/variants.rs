@@ -4,6 +4,8 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use worp_engine::variants;
 
+use crate::problem::ApiError;
+
 /// A game the server plays.
 #[derive(Serialize, ToSchema)]
 pub struct VariantInfo {
@@ -68,28 +70,29 @@ fn self_contained(root: Value, components: &[(String, Value)]) -> Value {
     root
 }
 
-/// Every registered game, for `GET /v1/variants`.
-pub fn variant_infos() -> Vec<VariantInfo> {
+/// Every registered game, for `GET /v1/variants`; an error if a schema does not
+/// serialise.
+pub fn variant_infos() -> Result<Vec<VariantInfo>, serde_json::Error> {
     variants()
         .iter()
         .map(|v| {
             let s = v.schemas();
-            let comps: Vec<(String, Value)> = s
+            let comps = s
                 .components
                 .iter()
-                .map(|(n, c)| (n.clone(), serde_json::to_value(c).unwrap_or(Value::Null)))
-                .collect();
-            let json = |r| serde_json::to_value(r).unwrap_or(Value::Null);
-            VariantInfo {
+                .map(|(n, c)| Ok((n.clone(), serde_json::to_value(c)?)))
+                .collect::<Result<Vec<(String, Value)>, serde_json::Error>>()?;
+            let json = serde_json::to_value;
+            Ok(VariantInfo {
                 name: v.name,
                 title: v.title,
                 min_seats: v.min_seats,
                 max_seats: v.max_seats,
                 default_options: v.default_options(),
-                options_schema: self_contained(json(s.options), &comps),
-                move_schema: self_contained(json(s.mv), &comps),
-                state_schema: self_contained(json(s.state), &comps),
-            }
+                options_schema: self_contained(json(s.options)?, &comps),
+                move_schema: self_contained(json(s.mv)?, &comps),
+                state_schema: self_contained(json(s.state)?, &comps),
+            })
         })
         .collect()
 }
@@ -100,6 +103,7 @@ pub fn variant_infos() -> Vec<VariantInfo> {
     responses((status = 200, description = "The games this server plays", body = Vec<VariantInfo>))
 )]
 #[get("/v1/variants")]
-pub async fn list_variants() -> HttpResponse {
-    HttpResponse::Ok().json(variant_infos())
+pub async fn list_variants() -> Result<HttpResponse, ApiError> {
+    let infos = variant_infos().map_err(|e| ApiError::unserialisable("the games' schemas", e))?;
+    Ok(HttpResponse::Ok().json(infos))
 }

@@ -212,7 +212,8 @@ mod tests {
             rated: false,
             public_chat: false,
         };
-        let e = StoredEvent::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "");
+        let e = StoredEvent::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "")
+            .expect("an event serialises");
         let mut t = Table::from_events(&[e]).expect("a new game");
         t.version = version;
         Arc::new(t)

@@ -25,18 +25,18 @@ pub const CHANNEL: &str = "worp_events";
 const MAX_PAYLOAD: usize = 7_900;
 
 /// A change as announced: JSON, without its notices if they would not fit in one
-/// notification (streams elsewhere still see the new events).
-pub fn announcement(change: &Change) -> String {
-    let payload = serde_json::to_string(change).unwrap_or_default();
+/// notification (streams elsewhere still see the new events); an error if it does not
+/// serialise.
+pub fn announcement(change: &Change) -> Result<String, serde_json::Error> {
+    let payload = serde_json::to_string(change)?;
     if payload.len() < MAX_PAYLOAD - 100 {
-        return payload;
+        return Ok(payload);
     }
     serde_json::to_string(&Change {
         notices: Vec::new(),
         events: None,
         ..change.clone()
     })
-    .unwrap_or_default()
 }
 
 /// What one notification carries: changes of one process, many per notification
@@ -107,7 +107,20 @@ pub async fn announce(store: Store, origin: Uuid, mut rx: mpsc::Receiver<Change>
         let started = tokio::time::Instant::now();
         // When the check fails, announce anyway: a notification too many costs little.
         if store.others_listen(&own).await.unwrap_or(true) {
-            let announcements: Vec<String> = queued.iter().map(announcement).collect();
+            let announcements: Vec<String> = queued
+                .iter()
+                .filter_map(|c| {
+                    announcement(c)
+                        .map_err(|e| {
+                            tracing::error!(
+                                "could not announce version {} of game {}: {e}",
+                                c.version,
+                                c.game_id
+                            );
+                        })
+                        .ok()
+                })
+                .collect();
             let payloads = pack(origin, &announcements);
             if let Err(e) = store.announce(&payloads).await {
                 tracing::warn!(
