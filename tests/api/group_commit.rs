@@ -113,7 +113,7 @@ fn change_on(
             events: vec![stored],
             row: worp::service::game_row(&after),
             secret: None,
-            idempotency: None,
+            answer_to_keep: None,
             notices: Vec::new(),
         },
         hash,
@@ -131,7 +131,7 @@ fn last_change_again(
         events: vec![last.clone()],
         row: worp::service::game_row(table),
         secret: None,
-        idempotency: None,
+        answer_to_keep: None,
         notices: Vec::new(),
     }
 }

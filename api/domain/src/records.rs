@@ -172,7 +172,7 @@ pub enum DeliveryStatus {
 /// The answer stored for an `Idempotency-Key` (always a success: refusals are not kept),
 /// with the request it answered.
 #[derive(Debug, Clone)]
-pub struct SavedResponse {
+pub struct KeptAnswer {
     pub body: Value,
     /// The request's method and path, e.g. `POST /v1/games/{id}/moves` (empty in
     /// answers kept before requests were recorded).
@@ -183,12 +183,12 @@ pub struct SavedResponse {
 
 /// An answer to keep with a change, for `(player_id, key)`.
 #[derive(Debug, Clone)]
-pub struct KeptAnswer {
+pub struct AnswerToKeep {
     pub player_id: Uuid,
     pub key: String,
     /// The answer's body, as it was sent.
     pub body: JsonText,
-    /// The request's method and path (see [`SavedResponse`]).
+    /// The request's method and path (see [`KeptAnswer`]).
     pub request: String,
     /// The SHA-256 of the request's body, hex.
     pub body_hash: String,
@@ -208,7 +208,7 @@ pub struct Append {
     /// The secret server seed, stored with a new game.
     pub secret: Option<Vec<u8>>,
     /// The answer to keep for an `Idempotency-Key`.
-    pub idempotency: Option<KeptAnswer>,
+    pub answer_to_keep: Option<AnswerToKeep>,
     /// Notices for players' webhooks (the outbox).
     pub notices: Vec<PlayerNotice>,
 }

@@ -16,7 +16,7 @@ use super::worp::Worp;
 use crate::live::Change;
 use worp_domain::events::Event;
 use worp_domain::table::Table;
-use worp_store::{Append, JsonText, KeptAnswer};
+use worp_store::{AnswerToKeep, Append, JsonText};
 
 /// A retry key of a move (`Idempotency-Key`): the answer kept for it is the body the
 /// first request was answered with, the game's view.
@@ -97,19 +97,19 @@ impl Worp {
         // An answer kept for an Idempotency-Key goes in with the change, so it is
         // rendered now; the answer sent is then the same text.
         let mut rendered = None;
-        let idempotency = idempotency.map(|(player_id, i)| {
+        let answer_to_keep = idempotency.map(|(player_id, i)| {
             rendered = answered.then(|| game_body(&table, &self.names)).flatten();
             let body = rendered
                 .clone()
                 .and_then(JsonText::from_text)
                 .unwrap_or_else(|| game_json(&table, &self.names));
-            KeptAnswer {
+            AnswerToKeep {
                 player_id,
                 key: i.key.to_owned(),
                 body,
                 request: i.request.to_owned(),
                 body_hash: i.body_hash.to_owned(),
-                expired_before: self.answers_since(),
+                expired_before: self.kept_answers_since(),
             }
         });
         let append = self.store.append(Append {
@@ -118,7 +118,7 @@ impl Worp {
             events: draft.events,
             row: game_row(&table),
             secret: secret.map(<[u8]>::to_vec),
-            idempotency,
+            answer_to_keep,
             notices: notices.clone(),
         });
         // The change is in the writers' queue: the answer is written while the database

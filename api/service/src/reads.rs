@@ -26,7 +26,7 @@ use crate::checkpoints::{is_checkpoint, next_checkpoint, CHECKPOINT_EVERY};
 use crate::export::{record_steps, Export};
 use worp_domain::events::{LoggedEvent, StoredEvent};
 use worp_domain::table::Table;
-use worp_store::{GameFilter, ListedAt, Player, SavedResponse};
+use worp_store::{GameFilter, KeptAnswer, ListedAt, Player};
 
 /// Events read per query when folding a game.
 pub(super) const PAGE: i64 = 1000;
@@ -308,14 +308,14 @@ impl Worp {
     }
 
     /// The answer kept for a repeated `Idempotency-Key` of `player`.
-    pub async fn saved_response(
+    pub async fn kept_answer_of(
         &self,
         player: &Player,
         key: &str,
-    ) -> Result<Option<SavedResponse>, Refusal> {
+    ) -> Result<Option<KeptAnswer>, Refusal> {
         Ok(self
             .store
-            .saved_response(player.id, key, self.answers_since())
+            .kept_answer_of(player.id, key, self.kept_answers_since())
             .await?)
     }
 

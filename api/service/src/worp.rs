@@ -55,7 +55,7 @@ impl Worp {
 
     /// The oldest answer to an `Idempotency-Key` that has not expired was kept at this
     /// time or later.
-    pub fn answers_since(&self) -> DateTime<Utc> {
+    pub fn kept_answers_since(&self) -> DateTime<Utc> {
         let now = self.now();
         now.checked_sub_signed(self.idempotency_ttl)
             .unwrap_or(DateTime::<Utc>::MIN_UTC)
@@ -66,7 +66,7 @@ impl Worp {
     /// background sweep; a write deletes only the expired answer of its own key); returns
     /// how many.
     pub async fn sweep_answers(&self) -> Result<u64, super::refusal::Refusal> {
-        let before = self.answers_since();
+        let before = self.kept_answers_since();
         let mut deleted = 0;
         loop {
             let n = self.store.delete_expired_answers(before).await?;

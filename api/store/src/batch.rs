@@ -71,7 +71,7 @@ async fn append_once(
             && !a.events.is_empty()
             && !a.seats_changed()
             && a.secret.is_none()
-            && a.idempotency.is_none()
+            && a.answer_to_keep.is_none()
     });
     let form = match only_moves {
         false => Form::Together,
@@ -120,7 +120,7 @@ async fn append_with(
                 notices.push(n, a.row.updated_at);
             }
         }
-        if let Some(kept) = &a.idempotency {
+        if let Some(kept) = &a.answer_to_keep {
             answers.push(kept, a.row.updated_at);
         }
     }

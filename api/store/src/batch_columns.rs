@@ -5,7 +5,7 @@
 use uuid::Uuid;
 
 use worp_domain::events::StoredEvent;
-use worp_domain::records::{GameRow, KeptAnswer, PlayerNotice};
+use worp_domain::records::{AnswerToKeep, GameRow, PlayerNotice};
 
 #[derive(Default)]
 pub(super) struct EventColumns {
@@ -91,7 +91,7 @@ pub(super) struct AnswerColumns {
 }
 
 impl AnswerColumns {
-    pub(super) fn push(&mut self, kept: &KeptAnswer, at: chrono::DateTime<chrono::Utc>) {
+    pub(super) fn push(&mut self, kept: &AnswerToKeep, at: chrono::DateTime<chrono::Utc>) {
         self.player_id.push(kept.player_id);
         self.key.push(kept.key.clone());
         self.body.push(kept.body.get().to_owned());

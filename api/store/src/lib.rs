@@ -51,9 +51,9 @@ pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 use sqlite_commit::SqliteCommit;
 pub use worp_domain::records::{
-    Append, Attempt, Delivery, DeliveryStatus, FinishRow, GameFilter, GameRow, JsonText,
-    KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, SavedResponse,
-    StoredCheckpoint, Webhook,
+    AnswerToKeep, Append, Attempt, Delivery, DeliveryStatus, FinishRow, GameFilter, GameRow,
+    JsonText, KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, StoredCheckpoint,
+    Webhook,
 };
 
 use worp_domain::events::{LoggedEvent, StoredEvent};
@@ -425,13 +425,13 @@ impl Store {
         on_backend!(self.delete_expired_answers(before))
     }
     /// The answer kept for `(player, key)` since `not_before` (older ones have expired).
-    pub async fn saved_response(
+    pub async fn kept_answer_of(
         &self,
         player: Uuid,
         key: &str,
         not_before: DateTime<Utc>,
-    ) -> Result<Option<SavedResponse>, StoreError> {
-        on_backend!(self.saved_response(player, key, not_before))
+    ) -> Result<Option<KeptAnswer>, StoreError> {
+        on_backend!(self.kept_answer_of(player, key, not_before))
     }
     pub async fn game_ids(&self) -> Result<Vec<Uuid>, StoreError> {
         on_backend!(self.game_ids())

@@ -27,7 +27,7 @@ pub(super) fn statement(a: &Append, quiet: bool) -> Option<Statement> {
         && a.notices.iter().all(|n| n.game_id == a.game_id);
     let move_only = a.expected_version > 0
         && a.secret.is_none()
-        && a.idempotency.is_none()
+        && a.answer_to_keep.is_none()
         && !a.seats_changed();
     if !own || !move_only {
         return None;

@@ -112,7 +112,7 @@ impl ChangeTexts {
             created_at: at(a.row.created_at),
             updated_at: at(a.row.updated_at),
             deadline: a.row.deadline.map(at),
-            expired_before: a.idempotency.as_ref().map(|k| at(k.expired_before)),
+            expired_before: a.answer_to_keep.as_ref().map(|k| at(k.expired_before)),
         }
     }
 }
@@ -182,7 +182,7 @@ pub(super) fn change(
             deliveries += 1;
         }
     }
-    if let (Some(kept), Some(expired_before)) = (&a.idempotency, &texts.expired_before) {
+    if let (Some(kept), Some(expired_before)) = (&a.answer_to_keep, &texts.expired_before) {
         connection
             .prepare_cached(sql::DELETE_EXPIRED_ANSWER)?
             .execute(params![

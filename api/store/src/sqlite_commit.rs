@@ -225,18 +225,19 @@ fn gone() -> StoreError {
 }
 
 /// How often the checkpointer copies the log's new pages into the database file.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+const WAL_CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 /// The writer's own automatic checkpoint, in pages of the log (4 KiB each): only when
 /// the checkpointer has fallen that far behind (SQLite's default is 1,000).
 const WRITER_AUTOCHECKPOINT: &str = "PRAGMA wal_autocheckpoint = 16384";
 
 /// Copies the write-ahead log into the database file (`PASSIVE`: beside the writer,
-/// never blocking it) every [`CHECKPOINT_EVERY`], until `stop`'s sender (the writer) is
+/// never blocking it) every [`WAL_CHECKPOINT_INTERVAL`], until `stop`'s sender (the writer) is
 /// gone. Left to the writer, a checkpoint (a thousand pages copied and the database
 /// file synced) ran inside the commit of every few dozen batches, and every change of
 /// those batches waited for it.
 fn checkpointer(connection: &Connection, stop: &std::sync::mpsc::Receiver<()>) {
-    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(CHECKPOINT_EVERY)
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+        stop.recv_timeout(WAL_CHECKPOINT_INTERVAL)
     {
         // (busy, pages in the log, pages copied)
         match connection.query_row(sql::CHECKPOINT, [], |r| {

@@ -29,8 +29,8 @@ macro_rules! statements {
 
         use worp_domain::events::{LoggedEvent, StoredEvent};
         use worp_domain::records::{
-            Append, Attempt, Delivery, FinishRow, GameFilter, GameRow, ListedAt, ListedGame,
-            Player, SavedResponse, StoredCheckpoint, Webhook,
+            Append, Attempt, Delivery, FinishRow, GameFilter, GameRow, KeptAnswer, ListedAt,
+            ListedGame, Player, StoredCheckpoint, Webhook,
         };
         use $crate::error::StoreError;
         use $crate::sql;
@@ -268,7 +268,7 @@ macro_rules! statements {
                     deliveries += 1;
                 }
             }
-            if let Some(kept) = &a.idempotency {
+            if let Some(kept) = &a.answer_to_keep {
                 sqlx::query(sql::DELETE_EXPIRED_ANSWER)
                     .bind(kept.player_id)
                     .bind(&kept.key)
@@ -509,12 +509,12 @@ macro_rules! statements {
                 .rows_affected())
         }
 
-        pub async fn saved_response(
+        pub async fn kept_answer_of(
             pool: &Pool,
             player: Uuid,
             key: &str,
             not_before: DateTime<Utc>,
-        ) -> Result<Option<SavedResponse>, StoreError> {
+        ) -> Result<Option<KeptAnswer>, StoreError> {
             let row = sqlx::query(sql::ANSWER)
                 .bind(player)
                 .bind(key)
@@ -522,7 +522,7 @@ macro_rules! statements {
                 .fetch_optional(pool)
                 .await?;
             row.map(|r| {
-                Ok(SavedResponse {
+                Ok(KeptAnswer {
                     body: r.try_get::<Json<Value>, _>("body")?.0,
                     request: r.try_get("request")?,
                     body_hash: r.try_get("body_hash")?,

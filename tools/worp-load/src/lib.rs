@@ -1556,7 +1556,7 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
                         events: stored,
                         row,
                         secret: Some(seed.to_vec()),
-                        idempotency: None,
+                        answer_to_keep: None,
                         notices: Vec::new(),
                     })
                     .await

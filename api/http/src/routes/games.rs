@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
-use crate::routes::kept_answers::kept_answer;
+use crate::routes::kept_answers::answer_kept;
 use crate::routes::paging::{game_cursor, next_offset, page, parse_game_cursor};
 use worp_domain::records::GameFilter;
 use worp_domain::table::Table;
@@ -389,8 +389,8 @@ pub async fn play_move(
         None => (String::new(), String::new()),
     };
     if let Some(k) = &key {
-        if let Some(saved) = Box::pin(worp.saved_response(&caller.0, k)).await? {
-            return kept_answer(&worp, saved, &request, &body_hash).await;
+        if let Some(kept) = Box::pin(worp.kept_answer_of(&caller.0, k)).await? {
+            return answer_kept(&worp, kept, &request, &body_hash).await;
         }
     }
     let result = worp
@@ -413,8 +413,8 @@ pub async fn play_move(
         },
         // A retry that raced its own first attempt: answer what the first one stored.
         (Err(Refusal::Conflict(m)), Some(k)) => {
-            match Box::pin(worp.saved_response(&caller.0, k)).await? {
-                Some(saved) => kept_answer(&worp, saved, &request, &body_hash).await,
+            match Box::pin(worp.kept_answer_of(&caller.0, k)).await? {
+                Some(kept) => answer_kept(&worp, kept, &request, &body_hash).await,
                 None => Err(ApiError::Conflict(m)),
             }
         }
