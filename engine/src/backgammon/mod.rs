@@ -13,6 +13,7 @@
 
 mod advice;
 pub mod analyze;
+mod checker_play;
 pub mod cube;
 mod cube_play;
 mod decision;
@@ -33,11 +34,8 @@ mod tests;
 #[cfg(test)]
 mod tests_2b;
 
-use std::borrow::Cow;
-
-use serde::{Deserialize, Serialize, Serializer};
-use utoipa::openapi::{RefOr, Schema};
-use utoipa::{PartialSchema, ToSchema};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
 use crate::{Awaiting, Capabilities, Die, Ending, EngineError, Game, GameResult, Seat};
 
@@ -111,18 +109,6 @@ pub struct Backgammon {
 }
 
 impl Backgammon {
-    /// Plays a move already known to be legal for `side`, and ends the turn (or the game).
-    fn play_checked(&mut self, side: Side, mv: &Move) {
-        self.position.play(side, mv);
-        self.movegen.clear();
-        if self.position.off.get(side) == CHECKERS {
-            let level = self.level_lost_by(side.opponent());
-            self.end_game(side, level.ending(), level);
-        } else {
-            self.on_roll(side.opponent());
-        }
-    }
-
     /// The most the opponent of `loser` wins from the position: a backgammon while
     /// `loser` has borne off none and has a checker on the bar or in the opponent's home
     /// board, a gammon while he has borne off none, a single otherwise.
@@ -225,77 +211,10 @@ impl Backgammon {
         }
     }
 
-    /// Starts the turn of `self.to_move` with `dice`: lists the legal moves, or passes
-    /// the turn when the roll cannot be used.
-    fn begin_turn(&mut self, dice: [u8; 2]) {
-        self.dice = Some(dice);
-        let side = self.to_move;
-        if self.movegen.generate(&self.position, side, dice).is_empty() {
-            self.on_roll(side.opponent());
-        } else {
-            self.phase = Phase::Move;
-        }
-    }
-
-    /// Why `mv` is not among the legal moves.
-    fn why_illegal(&self, mv: &Move) -> String {
-        let used = self.movegen.leaves().first().map_or(0, |l| l.dice_used());
-        let dice = self.dice.unwrap_or_default();
-        if mv.steps().len() != used {
-            return format!(
-                "the roll {}-{} must be played with {used} checker step(s), not {}",
-                dice[0],
-                dice[1],
-                mv.steps().len()
-            );
-        }
-        let mut wanted = mv.steps().to_vec();
-        wanted.sort_unstable();
-        for leaf in self.movegen.leaves() {
-            let listed = leaf.as_move(self.to_move);
-            let mut steps = listed.steps().to_vec();
-            steps.sort_unstable();
-            if steps == wanted {
-                return format!(
-                    "the legal move with these steps lists them in the order {}",
-                    serde_json::to_string(&listed).unwrap_or_default()
-                );
-            }
-        }
-        format!(
-            "no legal way to play the roll {}-{} is these steps (there are {} legal moves)",
-            dice[0],
-            dice[1],
-            self.movegen.leaves().len()
-        )
-    }
-
     fn finish(&mut self, result: GameResult) {
         self.result = Some(result);
         self.phase = Phase::Finished;
         self.movegen.clear();
-    }
-}
-
-impl Serialize for Backgammon {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.state().serialize(s)
-    }
-}
-
-impl PartialSchema for Backgammon {
-    fn schema() -> RefOr<Schema> {
-        StateJson::schema()
-    }
-}
-
-impl ToSchema for Backgammon {
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed("Backgammon")
-    }
-
-    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
-        <StateJson as ToSchema>::schemas(schemas);
     }
 }
 
@@ -442,25 +361,7 @@ impl Game for Backgammon {
                 ))
             });
         }
-        let side = self.to_move;
-        let mut slots = [(0u8, 0u8); 4];
-        for (slot, step) in slots.iter_mut().zip(mv.steps()) {
-            let from = match step.from {
-                Origin::Bar => 25,
-                Origin::Point(p) => p.distance(side),
-            };
-            let to = match step.to {
-                Destination::Off => 0,
-                Destination::Point(p) => p.distance(side),
-            };
-            *slot = (from, to);
-        }
-        let slots = slots.get(..mv.steps().len()).unwrap_or(&[]);
-        if !self.movegen.leaves().iter().any(|l| l.has_steps(slots)) {
-            return Err(EngineError::illegal(self.why_illegal(mv)));
-        }
-        self.play_checked(side, mv);
-        Ok(())
+        self.play_steps(mv)
     }
 
     fn legal_move_count(&self) -> usize {

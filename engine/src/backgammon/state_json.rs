@@ -1,7 +1,10 @@
 //! The state of a game as the API shows it.
 
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize, Serializer};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::cube::MAX_CUBE;
 use super::match_id::parse_match_id;
@@ -86,6 +89,29 @@ impl Backgammon {
             offer: self.offer,
             match_id: rules_2b.then(|| self.match_id()),
         }
+    }
+}
+
+/// A game serialises as its [`StateJson`].
+impl Serialize for Backgammon {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.state().serialize(s)
+    }
+}
+
+impl PartialSchema for Backgammon {
+    fn schema() -> RefOr<Schema> {
+        StateJson::schema()
+    }
+}
+
+impl ToSchema for Backgammon {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Backgammon")
+    }
+
+    fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+        <StateJson as ToSchema>::schemas(schemas);
     }
 }
 
