@@ -93,7 +93,7 @@ fn change_on(
     table: &worp::table::Table,
     event: worp::events::Event,
 ) -> (worp::store::Append, String) {
-    let stored = worp::events::StoredEvent::new(
+    let row = worp::events::EventRow::new(
         table.id,
         table.version + 1,
         &event,
@@ -103,14 +103,14 @@ fn change_on(
     .expect("an event serialises");
     let mut after = table.clone();
     after
-        .apply_event(&stored, event)
+        .apply_event(&row.event, event)
         .expect("the change applies");
-    let hash = stored.hash.clone();
+    let hash = row.event.hash.clone();
     (
         worp::store::Append {
             game_id: table.id,
             expected_version: table.version,
-            events: vec![stored],
+            events: vec![row],
             row: worp::service::game_row(&after),
             secret: None,
             answer_to_keep: None,
@@ -128,7 +128,7 @@ fn last_change_again(
     worp::store::Append {
         game_id: table.id,
         expected_version: table.version - 1,
-        events: vec![last.clone()],
+        events: vec![last.clone().into()],
         row: worp::service::game_row(table),
         secret: None,
         answer_to_keep: None,
@@ -288,7 +288,7 @@ async fn batch_of_moves(backend: Backend) {
     for table in &tables[22..26] {
         let (first, h1) = move_on(table, 0);
         let mut events = app.worp.all_events(table.id).await.expect("events");
-        events.extend(first.events.iter().cloned());
+        events.extend(first.events.iter().map(|r| r.event.clone()));
         let after = worp::table::Table::from_events(&events).expect("the move replays");
         let (second, h2) = message_on(&after);
         changes.push(first);

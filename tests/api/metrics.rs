@@ -370,12 +370,14 @@ async fn every_family_is_shown_from_start_up() {
     );
 }
 
-/// A move seen by 50 streams of one process costs no read of the log per watcher: the
+/// A move seen by 1,000 streams of one process costs no read of the log per watcher: the
 /// change brings its events, as the store wrote them (each stream read the log twice
-/// for every move: 100 reads).
+/// for every move: 2,000 reads).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_move_watched_by_fifty_streams_reads_the_log_for_none_of_them() {
-    const WATCHERS: usize = 50;
+async fn a_move_watched_by_a_thousand_streams_reads_the_log_for_none_of_them() {
+    const WATCHERS: usize = 1_000;
+    // This process holds a socket for each stream.
+    worp::admission::raise_open_file_limit();
     let (database, _dir) = crate::helpers::fresh_database(Backend::Sqlite).await;
     let server = crate::faults::start_server_with(
         &database,
@@ -395,20 +397,31 @@ async fn a_move_watched_by_fifty_streams_reads_the_log_for_none_of_them() {
     let id = game["id"].as_str().expect("id").to_owned();
     assert_eq!(game["status"], "active", "{game}");
     let mut streams = Vec::new();
-    for _ in 0..WATCHERS {
-        let mut s = client
-            .get(format!("{url}/v1/games/{id}/stream"))
-            .send()
-            .await
-            .expect("stream");
-        // Its first comment: the stream has read the log once and waits for changes.
-        crate::correspondence::read_sse(&mut s, |m| !m.is_empty()).await;
-        streams.push(s);
+    for _ in 0..WATCHERS / 100 {
+        let opened = futures_util::future::join_all((0..100).map(|_| async {
+            let mut s = client
+                .get(format!("{url}/v1/games/{id}/stream"))
+                .send()
+                .await
+                .expect("stream");
+            // Its first comment: the stream has read the log once and waits for changes.
+            crate::correspondence::read_sse(&mut s, |m| !m.is_empty()).await;
+            s
+        }))
+        .await;
+        streams.extend(opened);
     }
     let reads = || async { sample_sum(&scrape(&url).await, "worp_sse_log_reads_total", &[]) };
-    // Each stream read the log once as it started (and only then).
-    let before = reads().await;
-    assert!(before >= WATCHERS as f64, "{before}");
+    // Each stream reads the log once as it starts (and only then), after its first
+    // comment: wait until all of them have (a read is counted once it is done, so a
+    // read still running cannot take in the move below).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut before = reads().await;
+    while before < WATCHERS as f64 {
+        assert!(std::time::Instant::now() < deadline, "{before} first reads");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        before = reads().await;
+    }
     let who = if game["to_move"] == 0 { &a } else { &b };
     let resp = client
         .post(format!("{url}/v1/games/{id}/moves"))

@@ -97,7 +97,10 @@ async fn a_stale_change_in_a_sqlite_batch_is_refused_alone_while_the_others_land
     // And a second move judged on the same state as the first: the log has moved on
     // when its turn in the batch comes.
     changes.push(move_on(&tables[0], usize::MAX).0);
-    let hashes: Vec<String> = changes.iter().map(|c| c.events[0].hash.clone()).collect();
+    let hashes: Vec<String> = changes
+        .iter()
+        .map(|c| c.events[0].event.hash.clone())
+        .collect();
     let (answers, commits) = appended_together(&app, first, changes).await;
     assert_eq!(commits, 1, "9 changes in one transaction");
     for (i, table) in tables.iter().enumerate() {
@@ -148,8 +151,11 @@ async fn a_failing_batch_loses_no_acknowledged_move() {
         let first = move_on(&tables[round * 7 + 6], 0).0;
         let mut changes: Vec<Append> = games.iter().map(|t| move_on(t, 0).0).collect();
         // The last change of the batch fails.
-        changes[5].events[0].kind = kind.into();
-        let hashes: Vec<String> = changes.iter().map(|c| c.events[0].hash.clone()).collect();
+        changes[5].events[0].event.kind = kind.into();
+        let hashes: Vec<String> = changes
+            .iter()
+            .map(|c| c.events[0].event.hash.clone())
+            .collect();
         let (answers, commits) = appended_together(&app, first, changes).await;
         if kind == "refused" {
             assert_eq!(commits, 1, "{kind}: the batch is one transaction");

@@ -6,7 +6,7 @@ use serde_json::Value;
 use uuid::Uuid;
 use worp_engine::json::RawJson;
 
-use crate::events::StoredEvent;
+use crate::events::EventRow;
 
 /// A registered player.
 #[derive(Debug, Clone)]
@@ -203,7 +203,7 @@ pub struct Append {
     pub game_id: Uuid,
     /// The last sequence number the caller saw (0 for a new game).
     pub expected_version: i64,
-    pub events: Vec<StoredEvent>,
+    pub events: Vec<EventRow>,
     pub row: GameRow,
     /// The secret server seed, stored with a new game.
     pub secret: Option<Vec<u8>>,
@@ -218,7 +218,7 @@ impl Append {
     pub fn seats_changed(&self) -> bool {
         self.events.iter().any(|e| {
             matches!(
-                e.kind.as_str(),
+                e.event.kind.as_str(),
                 "game_created" | "seat_taken" | "invitation_declined"
             )
         })

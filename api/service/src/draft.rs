@@ -8,14 +8,14 @@ use super::refusal::Refusal;
 use crate::checkpoints::stored;
 use worp_domain::bots;
 use worp_domain::dice;
-use worp_domain::events::{Event, StoredEvent};
+use worp_domain::events::{Event, EventRow};
 use worp_domain::table::{ReplayError, Status, Table};
 
 /// The new events of one change of a game, chained and applied to a copy of its table as
 /// they are made. Nothing is stored until the service appends the finished draft.
 pub(super) struct Draft {
     pub(super) table: Table,
-    pub(super) events: Vec<StoredEvent>,
+    pub(super) events: Vec<EventRow>,
     pub(super) now: DateTime<Utc>,
     /// The secret server seed: dice and bots draw from it.
     pub(super) seed: Vec<u8>,
@@ -26,7 +26,7 @@ pub(super) struct Draft {
 
 impl Draft {
     pub(super) fn push(&mut self, event: Event) -> Result<(), Refusal> {
-        let stored = StoredEvent::new(
+        let row = EventRow::new(
             self.table.id,
             self.table.version + 1,
             &event,
@@ -35,7 +35,7 @@ impl Draft {
         )
         .map_err(Refusal::unwritable_event)?;
         self.table
-            .apply_event(&stored, event)
+            .apply_event(&row.event, event)
             .map_err(|e| match e {
                 // A player's move the rules refuse (the draft is dropped: nothing is stored).
                 ReplayError::Engine { error, .. } => Refusal::from(error),
@@ -43,7 +43,7 @@ impl Draft {
                     Refusal::Internal(format!("an event the server made does not apply: {other}"))
                 }
             })?;
-        self.events.push(stored);
+        self.events.push(row);
         if stored::is_stored(self.table.version) {
             self.passed.push(self.table.clone());
         }

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -16,7 +17,7 @@ use super::text;
 use super::worp::Worp;
 use worp_domain::bots::BotKind;
 use worp_domain::dice;
-use worp_domain::events::{Event, RetireReason, StoredEvent};
+use worp_domain::events::{Event, EventRow, RetireReason};
 use worp_domain::table::{Status, Table};
 use worp_store::Player;
 
@@ -189,8 +190,7 @@ impl Worp {
             rated,
             public_chat: req.public_chat,
         };
-        let first =
-            StoredEvent::new(id, 1, &created, now, "").map_err(Refusal::unwritable_event)?;
+        let first = EventRow::new(id, 1, &created, now, "").map_err(Refusal::unwritable_event)?;
         let table = Table::from_events(std::slice::from_ref(&first))?;
         let mut draft = Draft {
             table,
@@ -205,27 +205,35 @@ impl Worp {
             .map(|p| p.table)
     }
 
-    /// Plays a move for the caller's seat. The answer, the game's view, is written while
-    /// the move's commit is in flight.
+    /// Plays a move for the caller's seat, given as the request's JSON text: read into a
+    /// value once for each judgement (a second only where the first, on a cached table,
+    /// was refused), and typed by the engine from it. The answer, the game's view, is
+    /// written while the move's commit is in flight.
     #[tracing::instrument(name = "service.play", level = "info", skip_all)]
     pub async fn play(
         &self,
         player: &Player,
         id: Uuid,
-        mv: Value,
+        mv: &RawValue,
         if_match: Option<i64>,
         idempotency: Option<Idempotency<'_>>,
     ) -> Result<Played, Refusal> {
-        text::check_json("move", &mv)?;
+        let read = || -> Result<Value, Refusal> {
+            let mv = serde_json::from_str(mv.get())
+                .map_err(|e| Refusal::Invalid(format!("the move is not JSON: {e}")))?;
+            text::check_json("move", &mv)?;
+            Ok(mv)
+        };
+        let mut unjudged = Some(read()?);
         // The newest cached state is trusted without reading the log first: if another
         // process appended since, the append's version check refuses this one, and so
         // does any refusal judged on a state that may be old. Either way the move is
         // judged once more on the state read from the log, and that answer stands.
         let cached = self.cache.newest(id);
         let mut refused = None;
-        if let Some(cached) = &cached {
+        if let (Some(cached), Some(mv)) = (&cached, unjudged.take()) {
             match self
-                .play_on(cached, player, mv.clone(), if_match, idempotency)
+                .play_on(cached, player, mv, if_match, idempotency)
                 .await
             {
                 Ok(p) => return Ok(p),
@@ -239,7 +247,13 @@ impl Worp {
         match refused {
             // The log has not moved on: judged on this very state already.
             Some((version, e)) if version == table.version => Err(e),
-            _ => Box::pin(self.play_on(&table, player, mv, if_match, idempotency)).await,
+            _ => {
+                let mv = match unjudged {
+                    Some(mv) => mv,
+                    None => read()?,
+                };
+                Box::pin(self.play_on(&table, player, mv, if_match, idempotency)).await
+            }
         }
     }
 

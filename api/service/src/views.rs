@@ -173,7 +173,7 @@ pub fn game_json(t: &Table, names: &NameBook) -> JsonText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use worp_domain::events::{Event, StoredEvent};
+    use worp_domain::events::{Event, EventRow};
 
     /// A six-colour Mens-erger-je-niet game waiting for seats, with odd text where the
     /// view carries text.
@@ -191,8 +191,9 @@ mod tests {
             rated: false,
             public_chat: true,
         };
-        let e = StoredEvent::new(Uuid::from_u128(1), 1, &created, chrono::Utc::now(), "")
-            .expect("an event serialises");
+        let e = EventRow::new(Uuid::from_u128(1), 1, &created, chrono::Utc::now(), "")
+            .expect("an event serialises")
+            .event;
         Table::from_events(&[e]).expect("a new game")
     }
 

@@ -194,7 +194,7 @@ async fn append_with(
         let events = &a.events;
         let at: Vec<i64> = events
             .iter()
-            .filter_map(|e| positions.get(&(e.game_id, e.seq)).copied())
+            .filter_map(|e| positions.get(&(e.event.game_id, e.event.seq)).copied())
             .collect();
         if at.is_empty() {
             written.push(None);

@@ -4,7 +4,7 @@
 
 use uuid::Uuid;
 
-use worp_domain::events::StoredEvent;
+use worp_domain::events::EventRow;
 use worp_domain::records::{AnswerToKeep, GameRow, PlayerNotice};
 
 #[derive(Default)]
@@ -19,11 +19,12 @@ pub(super) struct EventColumns {
 }
 
 impl EventColumns {
-    pub(super) fn push(&mut self, e: &StoredEvent) {
+    pub(super) fn push(&mut self, row: &EventRow) {
+        let e = &row.event;
         self.game_id.push(e.game_id);
         self.seq.push(e.seq);
         self.kind.push(e.kind.clone());
-        self.payload.push(e.payload_text());
+        self.payload.push(row.payload.clone());
         self.rules_version.push(e.rules_version);
         self.recorded_at.push(e.recorded_at);
         self.hash.push(e.hash.clone());

@@ -342,7 +342,7 @@ async fn write(
     for (job, at) in jobs.into_iter().zip(written) {
         match at {
             Some(at) => {
-                let mut events = job.append.events;
+                let mut events: Vec<_> = job.append.events.into_iter().map(|r| r.event).collect();
                 for (e, position) in events.iter_mut().zip(at) {
                     e.position = position;
                 }

@@ -37,9 +37,10 @@
 //! 7. SQLite: the writer thread of [`sqlite_commit`], one transaction a batch and a
 //!    savepoint a change, at 2.2-2.6× SQLite's own durable single inserts.
 //!
-//! Still open: an event's columns are bound in four places (`batch_columns.rs` for 1-3,
-//! `lone_move.rs` for 4-5, `statements.rs` for 6, `sqlite_change.rs` for 7), not from one
-//! type they share.
+//! Every path writes an event's columns from one type, [`worp_domain::events::EventRow`],
+//! whose payload is the one canonical text its hash covers; each binds them in its own
+//! shape (`batch_columns.rs` for 1-3, `lone_move.rs` for 4-5, `statements.rs` for 6,
+//! `sqlite_change.rs` for 7).
 
 mod batch;
 mod batch_columns;

@@ -23,7 +23,7 @@ pub(super) struct Statement {
 /// the outbox when `quiet` and it has notices.
 pub(super) fn statement(a: &Append, quiet: bool) -> Option<Statement> {
     let own = a.row.id == a.game_id
-        && a.events.iter().all(|e| e.game_id == a.game_id)
+        && a.events.iter().all(|e| e.event.game_id == a.game_id)
         && a.notices.iter().all(|n| n.game_id == a.game_id);
     let move_only = a.expected_version > 0
         && a.secret.is_none()
@@ -75,11 +75,12 @@ pub(super) async fn append(
     if statement.unwatched {
         query = query.bind(Watched::notified([a]));
     }
-    for e in &a.events {
+    for row in &a.events {
+        let e = &row.event;
         query = query
             .bind(e.seq)
             .bind(e.kind.as_str())
-            .bind(e.payload_text())
+            .bind(row.payload.as_str())
             .bind(e.rules_version)
             .bind(e.recorded_at)
             .bind(e.hash.as_str());
@@ -99,7 +100,7 @@ pub(super) async fn append(
     for e in &a.events {
         let r = returned
             .iter()
-            .find(|r| r.try_get::<i64, _>("seq").ok() == Some(e.seq));
+            .find(|r| r.try_get::<i64, _>("seq").ok() == Some(e.event.seq));
         if let Some(r) = r {
             deliveries = r.try_get("deliveries")?;
             at.push(r.try_get::<i64, _>("position")?);

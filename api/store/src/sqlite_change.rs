@@ -11,7 +11,6 @@ use uuid::Uuid;
 
 use super::error::StoreError;
 use super::sql;
-use worp_domain::events::StoredEvent;
 use worp_domain::records::{Append, GameRow, StoredCheckpoint};
 
 /// What one change wrote: its events' positions and how many webhook deliveries.
@@ -93,8 +92,6 @@ pub(super) fn store_checkpoints(connection: &mut Connection, jobs: Vec<Checkpoin
 /// the queue: the writer, the one thread every SQLite change waits for, only binds it.
 #[derive(Debug)]
 pub(super) struct ChangeTexts {
-    /// Each event's payload, as JSON.
-    payloads: Vec<String>,
     /// Each event's time.
     recorded_at: Vec<String>,
     created_at: String,
@@ -107,8 +104,7 @@ pub(super) struct ChangeTexts {
 impl ChangeTexts {
     pub(super) fn of(a: &Append) -> ChangeTexts {
         ChangeTexts {
-            payloads: a.events.iter().map(StoredEvent::payload_text).collect(),
-            recorded_at: a.events.iter().map(|e| at(e.recorded_at)).collect(),
+            recorded_at: a.events.iter().map(|e| at(e.event.recorded_at)).collect(),
             created_at: at(a.row.created_at),
             updated_at: at(a.row.updated_at),
             deadline: a.row.deadline.map(at),
@@ -134,8 +130,8 @@ pub(super) fn change(
         return Err(StoreError::Conflict);
     }
     let mut positions = Vec::with_capacity(a.events.len());
-    let events = a.events.iter().zip(&texts.payloads).zip(&texts.recorded_at);
-    for ((e, payload), recorded_at) in events {
+    for (row, recorded_at) in a.events.iter().zip(&texts.recorded_at) {
+        let (e, payload) = (&row.event, &row.payload);
         let event_game = &e.game_id.as_bytes()[..];
         let columns: [&dyn ToSql; 7] = [
             &event_game,

@@ -329,7 +329,7 @@ impl Writer {
         for (job, answer) in jobs.into_iter().zip(answers) {
             let answer = answer.map(|(positions, written)| {
                 deliveries += written;
-                let mut events = job.append.events;
+                let mut events: Vec<_> = job.append.events.into_iter().map(|r| r.event).collect();
                 for (e, position) in events.iter_mut().zip(positions) {
                     e.position = position;
                 }

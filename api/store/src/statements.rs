@@ -203,7 +203,11 @@ macro_rules! statements {
             let mut deliveries = 0;
             let mut tx = pool.begin().await?;
             let mut stored = Vec::with_capacity(a.events.len());
-            for (i, e) in a.events.iter().enumerate() {
+            for (i, row) in a.events.iter().enumerate() {
+                let e = &row.event;
+                // The payload's one text, bound as JSON (the column's type).
+                let payload = serde_json::value::RawValue::from_string(row.payload.clone())
+                    .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
                 let mut q = sqlx::query(if i == 0 {
                     sql::INSERT_FIRST_EVENT
                 } else {
@@ -212,7 +216,7 @@ macro_rules! statements {
                 .bind(e.game_id)
                 .bind(e.seq)
                 .bind(&e.kind)
-                .bind(Json(&e.payload))
+                .bind(Json(payload))
                 .bind(e.rules_version)
                 .bind(e.recorded_at)
                 .bind(&e.hash);

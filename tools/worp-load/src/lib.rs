@@ -52,7 +52,7 @@ use clap::Parser;
 use rand::seq::IndexedRandom;
 use serde_json::{json, Value};
 use uuid::Uuid;
-use worp::events::{Event, StoredEvent};
+use worp::events::{Event, EventRow};
 use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
@@ -1423,8 +1423,9 @@ async fn play_one(
             .player_id
             .and_then(|id| players.iter().find(|p| p.id == id))
             .ok_or("no player in the seat to move")?;
+        let mv = serde_json::value::to_raw_value(&mv).map_err(|e| e.to_string())?;
         table = worp
-            .play(player, table.id, mv, None, None)
+            .play(player, table.id, &mv, None, None)
             .await
             .map_err(|e| e.to_string())?
             .table;
@@ -1539,21 +1540,21 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
                     let step = 1 + copy / seated.len() % (seated.len() - 1).max(1);
                     seated[(copy + seat * step) % seated.len()]
                 };
-                let mut stored: Vec<StoredEvent> = Vec::with_capacity(decoded.len());
+                let mut rows: Vec<EventRow> = Vec::with_capacity(decoded.len());
                 for (seq, (ev, at)) in decoded.iter().enumerate() {
-                    let prev = stored.last().map_or("", |e| e.hash.as_str());
+                    let prev = rows.last().map_or("", |r| r.event.hash.as_str());
                     let ev = reseat(ev, &seat_player);
-                    let e = StoredEvent::new(id, seq as i64 + 1, &ev, *at, prev)
+                    let row = EventRow::new(id, seq as i64 + 1, &ev, *at, prev)
                         .map_err(|e| e.to_string())?;
-                    stored.push(e);
+                    rows.push(row);
                 }
-                let table = Table::from_events(&stored).map_err(|e| e.to_string())?;
+                let table = Table::from_events(&rows).map_err(|e| e.to_string())?;
                 let row = game_row(&table);
                 worp.store
                     .append(Append {
                         game_id: id,
                         expected_version: 0,
-                        events: stored,
+                        events: rows,
                         row,
                         secret: Some(seed.to_vec()),
                         answer_to_keep: None,

@@ -76,8 +76,9 @@ pub async fn bot_game(
             .get(pick % moves.len().max(1))
             .cloned()
             .ok_or("no legal move")?;
+        let mv = serde_json::value::to_raw_value(&mv).map_err(|e| e.to_string())?;
         table = worp
-            .play(&creator, table.id, mv, None, None)
+            .play(&creator, table.id, &mv, None, None)
             .await
             .map_err(|e| e.to_string())?
             .table;

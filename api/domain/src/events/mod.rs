@@ -17,6 +17,9 @@ use worp_engine::GameResult;
 
 use crate::bots::BotKind;
 
+mod row;
+pub use row::EventRow;
+
 /// What happened in a game, one fact per event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -276,44 +279,39 @@ log_entry!(LoggedEvent, |e: &LoggedEvent| Event::from_text(
 log_entry!(StoredEvent, StoredEvent::event);
 
 impl StoredEvent {
-    /// A new event, hashed onto `prev_hash` (the hex hash of the previous event, or the
-    /// empty string for the first); an error if its payload does not serialise.
-    pub fn new(
-        game_id: Uuid,
-        seq: i64,
-        event: &Event,
-        recorded_at: DateTime<Utc>,
-        prev_hash: &str,
-    ) -> Result<StoredEvent, serde_json::Error> {
-        let mut e = StoredEvent {
-            game_id,
-            seq,
-            position: 0,
-            kind: event.kind().to_owned(),
-            payload: event.payload()?,
-            rules_version: worp_engine::RULES_VERSION as i32,
-            recorded_at,
-            hash: String::new(),
-        };
-        e.hash = e.chain_hash(prev_hash);
-        Ok(e)
-    }
-
     /// The event's fields, decoded.
     pub fn event(&self) -> Result<Event, serde_json::Error> {
         Event::from_parts(&self.kind, &self.payload)
     }
 
-    /// The payload as the log stores it: compact JSON (a JSON value's `Display`, which
-    /// cannot fail: its keys are strings).
-    pub fn payload_text(&self) -> String {
-        self.payload.to_string()
+    /// Whether the payload holds a message's text or salt, which the chain does not
+    /// cover (its commitment is covered instead).
+    pub(crate) fn withholds_text(&self) -> bool {
+        self.kind == "message_posted"
+            && matches!(&self.payload, Value::Object(map)
+                if map.contains_key("text") || map.contains_key("salt"))
     }
 
     /// The canonical bytes that are hashed: written field by field (the keys in sorted
     /// order), without building a JSON tree first.
     pub fn canonical_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(160 + 2 * self.kind.len());
+        let mut payload = Vec::with_capacity(128);
+        match &self.payload {
+            // A message's text and salt are outside the chain (its commitment is inside).
+            Value::Object(map) if self.withholds_text() => {
+                let mut without = map.clone();
+                without.remove("text");
+                without.remove("salt");
+                write_canonical(&Value::Object(without), &mut payload);
+            }
+            _ => write_canonical(&self.payload, &mut payload),
+        }
+        self.canonical_bytes_with(&payload)
+    }
+
+    /// The canonical bytes of this event with `payload` as its payload's canonical text.
+    pub(crate) fn canonical_bytes_with(&self, payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(160 + payload.len() + 2 * self.kind.len());
         out.extend_from_slice(b"{\"game_id\":\"");
         out.extend_from_slice(
             self.game_id
@@ -322,18 +320,7 @@ impl StoredEvent {
                 .as_bytes(),
         );
         out.extend_from_slice(b"\",\"payload\":");
-        match (self.kind.as_str(), &self.payload) {
-            // A message's text and salt are outside the chain (its commitment is inside).
-            ("message_posted", Value::Object(map))
-                if map.contains_key("text") || map.contains_key("salt") =>
-            {
-                let mut without = map.clone();
-                without.remove("text");
-                without.remove("salt");
-                write_canonical(&Value::Object(without), &mut out);
-            }
-            _ => write_canonical(&self.payload, &mut out),
-        }
+        out.extend_from_slice(payload);
         out.extend_from_slice(b",\"recorded_at\":\"");
         out.extend_from_slice(format_time(&self.recorded_at).as_bytes());
         out.extend_from_slice(b"\",\"rules_version\":");
@@ -350,15 +337,21 @@ impl StoredEvent {
     /// SHA-256(previous hash bytes || canonical bytes), hex. An empty or malformed
     /// `prev_hash` counts as 32 zero bytes (the start of the chain).
     pub fn chain_hash(&self, prev_hash: &str) -> String {
-        let mut prev = [0u8; 32];
-        if hex::decode_to_slice(prev_hash, &mut prev).is_err() {
-            prev = [0u8; 32];
-        }
-        let mut h = Sha256::new();
-        h.update(prev);
-        h.update(self.canonical_bytes());
-        hex_lower(&h.finalize())
+        chain_hash_over(prev_hash, &self.canonical_bytes())
     }
+}
+
+/// SHA-256(previous hash bytes || `canonical`), hex; an empty or malformed `prev_hash`
+/// counts as 32 zero bytes.
+pub(crate) fn chain_hash_over(prev_hash: &str, canonical: &[u8]) -> String {
+    let mut prev = [0u8; 32];
+    if hex::decode_to_slice(prev_hash, &mut prev).is_err() {
+        prev = [0u8; 32];
+    }
+    let mut h = Sha256::new();
+    h.update(prev);
+    h.update(canonical);
+    hex_lower(&h.finalize())
 }
 
 /// `bytes` as lowercase hex, as `hex::encode` writes them, through a table into a buffer

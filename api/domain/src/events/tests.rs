@@ -71,7 +71,7 @@ fn canonical_bytes_match_the_reference_definition() {
         serde_json::json!({"big": u64::MAX, "neg": i64::MIN, "tiny": 1e-300}),
     ];
     for (n, payload) in payloads.into_iter().enumerate() {
-        let mut e = StoredEvent::new(
+        let mut e = EventRow::new(
             id,
             n as i64 + 1,
             &Event::MovePlayed {
@@ -81,7 +81,8 @@ fn canonical_bytes_match_the_reference_definition() {
             t,
             "",
         )
-        .expect("an event serialises");
+        .expect("an event serialises")
+        .event;
         e.payload = payload;
         e.kind = format!("kind_{n}_\"quoted\"");
         assert_eq!(
@@ -96,7 +97,7 @@ fn the_first_hash_of_a_chain_is_pinned() {
     // Computed independently (Python: sha256(32 zero bytes + json.dumps(sort_keys=True,
     // separators=(",", ":")))); guards the format for good.
     let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap();
-    let e = StoredEvent::new(
+    let e = EventRow::new(
         Uuid::nil(),
         1,
         &Event::SeatTaken {
@@ -107,7 +108,8 @@ fn the_first_hash_of_a_chain_is_pinned() {
         t,
         "",
     )
-    .expect("an event serialises");
+    .expect("an event serialises")
+    .event;
     assert_eq!(e.hash, PINNED_FIRST_HASH);
 }
 
@@ -117,7 +119,7 @@ const PINNED_FIRST_HASH: &str = "b2ef4682bf8ce8c984d57e632813877a219d39ec46b4dfb
 fn hash_chains_to_previous_event() {
     let t = Utc.with_ymd_and_hms(2026, 11, 22, 5, 0, 0).unwrap();
     let id = Uuid::nil();
-    let e1 = StoredEvent::new(
+    let e1 = EventRow::new(
         id,
         1,
         &Event::SeatTaken {
@@ -128,8 +130,9 @@ fn hash_chains_to_previous_event() {
         t,
         "",
     )
-    .expect("an event serialises");
-    let e2 = StoredEvent::new(
+    .expect("an event serialises")
+    .event;
+    let e2 = EventRow::new(
         id,
         2,
         &Event::MovePlayed {
@@ -139,7 +142,8 @@ fn hash_chains_to_previous_event() {
         t,
         &e1.hash,
     )
-    .expect("an event serialises");
+    .expect("an event serialises")
+    .event;
     assert_eq!(e2.chain_hash(&e1.hash), e2.hash);
     assert_ne!(e2.chain_hash(""), e2.hash);
     let mut tampered = e2.clone();
@@ -287,4 +291,46 @@ fn a_hash_is_written_in_hex_as_the_hex_crate_writes_it() {
     }
     let every_byte: Vec<u8> = (0..=255).collect();
     assert_eq!(hex_lower(&every_byte), hex::encode(&every_byte));
+}
+
+/// A new event's one payload text is its payload's canonical JSON, and the hash made from
+/// it is the hash an audit recomputes from the payload (with a message's text and salt
+/// outside the chain).
+#[test]
+fn a_new_events_one_text_is_canonical_and_hashed_as_an_audit_hashes_it() {
+    let game = Uuid::from_u128(5);
+    let at = Utc.with_ymd_and_hms(2026, 12, 6, 7, 0, 0).unwrap();
+    let events = [
+        Event::MovePlayed {
+            seat: 1,
+            mv: serde_json::json!({"z": [3, {"b": 1, "a": "é\n"}], "a": 0.5}),
+        },
+        Event::DiceRolled {
+            seat: 0,
+            die: "d6".into(),
+            values: vec![6, 1],
+            index: 9,
+        },
+        Event::MessagePosted {
+            seat: 0,
+            text: Some("gg \"well\" played".into()),
+            salt: Some("00ff".repeat(8)),
+            text_sha256: "ab".repeat(32),
+        },
+        Event::SeatRetired {
+            seat: 1,
+            reason: RetireReason::Resigned,
+        },
+    ];
+    let mut prev = String::new();
+    for (i, e) in events.iter().enumerate() {
+        let row = EventRow::new(game, i as i64 + 1, e, at, &prev).expect("an event serialises");
+        let mut canonical = Vec::new();
+        write_canonical(&row.event.payload, &mut canonical);
+        assert_eq!(row.payload.as_bytes(), canonical, "{}", e.kind());
+        assert_eq!(row.event.hash, row.event.chain_hash(&prev), "{}", e.kind());
+        let copied = EventRow::from(row.event.clone());
+        assert_eq!(copied.payload, row.payload);
+        prev = row.event.hash;
+    }
 }

@@ -1,6 +1,7 @@
 use actix_web::http::{header, StatusCode};
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
@@ -326,7 +327,8 @@ pub async fn decline_seat(
 pub struct MoveRequest {
     /// One element of the game's `legal_moves`, exactly as listed.
     #[serde(rename = "move")]
-    pub mv: Value,
+    #[schema(value_type = Value)]
+    pub mv: Box<RawValue>,
 }
 
 /// Plays a move for the caller's seat. The server then rolls every die the game awaits,
@@ -380,11 +382,16 @@ pub async fn play_move(
     let id = id.into_inner();
     let mv = body.into_inner().mv;
     // A key answers only the request it was first sent with: this path, this body (both
-    // written out only when a key is sent: a move without one is not serialised again).
+    // written out only when a key is sent). The body is the move's compact text, keys in
+    // order, as any client's spelling of the same move gives it.
     let (request, body_hash) = match &key {
         Some(_) => (
             format!("POST /v1/games/{id}/moves"),
-            hex::encode(Sha256::digest(mv.to_string())),
+            hex::encode(Sha256::digest(
+                serde_json::from_str::<Value>(mv.get())
+                    .map_err(|e| ApiError::BadRequest(format!("the move is not JSON: {e}")))?
+                    .to_string(),
+            )),
         ),
         None => (String::new(), String::new()),
     };
@@ -397,7 +404,7 @@ pub async fn play_move(
         .play(
             &caller.0,
             id,
-            mv,
+            &mv,
             if_match,
             key.as_deref().map(|key| Idempotency {
                 key,

@@ -225,8 +225,10 @@ pub async fn game_stream(
             if st.caught_up {
                 st.caught_up = false;
             } else {
+                let read = st.worp.events(st.id, st.after, 500).await;
+                // Counted once done: a stream counted has what the log held before.
                 worp_telemetry::metrics::stream_log_read();
-                match st.worp.events(st.id, st.after, 500).await {
+                match read {
                     Ok(events) if !events.is_empty() => {
                         st.send(events);
                         continue;

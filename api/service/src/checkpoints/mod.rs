@@ -194,7 +194,7 @@ mod tests {
     }
 
     use super::*;
-    use worp_domain::events::{Event, StoredEvent};
+    use worp_domain::events::{Event, EventRow};
 
     /// A table of game `game` that says it is at `version` (only the id and the version
     /// matter here).
@@ -212,8 +212,9 @@ mod tests {
             rated: false,
             public_chat: false,
         };
-        let e = StoredEvent::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "")
-            .expect("an event serialises");
+        let e = EventRow::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "")
+            .expect("an event serialises")
+            .event;
         let mut t = Table::from_events(&[e]).expect("a new game");
         t.version = version;
         Arc::new(t)
