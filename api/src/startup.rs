@@ -20,7 +20,6 @@ use worp_http::ratelimit::RateLimit;
 use worp_http::routes;
 use worp_http::routes::streams::KeepAlive;
 use worp_http::timeouts::body_timeout;
-use worp_service::live::relay;
 use worp_service::{OpenGames, Worp};
 use worp_store::{Store, StoreError};
 use worp_telemetry::request_id;
@@ -42,6 +41,7 @@ pub struct Application {
     address: SocketAddr,
     server: Server,
     worp: Arc<Worp>,
+    store: Store,
     lifecycle: Arc<Lifecycle>,
     shutdown_grace: std::time::Duration,
     /// `/metrics` on its own address (`WORP_METRICS_BIND`), if it has one.
@@ -62,11 +62,13 @@ impl Application {
             settings.write_queue,
         )
         .await?;
-        let mut worp = Worp::new(store, settings.cache_states, clock);
-        worp.webhook_allow = settings.webhooks.allow.clone();
-        worp.idempotency_ttl =
-            chrono::Duration::from_std(settings.idempotency_ttl).unwrap_or(chrono::Duration::MAX);
-        worp.open_games = OpenGames::new(settings.open_games_per_player);
+        let worp = Worp::new(store.clone(), settings.cache_states, clock)
+            .with_webhook_allow(settings.webhooks.allow.clone())
+            .with_idempotency_ttl(
+                chrono::Duration::from_std(settings.idempotency_ttl)
+                    .unwrap_or(chrono::Duration::MAX),
+            )
+            .with_open_games(OpenGames::new(settings.open_games_per_player));
         // Before the first registration: names registered before keys were kept take
         // theirs, so that a new name cannot look like one of them. Not a reason to stay
         // down (a database that is read-only for now refuses the keys): `worp rebuild`,
@@ -88,7 +90,7 @@ impl Application {
         };
         let listener = listen(wanted).map_err(listen_error)?;
         let address = listener.local_addr().map_err(listen_error)?;
-        spawn_background(worp.clone(), &settings);
+        worp.start_background(settings.sweep_interval, settings.webhooks.clone());
         let lifecycle = Arc::new(Lifecycle::default());
         let metrics = match settings.metrics_bind {
             None => None,
@@ -109,6 +111,7 @@ impl Application {
             address,
             server,
             worp,
+            store,
             lifecycle,
             shutdown_grace: settings.shutdown_grace,
             metrics,
@@ -128,6 +131,11 @@ impl Application {
     /// The service (tests reach into it).
     pub fn worp(&self) -> Arc<Worp> {
         self.worp.clone()
+    }
+
+    /// The store under the service (tests reach into it; the HTTP crate cannot).
+    pub fn store(&self) -> Store {
+        self.store.clone()
     }
 
     /// Whether the server drains (tests reach into it).
@@ -379,63 +387,4 @@ fn serve_metrics(listener: TcpListener, worp: Arc<Worp>) -> std::io::Result<Serv
     .listen(listener)?
     .run();
     Ok(server)
-}
-
-/// Starts the server's own work: time-outs of overdue moves, the first fold of the
-/// ratings, webhook deliveries and (on
-/// PostgreSQL) announcing this process's changes to the others and relaying theirs to
-/// this one's live streams.
-fn spawn_background(worp: Arc<Worp>, settings: &Settings) {
-    let sweep = settings.sweep_interval;
-    let w = worp.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(sweep);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tick.tick().await;
-            match w.sweep_deadlines().await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!("{n} seats ran out of time"),
-                Err(e) => tracing::warn!("the deadline sweep failed: {e}"),
-            }
-            if let Err(e) = w.sweep_answers().await {
-                tracing::warn!("the sweep of expired answers failed: {e}");
-            }
-        }
-    });
-    // The ratings folded now rather than by the first request that shows one: on a long
-    // log the first fold takes seconds (BENCHMARKS.md), which every such request (the
-    // answer to a move that finishes a rated game, the lobby, the leaderboard) would
-    // otherwise wait for.
-    let w = worp.clone();
-    tokio::spawn(async move {
-        let started = std::time::Instant::now();
-        match w.rating_book().await {
-            Ok(book) => tracing::info!(
-                games = book.folded,
-                millis = started.elapsed().as_millis() as u64,
-                "ratings folded"
-            ),
-            Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
-        }
-    });
-    tokio::spawn(worp_service::webhooks::run(
-        worp.store.clone(),
-        worp.clock.clone(),
-        settings.webhooks.clone(),
-    ));
-    if let Some(outbound) = worp.live.take_outbound() {
-        tokio::spawn(relay::announce(
-            worp.store.clone(),
-            worp.live.origin,
-            outbound,
-        ));
-    }
-    if let Store::Postgres(pg) = &worp.store {
-        tokio::spawn(relay::listen(
-            pg.pool.clone(),
-            worp.live.origin,
-            worp.live.sender(),
-        ));
-    }
 }

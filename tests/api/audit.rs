@@ -176,7 +176,6 @@ async fn an_ongoing_game_exports_everything_but_the_seed() {
     assert_eq!(x.status, "active");
     let text = serde_json::to_string(&x).expect("json");
     let secret = app
-        .worp
         .store
         .secret(x.game_id)
         .await

@@ -122,7 +122,7 @@ async fn unseen_long_game(backend: Backend) -> (TestApp, TestApp, Uuid, Vec<Stor
     assert!(n > 4 * CHECKPOINT_EVERY, "a long game: {n} events");
     // Without the checkpoints the first server stored (`stored_checkpoints.rs`).
     first.worp.checkpoints_stored().await;
-    crate::stored_checkpoints::execute(&first.worp.store, "DELETE FROM checkpoints").await;
+    crate::stored_checkpoints::execute(&first.store, "DELETE FROM checkpoints").await;
     let second = spawn_app_from(test_settings(url), Arc::new(SystemClock), dir).await;
     (first, second, id, events)
 }
@@ -134,7 +134,7 @@ async fn a_cold_load_keeps_checkpoints_and_starts_from_them() {
         let n = events.len() as i64;
         // The second server has never seen the game: its first load replays the log and
         // keeps a checkpoint every CHECKPOINT_EVERY events.
-        let history = second.worp.cache.history();
+        let history = second.worp.cache().history();
         assert!(history.is_empty());
         let expected = full_replay(&events);
         let table = second.worp.load(id).await.expect("cold load");
@@ -164,7 +164,7 @@ async fn a_cold_load_keeps_checkpoints_and_starts_from_them() {
         );
         // Once the live state is gone (evicted), a load starts from the newest checkpoint
         // and gives the same table.
-        let cold = Worp::new(second.worp.store.clone(), 8, Arc::new(SystemClock));
+        let cold = Worp::new(second.store.clone(), 8, Arc::new(SystemClock));
         cold.load_at(id, n - 1).await.expect("historical");
         let again = cold.load(id).await.expect("load from the checkpoint");
         assert_eq!(format!("{again:?}"), format!("{table:?}"));
@@ -177,7 +177,7 @@ async fn a_reader_stepping_back_finds_the_states_before_it_kept() {
         let (_first, second, id, events) = unseen_long_game(backend).await;
         let expected = full_replay(&events);
         let worp = &second.worp;
-        let history = worp.cache.history();
+        let history = worp.cache().history();
         // Dropped in the middle of the fourth stretch (after checkpoint 192), as the
         // replay slider is, then stepping back to its start: one fold, the rest kept.
         let landed = 3 * CHECKPOINT_EVERY + 40;
@@ -220,7 +220,7 @@ async fn walking_an_old_game_never_evicts_a_live_one() {
         let app = spawn_app_from(settings, Arc::new(SystemClock), dir).await;
         let old = bot_game(&app.worp, "backgammon", Value::Null, 2).await;
         let live = bot_game(&app.worp, "ludo", Value::Null, 4).await;
-        let newest = app.worp.cache.newest(live).expect("live game cached");
+        let newest = app.worp.cache().newest(live).expect("live game cached");
         let n = app.worp.all_events(old).await.expect("events").len();
         assert!(n > 16);
         for at in 1..=n {
@@ -229,9 +229,9 @@ async fn walking_an_old_game_never_evicts_a_live_one() {
                 .await;
             assert_eq!(body["version"], at as i64);
         }
-        let still = app.worp.cache.newest(live).expect("still cached");
+        let still = app.worp.cache().newest(live).expect("still cached");
         assert!(Arc::ptr_eq(&still, &newest), "{backend:?}");
-        assert!(app.worp.cache.history().len() <= app.worp.cache.history().capacity());
+        assert!(app.worp.cache().history().len() <= app.worp.cache().history().capacity());
     }
 }
 
@@ -375,7 +375,6 @@ async fn a_page_of_a_fold_reads_only_its_own_events() {
     }
     // The pages a fold reads are the game's events.
     let logged = second
-        .worp
         .store
         .logged_events(id, CHECKPOINT_EVERY, CHECKPOINT_EVERY)
         .await

@@ -704,12 +704,13 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
                 .await
                 .expect("resign");
         }
-        let pending = app.worp.store.deliveries(hook2, 10, 0).await.expect("log");
+        let pending = app.store.deliveries(hook2, 10, 0).await.expect("log");
         assert!(!pending.is_empty(), "the notice is in the outbox");
         let fresh = worp::store::Store::connect(&app.database, 2)
             .await
             .expect("reconnect");
-        let restarted = worp::service::Worp::new(fresh, 10, Arc::new(worp::service::SystemClock));
+        // The process restarted: nothing in memory but the store.
+        let clock = worp::service::SystemClock;
         // Its receiver listens on loopback.
         let settings = worp::webhooks::WebhookSettings {
             allow: vec!["127.0.0.0/8".parse().expect("cidr")],
@@ -717,9 +718,8 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
         };
         let until = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {
-            worp::webhooks::deliver_due(&restarted.store, restarted.clock.as_ref(), &settings)
-                .await;
-            let log = restarted.store.deliveries(hook2, 10, 0).await.expect("log");
+            worp::webhooks::deliver_due(&fresh, &clock, &settings).await;
+            let log = fresh.deliveries(hook2, 10, 0).await.expect("log");
             if log.iter().all(|d| d.status == "delivered") && !got2.lock().expect("got").is_empty()
             {
                 break;

@@ -190,7 +190,7 @@ async fn counting_a_players_open_games_reads_only_the_waiting_ones() {
         let a = app.player("a").await;
         app.create(&a, "backgammon", json!({}), vec![Some(a.id), None])
             .await;
-        let plan: Vec<String> = match &app.worp.store {
+        let plan: Vec<String> = match &app.store {
             Store::Postgres(pg) => {
                 sqlx::query(
                     "INSERT INTO games (id, variant, status, version, summary, created_at, \
@@ -261,7 +261,7 @@ async fn counting_a_players_open_games_reads_only_the_waiting_ones() {
             "{backend:?}: no game but the waiting ones is read: {plan:#?}"
         );
         // And the limit still counts this player's waiting game.
-        let stored = app.worp.store.open_games_of(a.id).await.expect("count");
+        let stored = app.store.open_games_of(a.id).await.expect("count");
         assert_eq!(stored, 1, "{backend:?}");
     }
 }

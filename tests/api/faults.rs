@@ -344,7 +344,7 @@ async fn killed_mid_load(database: &str) {
 
 /// The name of the PostgreSQL database `app` runs on.
 pub async fn database_of(app: &crate::helpers::TestApp) -> String {
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL app")
     };
     sqlx::query_scalar("SELECT current_database()")
@@ -381,7 +381,7 @@ pub async fn database_away(db: &str, away: bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_database_going_away_answers_503_and_the_server_recovers() {
     let app = spawn_app(Backend::Postgres).await;
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL app")
     };
     let db: String = sqlx::query_scalar("SELECT current_database()")

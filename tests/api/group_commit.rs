@@ -15,7 +15,7 @@ use crate::webhooks::register;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn group_commit_writers_give_their_connections_back_when_quiet() {
     let app = spawn_app(Backend::Postgres).await;
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL store");
     };
     // Several games moving at once, so both writers take batches.
@@ -52,7 +52,7 @@ async fn group_commit_writers_give_their_connections_back_when_quiet() {
     loop {
         let held = pg.pool.size() as usize - pg.pool.num_idle();
         // The writers of actix-web's worker threads have connections of their own.
-        let (in_use, _) = app.worp.store.connections();
+        let (in_use, _) = app.store.connections();
         if held <= 1 && in_use <= 1 {
             break;
         }
@@ -148,7 +148,7 @@ pub(crate) async fn assert_log(
     assert_eq!(events.len() as i64, len, "no gap, no duplicate");
     assert_eq!(events.last().expect("an event").hash, hash);
     const VERSION: &str = "SELECT version FROM games WHERE id = $1";
-    let row: i64 = match &app.worp.store {
+    let row: i64 = match &app.store {
         Store::Postgres(pg) => {
             sqlx::query_scalar(VERSION)
                 .bind(id)
@@ -218,8 +218,7 @@ async fn batch_of_moves(backend: Backend) {
             expected.push((table.id, table.version, last.hash, false));
         }
         let answers =
-            futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a)))
-                .await;
+            futures_util::future::join_all(changes.into_iter().map(|a| app.store.append(a))).await;
         for ((id, len, hash, written), answer) in expected.iter().zip(&answers) {
             if *written {
                 assert!(answer.is_ok(), "a current change is written: {answer:?}");
@@ -243,12 +242,12 @@ async fn batch_of_moves(backend: Backend) {
         ahead.version += 1;
         let again = last_change_again(table, &last);
         for stale in [move_on(&ahead, 0).0, again] {
-            let answer = app.worp.store.append(stale).await;
+            let answer = app.store.append(stale).await;
             assert!(matches!(answer, Err(StoreError::Conflict)), "{answer:?}");
             assert_log(&app, table.id, table.version, &last.hash).await;
         }
         let (current, hash) = move_on(table, 0);
-        let answer = app.worp.store.append(current).await;
+        let answer = app.store.append(current).await;
         assert!(answer.is_ok(), "a current change is written: {answer:?}");
         assert_log(&app, table.id, table.version + 1, &hash).await;
     }
@@ -264,7 +263,7 @@ async fn batch_of_moves(backend: Backend) {
         hashes.push((table.id, table.version + 1, h1, h2));
     }
     let answers =
-        futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
+        futures_util::future::join_all(changes.into_iter().map(|a| app.store.append(a))).await;
     for ((id, len, h1, h2), pair) in hashes.iter().zip(answers.chunks(2)) {
         let won: Vec<bool> = pair.iter().map(Result::is_ok).collect();
         assert_eq!(
@@ -296,7 +295,7 @@ async fn batch_of_moves(backend: Backend) {
         expected.push((table.id, table.version, h1, h2));
     }
     let answers =
-        futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
+        futures_util::future::join_all(changes.into_iter().map(|a| app.store.append(a))).await;
     for ((id, version, h1, h2), pair) in expected.iter().zip(answers.chunks(2)) {
         assert!(pair[0].is_ok(), "the move is written: {pair:?}");
         match &pair[1] {
@@ -317,7 +316,7 @@ async fn batch_of_moves(backend: Backend) {
 async fn a_lone_moves_events_take_their_positions_in_order() {
     let clock = ManualClock::new();
     let app = spawn_app_with(Backend::Postgres, clock.clone()).await;
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL store");
     };
     let (a, b, mut game) = app.two_player_game("backgammon").await;
@@ -384,7 +383,7 @@ async fn a_lone_moves_events_take_their_positions_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_webhook_registered_during_a_game_hears_each_later_turn_once() {
     let app = spawn_app(Backend::Postgres).await;
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL store");
     };
     let (a, b, mut game) = app.two_player_game("backgammon").await;
@@ -440,7 +439,7 @@ fn noticed_move_on(table: &worp::table::Table, player: uuid::Uuid) -> worp::stor
 #[tokio::test]
 async fn a_batch_of_moves_to_a_player_with_a_webhook_writes_the_delivery() {
     let app = spawn_app(Backend::Postgres).await;
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL store");
     };
     let mut games = Vec::new();
@@ -455,7 +454,7 @@ async fn a_batch_of_moves_to_a_player_with_a_webhook_writes_the_delivery() {
     let (watcher, heard_by) = (&games[0].1, games[0].1.id);
     register(&app, watcher, "http://127.0.0.1:9/hook").await;
     let answers =
-        futures_util::future::join_all(changes.into_iter().map(|a| app.worp.store.append(a))).await;
+        futures_util::future::join_all(changes.into_iter().map(|a| app.store.append(a))).await;
     assert!(answers.iter().all(Result::is_ok), "{answers:?}");
     let heard: Vec<(uuid::Uuid, uuid::Uuid, String)> = sqlx::query_as(
         "SELECT game_id, player_id, kind FROM webhook_deliveries WHERE game_id = ANY($1)",

@@ -24,6 +24,8 @@ pub struct TestApp {
     pub metrics_address: Option<String>,
     pub client: reqwest::Client,
     pub worp: Arc<Worp>,
+    /// The store under `worp`.
+    pub store: worp::store::Store,
     /// The database URL (or SQLite path) the app runs on.
     pub database: String,
     /// The token of every player `player` registered, by id (to accept invitations).
@@ -181,12 +183,14 @@ pub async fn spawn_app_from(
     let address = format!("http://{}", app.address());
     let metrics_address = app.metrics_address().map(|a| format!("http://{a}"));
     let worp = app.worp();
+    let store = app.store();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         metrics_address,
         client: reqwest::Client::new(),
         worp,
+        store,
         database,
         tokens: Default::default(),
         names_used: Default::default(),
@@ -212,7 +216,8 @@ impl TestApp {
             address,
             metrics_address: None,
             client: reqwest::Client::new(),
-            worp: Arc::new(Worp::new(store, 10, Arc::new(SystemClock))),
+            worp: Arc::new(Worp::new(store.clone(), 10, Arc::new(SystemClock))),
+            store,
             database,
             tokens: Default::default(),
             names_used: Default::default(),

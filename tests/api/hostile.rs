@@ -33,7 +33,7 @@ async fn the_deadline_sweep_skips_a_game_that_does_not_replay_and_times_out_the_
     // The first game (the first due) gets an event the rules cannot apply.
     let broken = app.worp.all_events(ids[0]).await.expect("events");
     let last = broken.last().expect("event");
-    let worp::store::Store::Sqlite(s) = &app.worp.store else {
+    let worp::store::Store::Sqlite(s) = &app.store else {
         unreachable!("SQLite app")
     };
     sqlx::query(

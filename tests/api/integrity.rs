@@ -11,7 +11,7 @@ use crate::play::two_seat_variant;
 
 /// Runs `sql` (binding `id` when given) on the app's own database.
 async fn run_sql(app: &TestApp, sql: &str, id: Option<Uuid>) -> Result<u64, sqlx::Error> {
-    match &app.worp.store {
+    match &app.store {
         Store::Postgres(s) => {
             let q = sqlx::query(sql);
             let q = if let Some(id) = id { q.bind(id) } else { q };
@@ -415,7 +415,7 @@ async fn answers_kept(app: &TestApp) -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sweep_of_expired_answers_reads_their_index_not_every_answer() {
     let app = spawn_app(Backend::Postgres).await;
-    let Store::Postgres(pg) = &app.worp.store else {
+    let Store::Postgres(pg) = &app.store else {
         panic!("a PostgreSQL store");
     };
     let (player, _) = app.worp.create_player("keeper").await.expect("player");

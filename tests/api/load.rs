@@ -76,10 +76,14 @@ async fn the_load_generator_plays_rounds_against_pgbench_and_rebuilds_the_games(
             2,
             "pgbench's own CPU in each round:\n{transcript}"
         );
-        assert!(
-            transcript.contains("The clients' own CPU: this load generator "),
-            "{transcript}"
-        );
+        // Summed over the rounds where they could be told apart from the machine's:
+        // on a machine loaded by other work a round's clients can count more than it.
+        if transcript.matches("without the clients' own").count() == 2 {
+            assert!(
+                transcript.contains("The clients' own CPU: this load generator "),
+                "{transcript}"
+            );
+        }
     }
     assert!(transcript.contains("Rebuild of 3 games"), "{transcript}");
 }

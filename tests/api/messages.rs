@@ -31,7 +31,7 @@ async fn players_talk_and_spectators_read_only_a_public_chat() {
         let (alice, bob, game) = app.two_player_game("backgammon").await;
         let carol = app.player("carol").await;
         let id = game["id"].as_str().expect("id").to_owned();
-        let mut hub = app.worp.live.subscribe();
+        let mut hub = app.worp.changes();
         let resp = write(&app, &id, &alice, "Good luck, have fun ✓").await;
         assert_eq!(resp.status(), 201, "{backend:?}");
         let message: Value = resp.json().await.expect("json");

@@ -145,7 +145,7 @@ async fn old_player(app: &TestApp, name: &str, token: &str, age_secs: i64) -> Uu
     let hash = worp::service::token_hash(token);
     let at = chrono::Utc::now() - chrono::Duration::seconds(age_secs);
     let sql = "INSERT INTO players (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)";
-    match &app.worp.store {
+    match &app.store {
         Store::Postgres(s) => sqlx::query(sql)
             .bind(id)
             .bind(name)

@@ -75,7 +75,7 @@ async fn check_log(app: &TestApp, id: &str, served: &Value) {
     assert!(report.seed_revealed);
     assert!(report.rolls_verified > 0);
     let replayed = Table::from_events(&events).expect("replay");
-    let mut fresh = serde_json::to_value(GameView::of(&replayed, &app.worp.names)).expect("json");
+    let mut fresh = serde_json::to_value(GameView::of(&replayed, app.worp.names())).expect("json");
     let mut served = served.clone();
     // Times are rounded by some backends' JSON; compare everything else exactly.
     for v in [&mut fresh, &mut served] {
@@ -334,7 +334,7 @@ async fn state_at_shows_the_game_after_each_event_and_matches_the_cache() {
     }
     let cached = app
         .worp
-        .cache
+        .cache()
         .newest(id.parse().expect("uuid"))
         .expect("cached");
     let fresh = Table::from_events(&events).expect("replay");

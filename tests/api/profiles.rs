@@ -108,7 +108,6 @@ async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
         // The store's answer for several ids at once leaves out those of no player.
         let (alice, bob) = (app.player("alice2").await, app.player("bob2").await);
         let mut found = app
-            .worp
             .store
             .player_names(&[alice.id, Uuid::new_v4(), bob.id])
             .await
@@ -117,13 +116,7 @@ async fn a_fresh_process_names_every_player_of_a_listing_page_from_the_store() {
         let mut want = vec![(alice.id, "alice2".to_owned()), (bob.id, "bob2".to_owned())];
         want.sort();
         assert_eq!(found, want, "{backend:?}");
-        assert!(app
-            .worp
-            .store
-            .player_names(&[])
-            .await
-            .expect("none")
-            .is_empty());
+        assert!(app.store.player_names(&[]).await.expect("none").is_empty());
     }
 }
 

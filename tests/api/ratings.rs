@@ -246,7 +246,7 @@ async fn a_server_folds_the_ratings_as_it_starts_before_a_request_needs_them() {
         .await;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
-            if second.worp.ratings.0.lock().await.book.folded == 1 {
+            if second.worp.ratings().0.lock().await.book.folded == 1 {
                 break;
             }
             assert!(
@@ -261,9 +261,9 @@ async fn a_server_folds_the_ratings_as_it_starts_before_a_request_needs_them() {
 /// Asks for the ratings with the check for late finishes due, and returns the book's
 /// number of finishes folded and the settled mark.
 async fn check_now(app: &TestApp) -> (u64, i64, u64) {
-    app.worp.ratings.0.lock().await.checked_at = None;
+    app.worp.ratings().0.lock().await.checked_at = None;
     let book = app.worp.rating_book().await.expect("ratings");
-    let projection = app.worp.ratings.0.lock().await;
+    let projection = app.worp.ratings().0.lock().await;
     (
         book.folded,
         projection.settled.position,
@@ -357,7 +357,7 @@ async fn assert_rebuilds_identically(app: &TestApp, backend: Backend) {
     // Listing entries as they were written before they kept the moves per seat (a
     // database from before the upgrade): the fold counts the moves in the log, and the
     // book is the same before `worp rebuild` writes them.
-    match &app.worp.store {
+    match &app.store {
         worp::store::Store::Postgres(pg) => {
             sqlx::query("UPDATE games SET summary = (summary::jsonb - 'moves')::json")
                 .execute(&pg.pool)

@@ -109,8 +109,8 @@ async fn the_cache_and_the_pool_have_the_configured_sizes() {
         s.db_connections = 3;
     })
     .await;
-    assert_eq!(app.worp.cache.capacity(), 7);
-    assert_eq!(app.worp.store.max_connections(), 3);
+    assert_eq!(app.worp.cache().capacity(), 7);
+    assert_eq!(app.store.max_connections(), 3);
 }
 
 #[tokio::test]

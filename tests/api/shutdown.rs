@@ -25,7 +25,7 @@ async fn readyz_is_ready_when_the_database_answers_and_is_migrated() {
 #[tokio::test]
 async fn readyz_is_not_ready_when_a_migration_is_missing() {
     let app = spawn_app(Backend::Postgres).await;
-    let worp::store::Store::Postgres(pg) = &app.worp.store else {
+    let worp::store::Store::Postgres(pg) = &app.store else {
         panic!("PostgreSQL")
     };
     sqlx::query(

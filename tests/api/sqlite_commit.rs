@@ -17,7 +17,7 @@ use crate::helpers::{spawn_app, Backend, TestApp};
 use crate::play::two_seat_variant;
 
 fn pool(app: &TestApp) -> &sqlx::SqlitePool {
-    match &app.worp.store {
+    match &app.store {
         Store::Sqlite(s) => &s.pool,
         Store::Postgres(_) => panic!("an SQLite store"),
     }
@@ -46,7 +46,7 @@ async fn appended_together(
         .execute(&mut *lock)
         .await
         .expect("the write lock");
-    let store = &app.worp.store;
+    let store = &app.store;
     let Store::Sqlite(sqlite) = store else {
         panic!("an SQLite store")
     };
@@ -72,7 +72,7 @@ async fn appended_together(
     drop(lock);
     first.await.expect("the first change is written");
     let answers = answers.await;
-    let commits = app.worp.store.sqlite_commits().expect("sqlite") - commits;
+    let commits = app.store.sqlite_commits().expect("sqlite") - commits;
     (answers, commits)
 }
 

@@ -22,7 +22,7 @@ async fn the_database_refuses_to_update_or_delete_events() {
             vec![Some(a.id), Some(b.id)],
         )
         .await;
-        let (update, delete) = match &app.worp.store {
+        let (update, delete) = match &app.store {
             Store::Postgres(s) => (
                 sqlx::query("UPDATE events SET kind = 'forged'")
                     .execute(&s.pool)
@@ -68,11 +68,7 @@ async fn rebuild_remakes_the_listing_from_the_log() {
         app.create(&a, two_seat_variant(), Value::Null, vec![Some(a.id), None])
             .await;
         let before = app.get_json(&format!("/v1/games?player={}", a.id)).await;
-        app.worp
-            .store
-            .replace_read_models(&[])
-            .await
-            .expect("clear");
+        app.store.replace_read_models(&[]).await.expect("clear");
         let empty = app.get_json(&format!("/v1/games?player={}", a.id)).await;
         assert_eq!(empty["games"].as_array().map(Vec::len), Some(0));
         assert_eq!(app.worp.rebuild().await.expect("rebuild"), 4);

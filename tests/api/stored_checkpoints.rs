@@ -55,7 +55,7 @@ async fn played(
     assert!(n > 2 * STORED_EVERY, "a long game: {n} events");
     // One stored at each multiple of STORED_EVERY the game passed, even where one
     // change (a person's move and the bots' after it) passed several.
-    let stored = all_stored(&first.worp.store, id).await;
+    let stored = all_stored(&first.store, id).await;
     let versions: Vec<i64> = stored.iter().map(|c| c.version).collect();
     let multiples: Vec<i64> = (1..=n / STORED_EVERY).map(|k| k * STORED_EVERY).collect();
     assert_eq!(versions, multiples, "{n} events");
@@ -109,12 +109,12 @@ async fn a_cold_load_after_a_restart_folds_only_the_events_after_the_stored_chec
         );
         // The fold started at the stored checkpoint: it kept in memory only the
         // checkpoints after it (each a fold of CHECKPOINT_EVERY events would have kept).
-        let history = app.worp.cache.history();
+        let history = app.worp.cache().history();
         assert!(history.nearest(id, stored.version).is_none(), "{backend:?}");
         let after = (stored.version / CHECKPOINT_EVERY + 1..=n / CHECKPOINT_EVERY).count();
         assert_eq!(history.len(), after, "{backend:?}");
         // Old states before and after it are still every fold's.
-        let fresh = restarted(&app.worp.store);
+        let fresh = restarted(&app.store);
         for at in [
             stored.version,
             stored.version - 1,
@@ -143,7 +143,7 @@ async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
         let expected = full_replay(&events);
         let n = events.len() as i64;
         let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
-        let store = &app.worp.store;
+        let store = &app.store;
         let other_hash = "0".repeat(64);
         let head = events[stored.version as usize - 1].hash.clone();
         let breakages = [
@@ -174,7 +174,7 @@ async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
             );
             // Folded from event 1: every in-memory checkpoint was kept on the way.
             assert_eq!(
-                cold.cache.history().len() as i64,
+                cold.cache().history().len() as i64,
                 n / CHECKPOINT_EVERY,
                 "{backend:?}: {broken}"
             );
@@ -199,7 +199,7 @@ async fn a_stored_checkpoint_that_does_not_fit_is_not_used_and_is_replaced() {
             }
             let fresh = restarted(store);
             fresh.load(id).await.expect("load");
-            assert!(fresh.cache.history().is_empty(), "{backend:?}: {broken}");
+            assert!(fresh.cache().history().is_empty(), "{backend:?}: {broken}");
         }
     }
 }
@@ -211,7 +211,7 @@ async fn a_state_below_the_newest_stored_checkpoint_is_folded_from_the_one_befor
         let expected = full_replay(&events);
         let n = events.len() as i64;
         let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
-        let store = &app.worp.store;
+        let store = &app.store;
         // A state just after each stored checkpoint, and just before the next.
         let stored: Vec<i64> = all_stored(store, id)
             .await
@@ -230,7 +230,7 @@ async fn a_state_below_the_newest_stored_checkpoint_is_folded_from_the_one_befor
             );
             // The fold started at the newest checkpoint stored at or before `at`: it
             // kept nothing before it.
-            let history = fresh.cache.history();
+            let history = fresh.cache().history();
             assert!(
                 history.nearest(id, from - 1).is_none(),
                 "{backend:?} at {at}: folded from before {from}"
@@ -258,7 +258,7 @@ async fn a_stored_checkpoint_far_behind_the_log_is_folded_on_to_its_end() {
         }
         let stored = worp::checkpoints::stored::stored(&table).expect("written");
         let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
-        let store = &app.worp.store;
+        let store = &app.store;
         execute(store, "DELETE FROM checkpoints").await;
         store
             .store_checkpoint(&stored, chrono::Utc::now(), true)
@@ -269,7 +269,7 @@ async fn a_stored_checkpoint_far_behind_the_log_is_folded_on_to_its_end() {
         assert_eq!(format!("{head:?}"), expected[n - 1], "{backend:?}");
         // Its in-memory checkpoints are those after the stored one.
         let kept = (old as i64 / CHECKPOINT_EVERY + 1..=n as i64 / CHECKPOINT_EVERY).count();
-        assert_eq!(cold.cache.history().len(), kept, "{backend:?}");
+        assert_eq!(cold.cache().history().len(), kept, "{backend:?}");
         for at in [old + 1, old + 999, old + 1_000, old + 1_001, n] {
             let t = restarted(store)
                 .load_at(id, at as i64)
@@ -287,7 +287,7 @@ async fn a_live_state_behind_the_log_is_folded_on_and_the_store_is_not_asked() {
         let expected = full_replay(&events);
         let n = events.len();
         let app = spawn_app_from(test_settings(url), Arc::new(SystemClock), None).await;
-        let store = &app.worp.store;
+        let store = &app.store;
         // The game's newest state stored; a process whose live state is far behind (another
         // process played on).
         let mut head = Table::from_events(&events[..1]).expect("first event");
@@ -304,12 +304,12 @@ async fn a_live_state_behind_the_log_is_folded_on_and_the_store_is_not_asked() {
             behind.apply(e).expect("replay");
         }
         let process = restarted(store);
-        process.cache.put(Arc::new(behind));
+        process.cache().put(Arc::new(behind));
         let table = process.load(id).await.expect("load");
         assert_eq!(format!("{table:?}"), expected[n - 1], "{backend:?}");
         // Folded on from the live state, not from the stored checkpoint: it kept the
         // in-memory checkpoints after event 300.
         let kept = (300 / CHECKPOINT_EVERY + 1..=n as i64 / CHECKPOINT_EVERY).count();
-        assert_eq!(process.cache.history().len(), kept, "{backend:?}");
+        assert_eq!(process.cache().history().len(), kept, "{backend:?}");
     }
 }

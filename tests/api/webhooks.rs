@@ -282,7 +282,7 @@ async fn a_host_that_is_not_public_is_refused_at_delivery_after_resolving_it() {
                 "127.0.0.1",
             ),
         ] {
-            let hook = stored_webhook(&app.worp.store, b.id, url).await;
+            let hook = stored_webhook(&app.store, b.id, url).await;
             hooks.push((hook.to_string(), shown));
         }
         finished_games(&app, &b, &a, 1).await;
@@ -385,7 +385,6 @@ async fn a_slow_receiver_does_not_hold_up_the_others() {
         finished_games(&app, &b, &a, 4).await;
         let written = tokio::time::Instant::now();
         let wanted = app
-            .worp
             .store
             .deliveries(fast_hook.parse().expect("id"), 100, 0)
             .await
@@ -463,7 +462,6 @@ async fn deliveries_go_with_their_webhook() {
         // The log pages: one at a time, newest first, a `Link` to the next while full.
         let id: Uuid = hook.parse().expect("id");
         let all: Vec<Uuid> = app
-            .worp
             .store
             .deliveries(id, 100, 0)
             .await
@@ -508,7 +506,6 @@ async fn deliveries_go_with_their_webhook() {
             .expect("bad");
         assert_eq!(bad.status(), 400);
         assert!(!app
-            .worp
             .store
             .deliveries(id, 100, 0)
             .await
@@ -522,7 +519,7 @@ async fn deliveries_go_with_their_webhook() {
             .await
             .expect("delete");
         assert_eq!(resp.status(), 204);
-        let left = app.worp.store.deliveries(id, 100, 0).await.expect("log");
+        let left = app.store.deliveries(id, 100, 0).await.expect("log");
         assert!(left.is_empty(), "{backend:?}: {left:?}");
     }
 }

@@ -17,6 +17,7 @@
 //! - [`text`]: the checks of the strings and JSON that are stored.
 
 pub mod audit;
+mod background;
 pub mod cache;
 mod changes;
 pub mod checkpoints;

@@ -10,27 +10,28 @@ use worp_domain::clock::Clock;
 use worp_store::Store;
 
 /// The server's shared state: the store, the cache of tables, the clock, and the hub of
-/// live changes.
+/// live changes. Its fields are the service's own: the HTTP crate, which does not see the
+/// store, reaches none of them but through the service's operations.
 #[derive(Debug)]
 pub struct Worp {
-    pub store: Store,
-    pub cache: StateCache,
-    pub clock: Arc<dyn Clock>,
-    pub live: Arc<Live>,
+    pub(crate) store: Store,
+    pub(crate) cache: StateCache,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) live: Arc<Live>,
     /// `WORP_WEBHOOK_ALLOW`: ranges that are not public which webhook URLs may name.
-    pub webhook_allow: Vec<ipnet::IpNet>,
+    pub(crate) webhook_allow: Vec<ipnet::IpNet>,
     /// How long the answer to an `Idempotency-Key` is kept (`WORP_IDEMPOTENCY_TTL_SECS`).
-    pub idempotency_ttl: chrono::Duration,
-    /// The limit on open games per player (`service/limits.rs`).
-    pub open_games: super::limits::OpenGames,
+    pub(crate) idempotency_ttl: chrono::Duration,
+    /// The limit on open games per player (`limits.rs`).
+    pub(crate) open_games: super::limits::OpenGames,
     /// Players' names, for views.
-    pub names: super::name_book::NameBook,
+    pub(crate) names: super::name_book::NameBook,
     /// The ratings, folded from the log.
-    pub ratings: worp_domain::ratings::Projector,
+    pub(crate) ratings: worp_domain::ratings::Projector,
     /// Messages a minute per player.
-    pub message_limit: super::limits::MessageLimit,
+    pub(crate) message_limit: super::limits::MessageLimit,
     /// The checkpoints waiting to be stored (`stored_checkpoints.rs`).
-    pub(super) checkpoint_queue: crate::checkpoints::stored::Queue,
+    pub(crate) checkpoint_queue: crate::checkpoints::stored::Queue,
 }
 
 impl Worp {
@@ -51,6 +52,44 @@ impl Worp {
             message_limit: super::limits::MessageLimit::default(),
             checkpoint_queue: crate::checkpoints::stored::Queue::default(),
         }
+    }
+
+    /// With `allow`: the ranges that are not public which webhook URLs may name.
+    pub fn with_webhook_allow(mut self, allow: Vec<ipnet::IpNet>) -> Worp {
+        self.webhook_allow = allow;
+        self
+    }
+
+    /// With answers to an `Idempotency-Key` kept for `ttl`.
+    pub fn with_idempotency_ttl(mut self, ttl: chrono::Duration) -> Worp {
+        self.idempotency_ttl = ttl;
+        self
+    }
+
+    /// With `open_games` as the limit on open games per player.
+    pub fn with_open_games(mut self, open_games: super::limits::OpenGames) -> Worp {
+        self.open_games = open_games;
+        self
+    }
+
+    /// Players' names, as views show them.
+    pub fn names(&self) -> &super::name_book::NameBook {
+        &self.names
+    }
+
+    /// The cache of tables and historical states.
+    pub fn cache(&self) -> &StateCache {
+        &self.cache
+    }
+
+    /// The changes of every game from now on, as this process commits or hears of them.
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<crate::live::Change> {
+        self.live.subscribe()
+    }
+
+    /// The ratings, folded from the log.
+    pub fn ratings(&self) -> &worp_domain::ratings::Projector {
+        &self.ratings
     }
 
     /// The oldest answer to an `Idempotency-Key` that has not expired was kept at this

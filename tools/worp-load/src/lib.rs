@@ -1354,11 +1354,12 @@ fn pgbench(db: &str, clients: usize, duration: Duration, out: &Out) -> Result<An
     Ok(Anchor { tps, cpu })
 }
 
-async fn open(url: &str) -> Result<Worp, String> {
+/// The service over the database at `url`, and its store (to seed and read it directly).
+async fn open(url: &str) -> Result<(Worp, Store), String> {
     let store = Store::connect(url, 32)
         .await
         .map_err(|e| format!("cannot open {url}: {e}"))?;
-    Ok(Worp::new(store, 100, Arc::new(SystemClock)))
+    Ok((Worp::new(store.clone(), 100, Arc::new(SystemClock)), store))
 }
 
 /// Plays one game to its end through the service (random legal moves).
@@ -1458,7 +1459,8 @@ fn reseat(ev: &Event, seat_player: &impl Fn(Uuid) -> Uuid) -> Event {
 
 /// Stores `n` copies of one finished game under new ids.
 async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(), String> {
-    let worp = Arc::new(open(db).await?);
+    let (worp, store) = open(db).await?;
+    let worp = Arc::new(worp);
     let options: Value =
         serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
     let variant = if worp_engine::variant(&args.variant).is_ok() {
@@ -1473,8 +1475,7 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
     };
     let id = play_one(&worp, &variant, &options, resign_after).await?;
     let events = worp.all_events(id).await.map_err(|e| e.to_string())?;
-    let seed = worp
-        .store
+    let seed = store
         .secret(id)
         .await
         .map_err(|e| e.to_string())?
@@ -1520,8 +1521,8 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
     let next = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
     for _ in 0..args.seed_concurrency.max(1) {
-        let (worp, decoded, seed, next) =
-            (worp.clone(), decoded.clone(), seed.clone(), next.clone());
+        let (store, decoded, seed, next) =
+            (store.clone(), decoded.clone(), seed.clone(), next.clone());
         let (recorded, seated) = (recorded.clone(), seated.clone());
         tasks.push(tokio::spawn(async move {
             loop {
@@ -1550,7 +1551,7 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
                 }
                 let table = Table::from_events(&rows).map_err(|e| e.to_string())?;
                 let row = game_row(&table);
-                worp.store
+                store
                     .append(Append {
                         game_id: id,
                         expected_version: 0,
@@ -1580,8 +1581,8 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
 
 /// Replays up to `k` stored games: engine only, and from the database.
 async fn rebuild(db: &str, k: usize, out: &Out) -> Result<(), String> {
-    let worp = open(db).await?;
-    let mut ids = worp.store.game_ids().await.map_err(|e| e.to_string())?;
+    let (worp, store) = open(db).await?;
+    let mut ids = store.game_ids().await.map_err(|e| e.to_string())?;
     ids.reverse();
     ids.truncate(k);
     if ids.is_empty() {

@@ -172,7 +172,7 @@ pub(crate) async fn measure(args: &Args, states: usize, out: &Out) -> Result<(),
     let options: Value =
         serde_json::from_str(&args.options).map_err(|e| format!("--options: {e}"))?;
     let (anchor_variant, anchor_states) = anchor(&args.against)?;
-    let worp = open(db).await?;
+    let (worp, _) = open(db).await?;
     let http = reqwest::Client::new();
     let url = args.url.trim_end_matches('/');
     let idle = args.server_pid.and_then(rss_kib);

@@ -71,7 +71,7 @@ pub async fn lobby(
         .map(|game| {
             let creator = game.created_by;
             LobbyGame {
-                creator_name: creator.and_then(|c| worp.names.get(c)),
+                creator_name: creator.and_then(|c| worp.names().get(c)),
                 creator_rating: creator
                     .and_then(|c| book.standing(c, &game.variant))
                     .map(|s| s.rating),
@@ -148,7 +148,7 @@ pub async fn leaderboard(
             .into_iter()
             .map(|(player_id, standing)| Leader {
                 player_id,
-                name: worp.names.get(player_id),
+                name: worp.names().get(player_id),
                 standing,
             })
             .collect(),

@@ -177,7 +177,7 @@ pub async fn game_stream(
     let id = id.into_inner();
     let worp = worp.into_inner();
     // Subscribe before reading, so no change between the two is missed.
-    let changes = worp.live.subscribe();
+    let changes = worp.changes();
     let table = worp.load(id).await?;
     let messages = may_read_messages(&table, caller.0.map(|p| p.id));
     let last_event_id = match req.headers().get("last-event-id") {
@@ -313,7 +313,7 @@ pub async fn player_stream(
     caller: Caller,
 ) -> HttpResponse {
     sse_response(player_messages(
-        worp.live.subscribe(),
+        worp.changes(),
         caller.0.id,
         keepalive.0,
         lifecycle.watch(),

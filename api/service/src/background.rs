@@ -1,0 +1,72 @@
+//! The server's own work, besides answering requests: time-outs of overdue moves, the
+//! sweep of expired kept answers, the first fold of the ratings, webhook deliveries and,
+//! on PostgreSQL, the relay of changes between server processes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::worp::Worp;
+use crate::live::relay;
+use crate::webhooks::WebhookSettings;
+use worp_store::Store;
+
+impl Worp {
+    /// Starts the server's own work: the sweep of overdue moves and expired kept answers
+    /// every `sweep`, the first fold of the ratings, webhook deliveries and (on
+    /// PostgreSQL) announcing this process's changes to the others and relaying theirs
+    /// to this one's live streams.
+    pub fn start_background(self: &Arc<Self>, sweep: Duration, webhooks: WebhookSettings) {
+        let worp = self;
+        let w = worp.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(sweep);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                match w.sweep_deadlines().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!("{n} seats ran out of time"),
+                    Err(e) => tracing::warn!("the deadline sweep failed: {e}"),
+                }
+                if let Err(e) = w.sweep_answers().await {
+                    tracing::warn!("the sweep of expired answers failed: {e}");
+                }
+            }
+        });
+        // The ratings folded now rather than by the first request that shows one: on a long
+        // log the first fold takes seconds (BENCHMARKS.md), which every such request (the
+        // answer to a move that finishes a rated game, the lobby, the leaderboard) would
+        // otherwise wait for.
+        let w = worp.clone();
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            match w.rating_book().await {
+                Ok(book) => tracing::info!(
+                    games = book.folded,
+                    millis = started.elapsed().as_millis() as u64,
+                    "ratings folded"
+                ),
+                Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
+            }
+        });
+        tokio::spawn(crate::webhooks::run(
+            worp.store.clone(),
+            worp.clock.clone(),
+            webhooks,
+        ));
+        if let Some(outbound) = worp.live.take_outbound() {
+            tokio::spawn(relay::announce(
+                worp.store.clone(),
+                worp.live.origin,
+                outbound,
+            ));
+        }
+        if let Store::Postgres(pg) = &worp.store {
+            tokio::spawn(relay::listen(
+                pg.pool.clone(),
+                worp.live.origin,
+                worp.live.sender(),
+            ));
+        }
+    }
+}
