@@ -376,7 +376,7 @@ async fn a_page_of_a_fold_reads_only_its_own_events() {
     // The pages a fold reads are the game's events.
     let logged = second
         .store
-        .logged_events(id, CHECKPOINT_EVERY, CHECKPOINT_EVERY)
+        .raw_events(id, CHECKPOINT_EVERY, CHECKPOINT_EVERY)
         .await
         .expect("a page");
     let seqs: Vec<i64> = logged.iter().map(|e| e.seq).collect();

@@ -425,7 +425,7 @@ fn noticed_move_on(table: &worp::table::Table, player: uuid::Uuid) -> worp::stor
         game_id: table.id,
         version: table.version + 1,
         kind: "your_turn".to_owned(),
-        payload: worp::store::JsonText::of(&json!({"type": "your_turn"})),
+        payload: worp_engine::json::RawJson::of(&json!({"type": "your_turn"})),
     }];
     change
 }

@@ -27,35 +27,6 @@ pub struct FinishRow {
     pub summary: Option<Value>,
 }
 
-/// JSON text written once and carried as it is: the summaries and notices of every move
-/// are written to the database, announced and streamed without being parsed again.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[serde(transparent)]
-pub struct JsonText(RawJson);
-
-impl JsonText {
-    /// `value` serialised.
-    pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> JsonText {
-        JsonText(RawJson::of(value))
-    }
-
-    /// JSON text already written (e.g. an answer's body), or `None` if it is not JSON.
-    pub fn from_text(text: Vec<u8>) -> Option<JsonText> {
-        RawJson::from_text(String::from_utf8(text).ok()?).map(JsonText)
-    }
-
-    /// The text.
-    pub fn get(&self) -> &str {
-        self.0.get()
-    }
-}
-
-impl PartialEq for JsonText {
-    fn eq(&self, other: &JsonText) -> bool {
-        self.get() == other.get()
-    }
-}
-
 /// The games read model of one game (derived from its events).
 #[derive(Debug, Clone)]
 pub struct GameRow {
@@ -66,7 +37,7 @@ pub struct GameRow {
     pub to_move_seat: Option<i32>,
     pub to_move_player: Option<Uuid>,
     /// The listing entry shown by `GET /v1/games` (a `GameSummary`).
-    pub summary: JsonText,
+    pub summary: RawJson,
     pub seats: Vec<Option<Uuid>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -83,7 +54,7 @@ pub struct PlayerNotice {
     pub version: i64,
     /// `your_turn`, `game_finished`, `invited` or `invitation_declined`.
     pub kind: String,
-    pub payload: JsonText,
+    pub payload: RawJson,
 }
 
 /// The outcome of one delivery attempt.
@@ -187,7 +158,7 @@ pub struct AnswerToKeep {
     pub player_id: Uuid,
     pub key: String,
     /// The answer's body, as it was sent.
-    pub body: JsonText,
+    pub body: RawJson,
     /// The request's method and path (see [`KeptAnswer`]).
     pub request: String,
     /// The SHA-256 of the request's body, hex.

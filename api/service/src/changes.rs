@@ -16,7 +16,8 @@ use super::worp::Worp;
 use crate::live::Change;
 use worp_domain::events::Event;
 use worp_domain::table::Table;
-use worp_store::{AnswerToKeep, Append, JsonText};
+use worp_engine::json::RawJson;
+use worp_store::{AnswerToKeep, Append};
 
 /// A retry key of a move (`Idempotency-Key`): the answer kept for it is the body the
 /// first request was answered with, the game's view.
@@ -101,7 +102,8 @@ impl Worp {
             rendered = answered.then(|| game_body(&table, &self.names)).flatten();
             let body = rendered
                 .clone()
-                .and_then(JsonText::from_text)
+                .and_then(|body| String::from_utf8(body).ok())
+                .and_then(RawJson::from_text)
                 .unwrap_or_else(|| game_json(&table, &self.names));
             AnswerToKeep {
                 player_id,

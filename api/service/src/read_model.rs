@@ -9,7 +9,8 @@ use uuid::Uuid;
 use worp_engine::GameResult;
 
 use worp_domain::table::{FinishReason, Table};
-use worp_store::{GameRow, JsonText, PlayerNotice};
+use worp_engine::json::RawJson;
+use worp_store::{GameRow, PlayerNotice};
 
 /// A game in a listing.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -119,7 +120,7 @@ pub fn game_row(t: &Table) -> GameRow {
         version: t.version,
         to_move_seat: t.to_move().map(|s| i32::from(s.0)),
         to_move_player: t.to_move_player(),
-        summary: JsonText::of(&summary),
+        summary: RawJson::of(&summary),
         // A player's games include those they are invited to.
         seats: t.seats.iter().map(|s| s.player_id.or(s.invited)).collect(),
         created_at: t.created_at,
@@ -140,7 +141,7 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
         game_id: after.id,
         version: after.version,
         kind: kind.to_owned(),
-        payload: JsonText::of(&NoticePayload {
+        payload: RawJson::of(&NoticePayload {
             deadline: after.deadline(),
             game_id: after.id,
             question: question(after),

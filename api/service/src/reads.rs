@@ -7,7 +7,7 @@
 //! or before where it must end: one in memory (`checkpoints/`), or the game's newest
 //! stored checkpoint there when the game is cold or the state in memory is more than
 //! `STORED_EVERY` events back (`stored_checkpoints`); from event 1 only when there is
-//! neither. The events come as `LoggedEvent`s, each payload kept as its
+//! neither. The events come as `RawEvent`s, each payload kept as its
 //! text and decoded once, by the fold, in pages asked for by their sequence numbers
 //! (`sql::EVENTS_IN_RANGE`), so each page reads its own rows whatever plan the database
 //! picks. A page of more than `FOLD_HERE` events, and the whole-game replay of an
@@ -24,7 +24,7 @@ use super::worp::Worp;
 use crate::checkpoints::stored::STORED_EVERY;
 use crate::checkpoints::{is_checkpoint, next_checkpoint, CHECKPOINT_EVERY};
 use crate::export::{record_steps, Export};
-use worp_domain::events::{LoggedEvent, StoredEvent};
+use worp_domain::events::{RawEvent, StoredEvent};
 use worp_domain::table::Table;
 use worp_store::{GameFilter, KeptAnswer, ListedAt, Player};
 
@@ -39,7 +39,7 @@ const FOLD_HERE: usize = 64;
 /// table and a copy of each state made that `keep` picks.
 fn fold_page(
     table: Option<Table>,
-    events: &[LoggedEvent],
+    events: &[RawEvent],
     keep: impl Fn(&Table) -> bool,
 ) -> Result<(Table, Vec<Arc<Table>>), Refusal> {
     let mut kept = Vec::new();
@@ -68,7 +68,7 @@ pub(super) struct FoldStart {
     /// The state it starts from (none: event 1).
     pub table: Option<Arc<Table>>,
     /// The first page of events after it.
-    pub events: Vec<LoggedEvent>,
+    pub events: Vec<RawEvent>,
     /// Whether the store was asked: then none of the game's checkpoints after `table`
     /// and at or before the fold's `at` is stored.
     pub asked: bool,
@@ -197,7 +197,7 @@ impl Worp {
         &self,
         id: Uuid,
         start: Option<Arc<Table>>,
-        mut events: Vec<LoggedEvent>,
+        mut events: Vec<RawEvent>,
         until: i64,
         keep: impl Fn(&Table) -> bool + Send + Copy + 'static,
     ) -> Result<(Table, Vec<Arc<Table>>), Refusal> {
@@ -220,7 +220,7 @@ impl Worp {
             }
             events = self
                 .store
-                .logged_events(id, folded.version, (until - folded.version).min(PAGE))
+                .raw_events(id, folded.version, (until - folded.version).min(PAGE))
                 .await?;
             if events.is_empty() {
                 return Ok((folded, kept));

@@ -44,8 +44,7 @@ impl Worp {
                             // The checkpoint's own last event, then the page a fold from
                             // it reads: a full page stays full once the first is checked.
                             let page = (until - c.version).min(PAGE) + 1;
-                            let mut events =
-                                self.store.logged_events(id, c.version - 1, page).await?;
+                            let mut events = self.store.raw_events(id, c.version - 1, page).await?;
                             stored::fits_the_log(&t, events.first()).map(|()| {
                                 events.remove(0);
                                 (t, events)
@@ -76,7 +75,7 @@ impl Worp {
         }
         let events = self
             .store
-            .logged_events(id, near, (until - near).min(PAGE))
+            .raw_events(id, near, (until - near).min(PAGE))
             .await?;
         Ok(FoldStart {
             table: start,

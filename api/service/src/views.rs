@@ -12,7 +12,6 @@ use worp_engine::{Awaiting, GameResult};
 use crate::NameBook;
 use worp_domain::bots::BotKind;
 use worp_domain::ratings::{NotRated, RatingChange};
-use worp_domain::records::JsonText;
 use worp_domain::table::{FinishReason, LastDice, Status, Table};
 
 /// A seat in a game view.
@@ -166,8 +165,8 @@ pub fn game_body(t: &Table, names: &NameBook) -> Option<Vec<u8>> {
 }
 
 /// The view of `t` as JSON text (the answer kept for an `Idempotency-Key`).
-pub fn game_json(t: &Table, names: &NameBook) -> JsonText {
-    JsonText::of(&GameView::of(t, names))
+pub fn game_json(t: &Table, names: &NameBook) -> RawJson {
+    RawJson::of(&GameView::of(t, names))
 }
 
 #[cfg(test)]

@@ -78,11 +78,10 @@ use migrations::{all_applied, migrate_postgres};
 use sqlite_commit::SqliteCommit;
 pub use worp_domain::records::{
     AnswerToKeep, Append, Attempt, Delivery, DeliveryStatus, FinishRow, GameFilter, GameRow,
-    JsonText, KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, StoredCheckpoint,
-    Webhook,
+    KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, StoredCheckpoint, Webhook,
 };
 
-use worp_domain::events::{LoggedEvent, StoredEvent};
+use worp_domain::events::{RawEvent, StoredEvent};
 
 /// The store on PostgreSQL: appends go through the group commit.
 #[derive(Debug, Clone)]
@@ -359,13 +358,13 @@ impl Store {
         on_backend!(self.events(game_id, after, limit))
     }
     /// [`Store::events`] as a fold reads them: each payload kept as the text stored.
-    pub async fn logged_events(
+    pub async fn raw_events(
         &self,
         game_id: Uuid,
         after: i64,
         limit: i64,
-    ) -> Result<Vec<LoggedEvent>, StoreError> {
-        on_backend!(self.logged_events(game_id, after, limit))
+    ) -> Result<Vec<RawEvent>, StoreError> {
+        on_backend!(self.raw_events(game_id, after, limit))
     }
     /// The newest checkpoint stored for the game at or before event `at`, if any
     /// (`checkpoints/stored.rs`).

@@ -291,7 +291,7 @@ pub const EVENTS_AFTER: &str = concat!(
     event_columns!(),
     " FROM events WHERE game_id = $1 AND seq > $2 ORDER BY seq LIMIT $3"
 );
-/// The events of a fold ([`worp_domain::events::LoggedEvent`]): those numbered `$2 + 1` to
+/// The events of a fold ([`worp_domain::events::RawEvent`]): those numbered `$2 + 1` to
 /// `$2 + $3`, the same rows as [`EVENTS_AFTER`] (a game's events are numbered 1, 2, 3, …
 /// without a gap). Bounding the numbers, not only the count, keeps each page's cost
 /// to its own rows whatever plan the database picks: for a game whose statistics are

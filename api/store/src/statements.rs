@@ -27,7 +27,7 @@ macro_rules! statements {
         use tokio::sync::Notify;
         use uuid::Uuid;
 
-        use worp_domain::events::{LoggedEvent, StoredEvent};
+        use worp_domain::events::{RawEvent, StoredEvent};
         use worp_domain::records::{
             Append, Attempt, Delivery, FinishRow, GameFilter, GameRow, KeptAnswer, ListedAt,
             ListedGame, Player, StoredCheckpoint, Webhook,
@@ -337,12 +337,12 @@ macro_rules! statements {
 
         /// [`events`] as a fold reads them (`sql::EVENTS_IN_RANGE`): each payload kept as
         /// the text stored.
-        pub async fn logged_events(
+        pub async fn raw_events(
             pool: &Pool,
             game_id: Uuid,
             after: i64,
             limit: i64,
-        ) -> Result<Vec<LoggedEvent>, StoreError> {
+        ) -> Result<Vec<RawEvent>, StoreError> {
             event_page(
                 pool,
                 sql::EVENTS_IN_RANGE,
@@ -354,9 +354,9 @@ macro_rules! statements {
             .await
         }
 
-        fn logged_event(r: &DbRow) -> Result<LoggedEvent, StoreError> {
+        fn logged_event(r: &DbRow) -> Result<RawEvent, StoreError> {
             let payload: Json<&serde_json::value::RawValue> = r.try_get("payload")?;
-            Ok(LoggedEvent {
+            Ok(RawEvent {
                 game_id: r.try_get("game_id")?,
                 seq: r.try_get("seq")?,
                 kind: r.try_get("kind")?,

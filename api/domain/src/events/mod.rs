@@ -219,11 +219,11 @@ pub struct StoredEvent {
     pub hash: String,
 }
 
-/// An event of the log as a fold reads it: its place in the chain, and its payload as
+/// An event of the log as a fold reads it, raw: its place in the chain, and its payload as
 /// the JSON text stored (decoded by the fold, [`Event::from_text`], never built into a
 /// tree). Reading a long game's log this way costs a fraction of [`StoredEvent`]'s.
 #[derive(Debug, Clone)]
-pub struct LoggedEvent {
+pub struct RawEvent {
     pub game_id: Uuid,
     /// 1, 2, 3, … within the game.
     pub seq: i64,
@@ -237,7 +237,7 @@ pub struct LoggedEvent {
 }
 
 /// An event as a fold of the log reads it ([`crate::table::Table`]): its place in the
-/// chain and what it says. A [`StoredEvent`] (its payload a tree) or a [`LoggedEvent`]
+/// chain and what it says. A [`StoredEvent`] (its payload a tree) or a [`RawEvent`]
 /// (its payload the text stored).
 pub trait LogEntry {
     fn game_id(&self) -> Uuid;
@@ -272,7 +272,7 @@ macro_rules! log_entry {
     };
 }
 
-log_entry!(LoggedEvent, |e: &LoggedEvent| Event::from_text(
+log_entry!(RawEvent, |e: &RawEvent| Event::from_text(
     &e.kind,
     e.payload.get()
 ));

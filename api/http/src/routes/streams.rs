@@ -401,7 +401,8 @@ mod tests {
     use futures_util::StreamExt;
 
     use super::*;
-    use worp_domain::records::{JsonText, PlayerNotice};
+    use worp_domain::records::PlayerNotice;
+    use worp_engine::json::RawJson;
 
     fn change(player: Uuid, version: i64) -> Change {
         Change {
@@ -413,7 +414,7 @@ mod tests {
                 game_id: Uuid::nil(),
                 version,
                 kind: "your_turn".into(),
-                payload: JsonText::of(&serde_json::json!({"version": version})),
+                payload: RawJson::of(&serde_json::json!({"version": version})),
             }],
             events: None,
         }
