@@ -14,10 +14,10 @@ use super::refusal::Refusal;
 use super::views::{game_body, game_json};
 use super::worp::Worp;
 use crate::live::Change;
-use worp_domain::events::Event;
+use worp_domain::events::{Event, StoredEvent};
 use worp_domain::table::Table;
 use worp_engine::json::RawJson;
-use worp_store::{AnswerToKeep, Append};
+use worp_store::{AnswerToKeep, Append, PlayerNotice};
 
 /// A retry key of a move (`Idempotency-Key`): the answer kept for it is the body the
 /// first request was answered with, the game's view.
@@ -67,8 +67,10 @@ impl Worp {
         })
     }
 
-    /// Appends `draft` as one change judged on `expected_version`, then caches the new
-    /// table and tells live listeners.
+    /// Appends `draft` as one change judged on `expected_version` (with the notices it
+    /// sends and the answer kept for its `Idempotency-Key`), writing the game's view
+    /// while the commit is in flight if `answered`; then caches the new table and tells
+    /// live listeners.
     pub(super) async fn record(
         &self,
         before: Option<&Table>,
@@ -79,41 +81,18 @@ impl Worp {
         answered: bool,
     ) -> Result<Played, Refusal> {
         let table = draft.table;
-        let mut notices = notices(before, &table);
-        if notices.iter().any(|n| n.kind == "invited") {
-            // Invitations are heard only by players who want them (a new game: rare).
-            let mut kept = Vec::with_capacity(notices.len());
-            for n in notices {
-                if n.kind != "invited"
-                    || Box::pin(self.store.invitation_notices(n.player_id)).await?
-                {
-                    kept.push(n);
-                }
-            }
-            notices = kept;
-        }
+        let notices = self.notices_heard(before, &table).await?;
         if idempotency.is_some() || answered {
             self.learn_table_names(&table).await?;
         }
         // An answer kept for an Idempotency-Key goes in with the change, so it is
-        // rendered now; the answer sent is then the same text.
-        let mut rendered = None;
-        let answer_to_keep = idempotency.map(|(player_id, i)| {
-            rendered = answered.then(|| game_body(&table, &self.names)).flatten();
-            let body = rendered
-                .clone()
-                .and_then(|body| String::from_utf8(body).ok())
-                .and_then(RawJson::from_text)
-                .unwrap_or_else(|| game_json(&table, &self.names));
-            AnswerToKeep {
-                player_id,
-                key: i.key.to_owned(),
-                body,
-                request: i.request.to_owned(),
-                body_hash: i.body_hash.to_owned(),
-                expired_before: self.kept_answers_since(),
-            }
-        });
+        // written now; the answer sent is then the same text.
+        let rendered = match idempotency {
+            Some(_) if answered => game_body(&table, &self.names),
+            _ => None,
+        };
+        let answer_to_keep = idempotency
+            .map(|(player_id, i)| self.answer_to_keep(player_id, i, &table, rendered.as_deref()));
         let append = self.store.append(Append {
             game_id: table.id,
             expected_version,
@@ -137,13 +116,71 @@ impl Worp {
             }
         };
         let (appended, answer) = tokio::join!(append, early);
-        let appended = appended?;
+        let table = self.committed(table, draft.passed, secret, notices, appended?);
+        Ok(Played { table, answer })
+    }
+
+    /// The notices a change sends: an invitation only to players who want to hear of
+    /// them.
+    async fn notices_heard(
+        &self,
+        before: Option<&Table>,
+        table: &Table,
+    ) -> Result<Vec<PlayerNotice>, Refusal> {
+        let notices = notices(before, table);
+        if !notices.iter().any(|n| n.kind == "invited") {
+            return Ok(notices);
+        }
+        // A new game with invitations: rare.
+        let mut kept = Vec::with_capacity(notices.len());
+        for n in notices {
+            if n.kind != "invited" || Box::pin(self.store.invitation_notices(n.player_id)).await? {
+                kept.push(n);
+            }
+        }
+        Ok(kept)
+    }
+
+    /// The answer kept for `player_id`'s retry key: the view `rendered` for the answer,
+    /// or written now.
+    fn answer_to_keep(
+        &self,
+        player_id: Uuid,
+        key: Idempotency<'_>,
+        table: &Table,
+        rendered: Option<&[u8]>,
+    ) -> AnswerToKeep {
+        let body = rendered
+            .and_then(|body| std::str::from_utf8(body).ok())
+            .and_then(|body| RawJson::from_text(body.to_owned()))
+            .unwrap_or_else(|| game_json(table, &self.names));
+        AnswerToKeep {
+            player_id,
+            key: key.key.to_owned(),
+            body,
+            request: key.request.to_owned(),
+            body_hash: key.body_hash.to_owned(),
+            expired_before: self.kept_answers_since(),
+        }
+    }
+
+    /// What follows a commit: the game's seed and new table cached, the checkpoints the
+    /// change passed stored, and the change, with the events the store wrote, told to
+    /// live listeners.
+    fn committed(
+        &self,
+        table: Table,
+        passed: Vec<Table>,
+        secret: Option<&[u8]>,
+        notices: Vec<PlayerNotice>,
+        appended: Vec<StoredEvent>,
+    ) -> Arc<Table> {
         if let Some(s) = secret {
             self.cache.put_secret(table.id, s);
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
-        for passed in draft.passed {
+        for passed in passed {
             self.store_checkpoint(Arc::new(passed), false);
         }
         self.live.publish(Change {
@@ -153,7 +190,7 @@ impl Worp {
             notices,
             events: Some(appended.into()),
         });
-        Ok(Played { table, answer })
+        table
     }
 
     /// Records `event` on `table` (judged on its version), with every roll the server
