@@ -251,13 +251,7 @@ impl Table {
 
     /// Applies the next event of the log, already decoded (`event` is `e.event()`).
     pub fn apply_event(&mut self, e: &impl LogEntry, event: Event) -> Result<(), ReplayError> {
-        let seq = e.seq();
-        if e.game_id() != self.id || seq != self.version + 1 {
-            return Err(invalid(
-                seq,
-                format!("expected sequence {}", self.version + 1),
-            ));
-        }
+        let seq = self.next_seq(e)?;
         let engine = |error: worp_engine::EngineError| ReplayError::Engine { seq, error };
         if event.changes_the_game() {
             self.board_version = seq;
@@ -318,17 +312,7 @@ impl Table {
                     index,
                 });
             }
-            Event::MovePlayed { seat, mv } => {
-                match self.game.awaiting() {
-                    Awaiting::Move { seat: s } if s == Seat(seat) => {}
-                    _ => return Err(invalid(seq, "no move awaited from that seat")),
-                }
-                self.game.apply_move(&mv).map_err(engine)?;
-                if let Some(m) = self.moves.get_mut(usize::from(seat)) {
-                    *m += 1;
-                }
-                self.last_move_at = Some(e.recorded_at());
-            }
+            Event::MovePlayed { seat, mv } => self.move_played(e, seat, &mv)?,
             Event::SeatRetired { seat, reason } => {
                 self.game.retire(Seat(seat)).map_err(engine)?;
                 self.last_retirement = Some(reason);
@@ -372,10 +356,57 @@ impl Table {
                 self.server_seed = Some(server_seed);
             }
         }
-        self.version = seq;
+        self.advance_to(e);
+        Ok(())
+    }
+
+    /// Applies the next event of the log, a `move_played` by `seat` of `mv`, read where
+    /// it lies (in the new event's payload: the move is not copied to be applied).
+    pub fn apply_move_played(
+        &mut self,
+        e: &impl LogEntry,
+        seat: u8,
+        mv: &Value,
+    ) -> Result<(), ReplayError> {
+        self.board_version = self.next_seq(e)?;
+        self.move_played(e, seat, mv)?;
+        self.advance_to(e);
+        Ok(())
+    }
+
+    /// `e`'s sequence number, if it is the next of this game.
+    fn next_seq(&self, e: &impl LogEntry) -> Result<i64, ReplayError> {
+        let seq = e.seq();
+        if e.game_id() != self.id || seq != self.version + 1 {
+            return Err(invalid(
+                seq,
+                format!("expected sequence {}", self.version + 1),
+            ));
+        }
+        Ok(seq)
+    }
+
+    fn move_played(&mut self, e: &impl LogEntry, seat: u8, mv: &Value) -> Result<(), ReplayError> {
+        let seq = e.seq();
+        match self.game.awaiting() {
+            Awaiting::Move { seat: s } if s == Seat(seat) => {}
+            _ => return Err(invalid(seq, "no move awaited from that seat")),
+        }
+        self.game
+            .apply_move(mv)
+            .map_err(|error| ReplayError::Engine { seq, error })?;
+        if let Some(m) = self.moves.get_mut(usize::from(seat)) {
+            *m += 1;
+        }
+        self.last_move_at = Some(e.recorded_at());
+        Ok(())
+    }
+
+    /// The table's place in the log after `e`.
+    fn advance_to(&mut self, e: &impl LogEntry) {
+        self.version = e.seq();
         self.head_hash = e.hash().to_owned();
         self.updated_at = e.recorded_at();
-        Ok(())
     }
 
     /// Whether the game ended before every seat made its first moves: aborted, it

@@ -26,23 +26,33 @@ pub(super) struct Draft {
 
 impl Draft {
     pub(super) fn push(&mut self, event: Event) -> Result<(), Refusal> {
-        let row = EventRow::new(
-            self.table.id,
-            self.table.version + 1,
-            &event,
-            self.now,
-            &self.table.head_hash,
-        )
-        .map_err(Refusal::unwritable_event)?;
-        self.table
-            .apply_event(&row.event, event)
-            .map_err(|e| match e {
-                // A player's move the rules refuse (the draft is dropped: nothing is stored).
-                ReplayError::Engine { error, .. } => Refusal::from(error),
-                other => {
-                    Refusal::Internal(format!("an event the server made does not apply: {other}"))
-                }
-            })?;
+        let (id, seq, at) = (self.table.id, self.table.version + 1, self.now);
+        let prev = &self.table.head_hash;
+        let (row, applied) = match event {
+            // The move goes into the payload as it is, and is applied from there.
+            Event::MovePlayed { seat, mv } => {
+                let row = EventRow::move_played(id, seq, seat, mv, at, prev);
+                let applied = match row.played_move() {
+                    Some(mv) => self.table.apply_move_played(&row.event, seat, mv),
+                    None => Err(ReplayError::Invalid {
+                        seq,
+                        reason: "a move_played without its move".into(),
+                    }),
+                };
+                (row, applied)
+            }
+            event => {
+                let row =
+                    EventRow::new(id, seq, &event, at, prev).map_err(Refusal::unwritable_event)?;
+                let applied = self.table.apply_event(&row.event, event);
+                (row, applied)
+            }
+        };
+        applied.map_err(|e| match e {
+            // A player's move the rules refuse (the draft is dropped: nothing is stored).
+            ReplayError::Engine { error, .. } => Refusal::from(error),
+            other => Refusal::Internal(format!("an event the server made does not apply: {other}")),
+        })?;
         self.events.push(row);
         if stored::is_stored(self.table.version) {
             self.passed.push(self.table.clone());

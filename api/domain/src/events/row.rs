@@ -2,6 +2,7 @@
 //! one canonical text.
 
 use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::{chain_hash_over, write_canonical, Event, LogEntry, StoredEvent};
@@ -37,12 +38,56 @@ impl EventRow {
         recorded_at: DateTime<Utc>,
         prev_hash: &str,
     ) -> Result<EventRow, serde_json::Error> {
+        let payload = event.payload()?;
+        Ok(EventRow::hashed(
+            game_id,
+            seq,
+            event.kind(),
+            payload,
+            recorded_at,
+            prev_hash,
+        ))
+    }
+
+    /// A new `move_played` of `mv` by `seat`: [`EventRow::new`] of that event, with the
+    /// move moved into the payload, not copied.
+    pub fn move_played(
+        game_id: Uuid,
+        seq: i64,
+        seat: u8,
+        mv: Value,
+        recorded_at: DateTime<Utc>,
+        prev_hash: &str,
+    ) -> EventRow {
+        let payload = Map::from_iter([("move".to_owned(), mv), ("seat".to_owned(), seat.into())]);
+        let kind = "move_played";
+        let payload = Value::Object(payload);
+        EventRow::hashed(game_id, seq, kind, payload, recorded_at, prev_hash)
+    }
+
+    /// The move of a `move_played` row, as it lies in the payload.
+    pub fn played_move(&self) -> Option<&Value> {
+        (self.event.kind == "move_played")
+            .then(|| self.event.payload.get("move"))
+            .flatten()
+    }
+
+    /// A new event of `kind` with `payload`, its text written and hashed onto
+    /// `prev_hash`.
+    fn hashed(
+        game_id: Uuid,
+        seq: i64,
+        kind: &str,
+        payload: Value,
+        recorded_at: DateTime<Utc>,
+        prev_hash: &str,
+    ) -> EventRow {
         let stored = StoredEvent {
             game_id,
             seq,
             position: 0,
-            kind: event.kind().to_owned(),
-            payload: event.payload()?,
+            kind: kind.to_owned(),
+            payload,
             rules_version: worp_engine::RULES_VERSION as i32,
             recorded_at,
             hash: String::new(),
@@ -54,7 +99,7 @@ impl EventRow {
         } else {
             chain_hash_over(prev_hash, &e.canonical_bytes_with(row.payload.as_bytes()))
         };
-        Ok(row)
+        row
     }
 }
 

@@ -334,3 +334,27 @@ fn a_new_events_one_text_is_canonical_and_hashed_as_an_audit_hashes_it() {
         prev = row.event.hash;
     }
 }
+
+/// A move moved into its row is the row the event would make: the same payload, text
+/// and hash.
+#[test]
+fn a_move_moved_into_its_row_makes_the_row_of_its_event() {
+    let at = Utc.with_ymd_and_hms(2026, 12, 6, 7, 30, 0).unwrap();
+    for mv in [
+        serde_json::json!({"steps": [{"from": 13, "to": 7}, {"from": 8, "to": 7}]}),
+        serde_json::json!([{"pawn": 2}, "bar", 0.25, null, {"z": {"b": [], "a": {}}}]),
+        Value::Null,
+    ] {
+        let event = Event::MovePlayed {
+            seat: 3,
+            mv: mv.clone(),
+        };
+        let made = EventRow::new(Uuid::from_u128(9), 12, &event, at, &"ab".repeat(32))
+            .expect("an event serialises");
+        let moved =
+            EventRow::move_played(Uuid::from_u128(9), 12, 3, mv.clone(), at, &"ab".repeat(32));
+        assert_eq!(moved.event, made.event, "{mv}");
+        assert_eq!(moved.payload, made.payload, "{mv}");
+        assert_eq!(moved.played_move(), Some(&mv));
+    }
+}
