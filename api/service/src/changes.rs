@@ -79,7 +79,7 @@ impl Worp {
         answered: bool,
     ) -> Result<Played, Refusal> {
         let table = draft.table;
-        let mut notices = notices(before, &table);
+        let mut notices = notices(before, &table)?;
         if notices.iter().any(|n| n.kind == "invited") {
             // Invitations are heard only by players who want them (a new game: rare).
             let mut kept = Vec::with_capacity(notices.len());
@@ -100,25 +100,29 @@ impl Worp {
         let mut rendered = None;
         let answer_to_keep = idempotency.map(|(player_id, i)| {
             rendered = answered.then(|| game_body(&table, &self.names)).flatten();
-            let body = rendered
+            let body = match rendered
                 .clone()
                 .and_then(|body| String::from_utf8(body).ok())
                 .and_then(RawJson::from_text)
-                .unwrap_or_else(|| game_json(&table, &self.names));
-            AnswerToKeep {
+            {
+                Some(body) => body,
+                None => game_json(&table, &self.names)?,
+            };
+            Ok::<_, Refusal>(AnswerToKeep {
                 player_id,
                 key: i.key.to_owned(),
                 body,
                 request: i.request.to_owned(),
                 body_hash: i.body_hash.to_owned(),
                 expired_before: self.kept_answers_since(),
-            }
+            })
         });
+        let answer_to_keep = answer_to_keep.transpose()?;
         let append = self.store.append(Append {
             game_id: table.id,
             expected_version,
             events: draft.events,
-            row: game_row(&table),
+            row: game_row(&table)?,
             secret: secret.map(<[u8]>::to_vec),
             answer_to_keep,
             notices: notices.clone(),
