@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 
-/// Why the engine refused an input. The game is unchanged after any of these.
+/// Why the engine refused an input, or could not write a value as JSON. The game is
+/// unchanged after any of these.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum EngineError {
@@ -43,6 +44,11 @@ pub enum EngineError {
     /// the game cannot be rebuilt from its state at all.
     #[error("unreadable state: {reason}")]
     UnreadableState { reason: String },
+    /// Something of the game could not be written as JSON: its `Serialize` failed (an
+    /// error of a hand-written impl, a map key that is not a string). A fault of the
+    /// game's types, not of the input.
+    #[error("{what} could not be written as JSON: {reason}")]
+    Unserialisable { what: &'static str, reason: String },
 }
 
 impl EngineError {
@@ -57,6 +63,14 @@ impl EngineError {
     pub fn state(reason: impl Into<String>) -> Self {
         EngineError::UnreadableState {
             reason: reason.into(),
+        }
+    }
+
+    /// An [`EngineError::Unserialisable`]: `what` could not be written as JSON.
+    pub fn unserialisable(what: &'static str, reason: impl std::fmt::Display) -> Self {
+        EngineError::Unserialisable {
+            what,
+            reason: reason.to_string(),
         }
     }
 

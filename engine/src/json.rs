@@ -45,12 +45,10 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>, Error> {
 pub struct RawJson(Box<str>);
 
 impl RawJson {
-    /// `value` as compact JSON text.
-    pub fn of<T: ?Sized + Serialize>(value: &T) -> RawJson {
-        let text = to_vec(value)
-            .ok()
-            .and_then(|bytes| String::from_utf8(bytes).ok());
-        RawJson(text.map_or_else(|| Box::from("null"), String::into_boxed_str))
+    /// `value` as compact JSON text, or why `value`'s `Serialize` failed.
+    pub fn of<T: ?Sized + Serialize>(value: &T) -> Result<RawJson, Error> {
+        let text = String::from_utf8(to_vec(value)?).map_err(ser::Error::custom)?;
+        Ok(RawJson(text.into_boxed_str()))
     }
 
     /// `text` if it is JSON (checked by serde_json), or `None`.

@@ -50,6 +50,9 @@ pub enum ReplayError {
     /// A step was refused.
     #[error("step {step} is not allowed: {error}")]
     Step { step: usize, error: EngineError },
+    /// The game after a step could not be written as JSON for its report.
+    #[error("the game after step {step} cannot be reported: {error}")]
+    Report { step: usize, error: EngineError },
 }
 
 /// Applies one step to a game.
@@ -62,13 +65,13 @@ pub fn apply_step(game: &mut dyn AnyGame, step: &Step) -> Result<(), EngineError
 }
 
 /// What a game looks like now, as a report for step `step`.
-pub fn report(game: &dyn AnyGame, step: usize) -> StepReport {
-    StepReport {
+pub fn report(game: &dyn AnyGame, step: usize) -> Result<StepReport, EngineError> {
+    Ok(StepReport {
         step,
-        state: game.state(),
+        state: game.state()?,
         awaiting: game.awaiting(),
-        legal_moves: game.legal_moves(),
-    }
+        legal_moves: game.legal_moves()?,
+    })
 }
 
 /// Replays `record`, calling `each` with the report after every step. Stops at the first
@@ -83,7 +86,7 @@ pub fn replay(
         .map_err(ReplayError::Create)?;
     for (i, step) in record.steps.iter().enumerate() {
         apply_step(game.as_mut(), step).map_err(|error| ReplayError::Step { step: i, error })?;
-        each(report(game.as_ref(), i));
+        each(report(game.as_ref(), i).map_err(|error| ReplayError::Report { step: i, error })?);
     }
     Ok(game)
 }

@@ -23,10 +23,13 @@ pub trait AnyGame: Debug + Send + Sync {
     fn variant(&self) -> &'static str;
     /// What the game waits for next.
     fn awaiting(&self) -> Awaiting;
-    /// The legal moves, as JSON, in the engine's order.
-    fn legal_moves(&self) -> Vec<Value>;
+    /// The legal moves, as JSON, in the engine's order. Like every method here that
+    /// writes JSON, an error ([`EngineError::Unserialisable`]) only if the game's
+    /// `Serialize` fails, which those of this crate's games never do
+    /// (`json::tests::every_variant_writes_its_state_and_moves_as_serde_json_does`).
+    fn legal_moves(&self) -> Result<Vec<Value>, EngineError>;
     /// The same moves as one JSON array, written directly (no intermediate values).
-    fn legal_moves_json(&self) -> RawJson;
+    fn legal_moves_json(&self) -> Result<RawJson, EngineError>;
     /// See [`Game::apply_dice`].
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError>;
     /// Reads a move from JSON and applies it (see [`Game::apply_move`]).
@@ -42,11 +45,11 @@ pub trait AnyGame: Debug + Send + Sync {
     /// See [`Game::end_reason`].
     fn end_reason(&self) -> Option<EndReason>;
     /// The state as JSON.
-    fn state(&self) -> Value;
+    fn state(&self) -> Result<Value, EngineError>;
     /// The same state as JSON text, written directly (no intermediate values).
-    fn state_json(&self) -> RawJson;
+    fn state_json(&self) -> Result<RawJson, EngineError>;
     /// The options the game was created with, defaults filled in.
-    fn options(&self) -> Value;
+    fn options(&self) -> Result<Value, EngineError>;
     /// A boxed copy.
     fn clone_box(&self) -> Box<dyn AnyGame>;
 }
@@ -64,14 +67,15 @@ impl<G: Game> AnyGame for G {
     fn awaiting(&self) -> Awaiting {
         Game::awaiting(self)
     }
-    fn legal_moves(&self) -> Vec<Value> {
+    fn legal_moves(&self) -> Result<Vec<Value>, EngineError> {
         Game::legal_moves(self)
             .iter()
-            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+            .map(|m| to_value("a legal move", m))
             .collect()
     }
-    fn legal_moves_json(&self) -> RawJson {
+    fn legal_moves_json(&self) -> Result<RawJson, EngineError> {
         RawJson::of(&Game::legal_moves(self))
+            .map_err(|e| EngineError::unserialisable("the legal moves", e))
     }
     fn apply_dice(&mut self, values: &[u8]) -> Result<(), EngineError> {
         Game::apply_dice(self, values)
@@ -97,14 +101,14 @@ impl<G: Game> AnyGame for G {
     fn end_reason(&self) -> Option<EndReason> {
         Game::end_reason(self)
     }
-    fn state(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+    fn state(&self) -> Result<Value, EngineError> {
+        to_value("the state", self)
     }
-    fn state_json(&self) -> RawJson {
-        RawJson::of(self)
+    fn state_json(&self) -> Result<RawJson, EngineError> {
+        RawJson::of(self).map_err(|e| EngineError::unserialisable("the state", e))
     }
-    fn options(&self) -> Value {
-        serde_json::to_value(Game::options(self)).unwrap_or(Value::Null)
+    fn options(&self) -> Result<Value, EngineError> {
+        to_value("the options", Game::options(self))
     }
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
@@ -112,6 +116,14 @@ impl<G: Game> AnyGame for G {
 }
 
 use serde::Deserialize as _;
+
+/// `value` as JSON, or an [`EngineError::Unserialisable`] naming `what` it is.
+fn to_value<T: serde::Serialize + ?Sized>(
+    what: &'static str,
+    value: &T,
+) -> Result<Value, EngineError> {
+    serde_json::to_value(value).map_err(|e| EngineError::unserialisable(what, e))
+}
 
 /// The JSON schemas of a variant's types.
 pub struct VariantSchemas {
@@ -143,7 +155,7 @@ pub struct Variant {
     pub max_seats: u8,
     create: CreateFn,
     from_state: FromStateFn,
-    default_options: fn() -> Value,
+    default_options: fn() -> Result<Value, EngineError>,
     schemas: fn() -> VariantSchemas,
     capabilities: Capabilities,
 }
@@ -182,8 +194,8 @@ impl Variant {
         (self.from_state)(state)
     }
 
-    /// The default options as JSON.
-    pub fn default_options(&self) -> Value {
+    /// The default options as JSON (an error as for [`AnyGame::options`]).
+    pub fn default_options(&self) -> Result<Value, EngineError> {
         (self.default_options)()
     }
 
@@ -236,8 +248,8 @@ fn from_state<G: Game>(state: &str) -> Result<Box<dyn AnyGame>, EngineError> {
     Ok(Box::new(G::from_state(state)?))
 }
 
-fn default_options<G: Game>() -> Value {
-    serde_json::to_value(G::Options::default()).unwrap_or(Value::Null)
+fn default_options<G: Game>() -> Result<Value, EngineError> {
+    to_value("the default options", &G::Options::default())
 }
 
 fn schemas<G: Game>() -> VariantSchemas {

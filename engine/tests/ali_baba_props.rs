@@ -149,7 +149,7 @@ proptest! {
                     .expect("move"),
             }
         }
-        prop_assert_eq!(any.state(), state(&g));
+        prop_assert_eq!(any.state(), Ok(state(&g)));
     }
 
     #[test]

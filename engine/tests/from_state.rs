@@ -13,8 +13,8 @@ fn observed(game: &dyn AnyGame, seats: u8) -> String {
     let progress: Vec<i32> = (0..seats).map(|s| game.progress(Seat(s))).collect();
     format!(
         "state {}\nlegal moves {}\nawaiting {:?}\nquestion {:?}\nhint {:?}\nend {:?}\nprogress {:?}",
-        game.state_json().get(),
-        game.legal_moves_json().get(),
+        game.state_json().expect("state").get(),
+        game.legal_moves_json().expect("legal moves").get(),
         game.awaiting(),
         game.question(),
         game.decision_hint(),
@@ -34,7 +34,7 @@ fn rebuilt_games_play_on_alike(name: &str, options: Value, seats: u8, games: u64
         let mut steps = 0;
         loop {
             let mut rebuilt = v
-                .from_state(game.state_json().get())
+                .from_state(game.state_json().expect("state").get())
                 .unwrap_or_else(|e| panic!("{name} {options} seed {seed} step {steps}: {e}"));
             let before = observed(game.as_ref(), seats);
             assert_eq!(
@@ -59,7 +59,7 @@ fn rebuilt_games_play_on_alike(name: &str, options: Value, seats: u8, games: u64
                     (game.apply_dice(&values), rebuilt.apply_dice(&values))
                 }
                 Awaiting::Move { .. } => {
-                    let moves = game.legal_moves();
+                    let moves = game.legal_moves().expect("legal moves");
                     let mv = &moves[rng.below(moves.len())];
                     (game.apply_move(mv), rebuilt.apply_move(mv))
                 }

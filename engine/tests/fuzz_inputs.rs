@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use worp_engine::playout::SplitMix64;
 use worp_engine::replay::{replay, Record, Step};
-use worp_engine::{variants, AnyGame, Awaiting, Seat};
+use worp_engine::{variants, AnyGame, Awaiting, EngineError, Seat};
 
 /// Keys the games' options and moves use, so objects sometimes get past the first check.
 const KEYS: &[&str] = &[
@@ -83,8 +83,16 @@ fn mutate(v: &Value, rng: &mut SplitMix64, replacement: &Value) -> Value {
     }
 }
 
+/// The state, what is awaited, the legal moves and the options, as [`snapshot`] reads them.
+type Snapshot = (
+    Result<Value, EngineError>,
+    Awaiting,
+    Result<Vec<Value>, EngineError>,
+    Result<Value, EngineError>,
+);
+
 /// Everything observable about a game.
-fn snapshot(g: &dyn AnyGame) -> (Value, Awaiting, Vec<Value>, Value) {
+fn snapshot(g: &dyn AnyGame) -> Snapshot {
     (g.state(), g.awaiting(), g.legal_moves(), g.options())
 }
 
@@ -108,7 +116,7 @@ fn game_in_play(vi: usize, seats_pick: u8, inputs: usize, seed: u64) -> Box<dyn 
                 g.apply_dice(&values).expect("rolled dice apply");
             }
             Awaiting::Move { .. } => {
-                let moves = g.legal_moves();
+                let moves = g.legal_moves().expect("legal moves");
                 let mv = moves[rng.below(moves.len())].clone();
                 g.apply_move(&mv).expect("a legal move applies");
             }
@@ -146,7 +154,7 @@ proptest! {
         mv in arb_json(),
     ) {
         let mut g = game_in_play(vi, seats, inputs, seed);
-        let legal = g.legal_moves();
+        let legal = g.legal_moves().expect("legal moves");
         let mut rng = SplitMix64(seed ^ 0x5eed);
         let mut candidates = vec![mv.clone()];
         if let Some(m) = legal.first() {
@@ -161,7 +169,7 @@ proptest! {
                     // Only a listed move is accepted (in any form that reads as one).
                     let awaited_move = matches!(before.1, Awaiting::Move { .. });
                     prop_assert!(awaited_move, "a move was accepted while none was awaited");
-                    prop_assert!(!before.2.is_empty());
+                    prop_assert!(before.2.is_ok_and(|moves| !moves.is_empty()));
                 }
             }
         }

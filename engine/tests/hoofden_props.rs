@@ -194,7 +194,7 @@ proptest! {
             };
             prop_assert_eq!(applied, Ok(()));
         }
-        prop_assert_eq!(any.state(), state(&game));
+        prop_assert_eq!(any.state(), Ok(state(&game)));
     }
 
     #[test]

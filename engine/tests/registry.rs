@@ -131,7 +131,7 @@ fn backgammon_writes_match_files_through_its_entry() {
     game.apply_dice(&[3])
         .and_then(|()| game.apply_dice(&[1]))
         .expect("opening");
-    let first = game.legal_moves().swap_remove(0);
+    let first = game.legal_moves().expect("legal moves").swap_remove(0);
     let steps = [Step::Dice(vec![3]), Step::Dice(vec![1]), Step::Move(first)];
     let header = MatchHeader {
         players: vec!["ann".into(), "bob".into()],

@@ -106,9 +106,10 @@ async fn the_greedy_bot_beats_the_random_bot_more_often_than_not() {
                         } else {
                             BotKind::Random
                         };
-                        let i =
-                            choose(kind, game.as_ref(), seat, 2, rng.next_u64()).expect("a move");
-                        let mv = game.legal_moves()[i].clone();
+                        let i = choose(kind, game.as_ref(), seat, 2, rng.next_u64())
+                            .expect("legal moves")
+                            .expect("a move");
+                        let mv = game.legal_moves().expect("legal moves")[i].clone();
                         game.apply_move(&mv).expect("move");
                     }
                 }

@@ -302,7 +302,8 @@ async fn killed_mid_load(database: &str) {
             .await
             .expect("json");
         let replayed =
-            serde_json::to_value(GameView::of(&table, &Default::default())).expect("view");
+            serde_json::to_value(GameView::of(&table, &Default::default()).expect("view"))
+                .expect("view");
         for field in [
             "version",
             "state",

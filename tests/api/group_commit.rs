@@ -68,7 +68,7 @@ async fn group_commit_writers_give_their_connections_back_when_quiet() {
 /// (without the dice that follow), and the hash it would record.
 pub(crate) fn move_on(table: &worp::table::Table, pick: usize) -> (worp::store::Append, String) {
     let seat = table.to_move().expect("a seat to move");
-    let moves = table.game.legal_moves();
+    let moves = table.game.legal_moves().expect("legal moves");
     let mv = moves[pick.min(moves.len() - 1)].clone();
     change_on(table, worp::events::Event::MovePlayed { seat: seat.0, mv })
 }
@@ -111,7 +111,7 @@ fn change_on(
             game_id: table.id,
             expected_version: table.version,
             events: vec![row],
-            row: worp::service::game_row(&after),
+            row: worp::service::game_row(&after).expect("a row"),
             secret: None,
             answer_to_keep: None,
             notices: Vec::new(),
@@ -129,7 +129,7 @@ fn last_change_again(
         game_id: table.id,
         expected_version: table.version - 1,
         events: vec![last.clone().into()],
-        row: worp::service::game_row(table),
+        row: worp::service::game_row(table).expect("a row"),
         secret: None,
         answer_to_keep: None,
         notices: Vec::new(),
@@ -425,7 +425,7 @@ fn noticed_move_on(table: &worp::table::Table, player: uuid::Uuid) -> worp::stor
         game_id: table.id,
         version: table.version + 1,
         kind: "your_turn".to_owned(),
-        payload: worp_engine::json::RawJson::of(&json!({"type": "your_turn"})),
+        payload: worp_engine::json::RawJson::of(&json!({"type": "your_turn"})).expect("JSON"),
     }];
     change
 }

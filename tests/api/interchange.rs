@@ -44,7 +44,7 @@ async fn a_backgammon_game_exports_as_a_mat_file_gnu_backgammon_imports() {
     )
     .expect("record");
     let replayed = worp_engine::replay::replay(&record, |_| {}).expect("replay");
-    assert_eq!(replayed.state(), game["state"]);
+    assert_eq!(replayed.state().expect("state"), game["state"]);
     let other = app
         .create(&a, "ali_baba", Value::Null, vec![Some(a.id), Some(b.id)])
         .await;
@@ -131,7 +131,7 @@ async fn golden_exports_of_every_game_still_replay_exactly() {
         )
         .expect("json");
         assert_eq!(
-            table.game.state(),
+            table.game.state().expect("state"),
             state,
             "{}: the final state changed",
             v.name

@@ -256,5 +256,5 @@ fn the_sixth_game_is_registered_once_under_its_own_name() {
         race.create(&json!({"goal": 0}), 2),
         Err(EngineError::InvalidOptions { .. })
     ));
-    assert_eq!(race.default_options(), json!({"goal": 20}));
+    assert_eq!(race.default_options(), Ok(json!({"goal": 20})));
 }

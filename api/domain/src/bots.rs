@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use worp_engine::{AnyGame, Seat};
+use worp_engine::{AnyGame, EngineError, Seat};
 
 /// The kinds of bot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -22,24 +22,25 @@ pub enum BotKind {
 }
 
 /// The index of the legal move a bot of `kind` plays for `seat`; `entropy` is random
-/// bits the caller supplies. `None` when there is no legal move.
+/// bits the caller supplies. `None` when there is no legal move; an error when the
+/// legal moves cannot be written as JSON.
 pub fn choose(
     kind: BotKind,
     game: &dyn AnyGame,
     seat: Seat,
     seats: usize,
     entropy: u64,
-) -> Option<usize> {
-    let moves = game.legal_moves();
+) -> Result<Option<usize>, EngineError> {
+    let moves = game.legal_moves()?;
     if moves.is_empty() {
-        return None;
+        return Ok(None);
     }
     let pick = |n: usize| ((entropy >> 11) % n as u64) as usize;
-    match kind {
+    Ok(match kind {
         BotKind::Random => Some(pick(moves.len())),
         BotKind::Greedy => {
             if let Some(i) = game.decision_hint().filter(|i| *i < moves.len()) {
-                return Some(i);
+                return Ok(Some(i));
             }
             let scores: Vec<i64> = moves
                 .iter()
@@ -57,9 +58,11 @@ pub fn choose(
                     mine * 4 - best_other * 3
                 })
                 .collect();
-            let best = scores.iter().copied().max()?;
+            let Some(best) = scores.iter().copied().max() else {
+                return Ok(None);
+            };
             let top: Vec<usize> = (0..moves.len()).filter(|i| scores[*i] == best).collect();
             top.get(pick(top.len())).copied()
         }
-    }
+    })
 }

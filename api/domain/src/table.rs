@@ -17,7 +17,7 @@ use crate::events::{Event, LogEntry, RetireReason};
 pub enum ReplayError {
     #[error("event {seq}: {reason}")]
     Invalid { seq: i64, reason: String },
-    /// The engine refused the event's dice or move.
+    /// The engine refused the event's dice or move, or could not write the game as JSON.
     #[error("event {seq}: {error}")]
     Engine {
         seq: i64,
@@ -218,7 +218,9 @@ impl Table {
         Ok(Table {
             id: e.game_id(),
             variant: v.name,
-            options: game.options(),
+            options: game
+                .options()
+                .map_err(|error| ReplayError::Engine { seq, error })?,
             seats,
             game,
             version: 1,

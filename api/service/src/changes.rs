@@ -92,12 +92,13 @@ impl Worp {
             _ => None,
         };
         let answer_to_keep = idempotency
-            .map(|(player_id, i)| self.answer_to_keep(player_id, i, &table, rendered.as_deref()));
+            .map(|(player_id, i)| self.answer_to_keep(player_id, i, &table, rendered.as_deref()))
+            .transpose()?;
         let append = self.store.append(Append {
             game_id: table.id,
             expected_version,
             events: draft.events,
-            row: game_row(&table),
+            row: game_row(&table)?,
             secret: secret.map(<[u8]>::to_vec),
             answer_to_keep,
             notices: notices.clone(),
@@ -127,7 +128,7 @@ impl Worp {
         before: Option<&Table>,
         table: &Table,
     ) -> Result<Vec<PlayerNotice>, Refusal> {
-        let notices = notices(before, table);
+        let notices = notices(before, table)?;
         if !notices.iter().any(|n| n.kind == "invited") {
             return Ok(notices);
         }
@@ -149,19 +150,22 @@ impl Worp {
         key: Idempotency<'_>,
         table: &Table,
         rendered: Option<&[u8]>,
-    ) -> AnswerToKeep {
-        let body = rendered
+    ) -> Result<AnswerToKeep, Refusal> {
+        let written = rendered
             .and_then(|body| std::str::from_utf8(body).ok())
-            .and_then(|body| RawJson::from_text(body.to_owned()))
-            .unwrap_or_else(|| game_json(table, &self.names));
-        AnswerToKeep {
+            .and_then(|body| RawJson::from_text(body.to_owned()));
+        let body = match written {
+            Some(body) => body,
+            None => game_json(table, &self.names)?,
+        };
+        Ok(AnswerToKeep {
             player_id,
             key: key.key.to_owned(),
             body,
             request: key.request.to_owned(),
             body_hash: key.body_hash.to_owned(),
             expired_before: self.kept_answers_since(),
-        }
+        })
     }
 
     /// What follows a commit: the game's seed and new table cached, the checkpoints the

@@ -89,12 +89,12 @@ impl Draft {
                     let seed = &self.seed;
                     let entropy = dice::bot_entropy(seed, self.table.version);
                     let seats = self.table.seats.len();
-                    let i = bots::choose(kind, self.table.game.as_ref(), seat, seats, entropy)
+                    let i = bots::choose(kind, self.table.game.as_ref(), seat, seats, entropy)?
                         .ok_or_else(|| Refusal::Internal("a bot has no legal move".into()))?;
                     let mv = self
                         .table
                         .game
-                        .legal_moves()
+                        .legal_moves()?
                         .into_iter()
                         .nth(i)
                         .ok_or_else(|| Refusal::Internal("a bot chose no move".into()))?;

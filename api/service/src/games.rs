@@ -162,7 +162,7 @@ impl Worp {
             .collect();
         let created = Event::GameCreated {
             variant: v.name.to_owned(),
-            options: game.options(),
+            options: game.options()?,
             seats: seated,
             invited: if invited.iter().any(Option::is_some) {
                 invited

@@ -12,6 +12,8 @@ use worp_domain::table::{FinishReason, Table};
 use worp_engine::json::RawJson;
 use worp_store::{GameRow, PlayerNotice};
 
+use crate::Refusal;
+
 /// A game in a listing.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct GameSummary {
@@ -79,8 +81,8 @@ fn question(t: &Table) -> Option<&'static str> {
     t.to_move().and(t.game.question())
 }
 
-/// The read-model row of a table.
-pub fn game_row(t: &Table) -> GameRow {
+/// The read-model row of a table; an internal error if its summary cannot be written.
+pub fn game_row(t: &Table) -> Result<GameRow, Refusal> {
     let summary = GameSummary {
         id: t.id,
         variant: t.variant.to_owned(),
@@ -113,20 +115,20 @@ pub fn game_row(t: &Table) -> GameRow {
         updated_at: t.updated_at,
         last_move_at: t.last_move_at,
     };
-    GameRow {
+    Ok(GameRow {
         id: t.id,
         variant: t.variant.to_owned(),
         status: t.status().as_str().to_owned(),
         version: t.version,
         to_move_seat: t.to_move().map(|s| i32::from(s.0)),
         to_move_player: t.to_move_player(),
-        summary: RawJson::of(&summary),
+        summary: RawJson::of(&summary).map_err(|e| Refusal::unwritable("a game's summary", e))?,
         // A player's games include those they are invited to.
         seats: t.seats.iter().map(|s| s.player_id.or(s.invited)).collect(),
         created_at: t.created_at,
         updated_at: t.updated_at,
         deadline: t.deadline(),
-    }
+    })
 }
 
 /// What players should hear about after a change from `before` to `after`: the player
@@ -134,25 +136,28 @@ pub fn game_row(t: &Table) -> GameRow {
 /// ended, a player invited to a seat (`invited`, once), and the creator when an
 /// invitation is declined (`invitation_declined`). A turn that answers an offer (a
 /// double, a resignation) says so in `question`.
-pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
+pub fn notices(before: Option<&Table>, after: &Table) -> Result<Vec<PlayerNotice>, Refusal> {
     let status = after.status();
-    let notice = |kind: &str, player: Uuid, seat: Option<u8>| PlayerNotice {
-        player_id: player,
-        game_id: after.id,
-        version: after.version,
-        kind: kind.to_owned(),
-        payload: RawJson::of(&NoticePayload {
-            deadline: after.deadline(),
+    let notice = |kind: &str, player: Uuid, seat: Option<u8>| -> Result<PlayerNotice, Refusal> {
+        Ok(PlayerNotice {
+            player_id: player,
             game_id: after.id,
-            question: question(after),
-            result: &after.result,
-            seat,
-            status: status.as_str(),
-            kind,
-            url: format!("/v1/games/{}", after.id),
-            variant: after.variant,
             version: after.version,
-        }),
+            kind: kind.to_owned(),
+            payload: RawJson::of(&NoticePayload {
+                deadline: after.deadline(),
+                game_id: after.id,
+                question: question(after),
+                result: &after.result,
+                seat,
+                status: status.as_str(),
+                kind,
+                url: format!("/v1/games/{}", after.id),
+                variant: after.variant,
+                version: after.version,
+            })
+            .map_err(|e| Refusal::unwritable("a notice", e))?,
+        })
     };
     let was_finished = before.is_some_and(|b| b.result.is_some());
     if after.result.is_some() && !was_finished {
@@ -168,12 +173,12 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
     for (i, seat) in after.seats.iter().enumerate() {
         let was = before.and_then(|b| b.seats.get(i));
         match (was.and_then(|s| s.invited), seat.invited) {
-            (None, Some(p)) => out.push(notice("invited", p, Some(i as u8))),
+            (None, Some(p)) => out.push(notice("invited", p, Some(i as u8))?),
             (Some(_), None) if seat.is_empty() => out.push(notice(
                 "invitation_declined",
                 after.created_by,
                 Some(i as u8),
-            )),
+            )?),
             _ => {}
         }
     }
@@ -190,19 +195,17 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Vec<PlayerNotice> {
             .collect();
         players.sort();
         players.dedup();
-        out.extend(
-            players
-                .into_iter()
-                .map(|p| notice("message", p, after.last_message_seat)),
-        );
+        for p in players {
+            out.push(notice("message", p, after.last_message_seat)?);
+        }
     }
     match after.to_move_player() {
         Some(p) if before.and_then(Table::to_move_player) != Some(p) => {
-            out.push(notice("your_turn", p, after.to_move().map(|s| s.0)));
+            out.push(notice("your_turn", p, after.to_move().map(|s| s.0))?);
         }
         _ => {}
     }
-    out
+    Ok(out)
 }
 
 /// What a notice says (webhook body, stream data), serialised straight from the table,

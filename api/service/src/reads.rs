@@ -303,7 +303,7 @@ impl Worp {
     /// loses none of its rows.
     pub async fn rebuild(&self) -> Result<usize, Refusal> {
         self.store
-            .rebuild_read_models(|events| Ok(game_row(&Table::from_events(events)?)))
+            .rebuild_read_models(|events| game_row(&Table::from_events(events)?))
             .await
     }
 
@@ -376,7 +376,7 @@ impl Worp {
         let header = MatchHeader {
             players: self.seat_names(table).await?,
             date: Some(table.created_at.format("%Y.%m.%d").to_string()),
-            options: table.game.options(),
+            options: table.game.options()?,
         };
         Ok(game.match_file(&steps, &header)?)
     }

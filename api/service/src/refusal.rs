@@ -85,7 +85,8 @@ impl From<EngineError> for Refusal {
             }
             EngineError::DiceCount { .. }
             | EngineError::ImpossibleDieValue { .. }
-            | EngineError::UnreadableState { .. } => Refusal::Internal(e.to_string()),
+            | EngineError::UnreadableState { .. }
+            | EngineError::Unserialisable { .. } => Refusal::Internal(e.to_string()),
         }
     }
 }
@@ -104,6 +105,13 @@ impl Refusal {
     pub fn unwritable_event(e: serde_json::Error) -> Refusal {
         tracing::error!("an event the server made does not serialise: {e}");
         Refusal::Internal(format!("an event the server made does not serialise: {e}"))
+    }
+
+    /// `what`, something the server made (a view, a row, a notice), could not be
+    /// written as JSON: logged, and refused as the server's fault.
+    pub fn unwritable(what: &str, e: serde_json::Error) -> Refusal {
+        tracing::error!("could not write {what} as JSON: {e}");
+        Refusal::Internal(format!("could not write {what} as JSON: {e}"))
     }
 }
 

@@ -9,7 +9,7 @@ use uuid::Uuid;
 use worp_engine::json::{self, RawJson};
 use worp_engine::{Awaiting, GameResult};
 
-use crate::NameBook;
+use crate::{NameBook, Refusal};
 use worp_domain::bots::BotKind;
 use worp_domain::ratings::{NotRated, RatingChange};
 use worp_domain::table::{FinishReason, LastDice, Status, Table};
@@ -96,10 +96,11 @@ pub struct GameView {
 
 impl GameView {
     /// The view of `t`, with the names `names` knows (learn them first:
-    /// `Worp::learn_table_names`).
-    pub fn of(t: &Table, names: &NameBook) -> GameView {
+    /// `Worp::learn_table_names`); an internal error if the engine cannot write the
+    /// game's state or legal moves as JSON.
+    pub fn of(t: &Table, names: &NameBook) -> Result<GameView, Refusal> {
         let status = t.status();
-        GameView {
+        Ok(GameView {
             id: t.id,
             variant: t.variant.to_owned(),
             options: t.options.clone(),
@@ -126,12 +127,12 @@ impl GameView {
             awaiting: t.game.awaiting(),
             // Written straight from the engine's types, without `Value` trees between
             // (they would cost about a tenth of a move's time on the server).
-            state: t.game.state_json(),
+            state: t.game.state_json()?,
             last_dice: t.last_dice.clone(),
             legal_moves: if status == Status::Active {
-                t.game.legal_moves_json()
+                t.game.legal_moves_json()?
             } else {
-                empty_list()
+                empty_list()?
             },
             result: t.result.clone(),
             reason: t.finish_reason(),
@@ -145,28 +146,29 @@ impl GameView {
             created_at: t.created_at,
             updated_at: t.updated_at,
             last_move_at: t.last_move_at,
-        }
+        })
     }
 }
 
 /// `[]`, as JSON text.
-fn empty_list() -> RawJson {
-    RawJson::of::<[u8]>(&[])
+fn empty_list() -> Result<RawJson, Refusal> {
+    RawJson::of::<[u8]>(&[]).map_err(|e| Refusal::unwritable("an empty list", e))
 }
 
 /// The view of `t` as the body of an answer, written before the change that made `t` is
 /// committed; `None` for a finished rated game, whose rating changes are known only
-/// once it is.
+/// once it is, and for a view that cannot be written: the answer is then written after
+/// the commit (`game_response` in the HTTP crate), which reports why it cannot be.
 pub fn game_body(t: &Table, names: &NameBook) -> Option<Vec<u8>> {
     if t.rated && t.result.is_some() {
         return None;
     }
-    json::to_vec(&GameView::of(t, names)).ok()
+    json::to_vec(&GameView::of(t, names).ok()?).ok()
 }
 
 /// The view of `t` as JSON text (the answer kept for an `Idempotency-Key`).
-pub fn game_json(t: &Table, names: &NameBook) -> RawJson {
-    RawJson::of(&GameView::of(t, names))
+pub fn game_json(t: &Table, names: &NameBook) -> Result<RawJson, Refusal> {
+    RawJson::of(&GameView::of(t, names)?).map_err(|e| Refusal::unwritable("the game's view", e))
 }
 
 #[cfg(test)]
@@ -199,12 +201,15 @@ mod tests {
     #[test]
     fn a_view_is_written_as_serde_json_writes_it() {
         let t = table();
-        let view = GameView::of(&t, &NameBook::default());
+        let view = GameView::of(&t, &NameBook::default()).expect("a view");
         let ours = game_body(&t, &NameBook::default());
         assert!(ours.is_some());
         assert_eq!(ours, serde_json::to_vec(&view).ok());
         assert_eq!(
-            game_json(&t, &NameBook::default()).get().as_bytes(),
+            game_json(&t, &NameBook::default())
+                .expect("a view")
+                .get()
+                .as_bytes(),
             ours.unwrap_or_default()
         );
     }

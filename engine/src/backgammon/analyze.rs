@@ -13,14 +13,10 @@ use super::{Position, Side, Tally};
 /// Analyses one input line; see the module doc.
 pub fn analyze_line(line: &str) -> Value {
     match read(line) {
-        Ok((pos, side, dice)) => {
-            let outcomes: Vec<Value> = pos
-                .outcomes(side, dice)
-                .iter()
-                .map(|p| serde_json::to_value(p).unwrap_or(Value::Null))
-                .collect();
-            json!({ "outcomes": outcomes })
-        }
+        Ok((pos, side, dice)) => match serde_json::to_value(pos.outcomes(side, dice)) {
+            Ok(outcomes) => json!({ "outcomes": outcomes }),
+            Err(e) => json!({ "error": format!("the outcomes could not be written as JSON: {e}") }),
+        },
         Err(error) => json!({ "error": error }),
     }
 }

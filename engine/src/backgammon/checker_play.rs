@@ -47,23 +47,23 @@ impl Backgammon {
         }
         let slots = slots.get(..mv.steps().len()).unwrap_or(&[]);
         if !self.movegen.leaves().iter().any(|l| l.has_steps(slots)) {
-            return Err(EngineError::illegal(self.why_illegal(mv)));
+            return Err(self.why_illegal(mv));
         }
         self.play_checked(side, mv);
         Ok(())
     }
 
     /// Why `mv` is not among the legal moves.
-    fn why_illegal(&self, mv: &Move) -> String {
+    fn why_illegal(&self, mv: &Move) -> EngineError {
         let used = self.movegen.leaves().first().map_or(0, |l| l.dice_used());
         let dice = self.dice.unwrap_or_default();
         if mv.steps().len() != used {
-            return format!(
+            return EngineError::illegal(format!(
                 "the roll {}-{} must be played with {used} checker step(s), not {}",
                 dice[0],
                 dice[1],
                 mv.steps().len()
-            );
+            ));
         }
         let mut wanted = mv.steps().to_vec();
         wanted.sort_unstable();
@@ -72,17 +72,19 @@ impl Backgammon {
             let mut steps = listed.steps().to_vec();
             steps.sort_unstable();
             if steps == wanted {
-                return format!(
-                    "the legal move with these steps lists them in the order {}",
-                    serde_json::to_string(&listed).unwrap_or_default()
-                );
+                return match serde_json::to_string(&listed) {
+                    Ok(listed) => EngineError::illegal(format!(
+                        "the legal move with these steps lists them in the order {listed}"
+                    )),
+                    Err(e) => EngineError::unserialisable("a legal move", e),
+                };
             }
         }
-        format!(
+        EngineError::illegal(format!(
             "no legal way to play the roll {}-{} is these steps (there are {} legal moves)",
             dice[0],
             dice[1],
             self.movegen.leaves().len()
-        )
+        ))
     }
 }

@@ -79,7 +79,7 @@ impl Backgammon {
     pub(super) fn decision_names(&self) -> String {
         self.decisions()
             .iter()
-            .map(|d| serde_json::to_string(d).unwrap_or_default())
+            .map(Decision::to_string)
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -87,12 +87,11 @@ impl Backgammon {
     /// Plays a decision.
     pub(super) fn decide(&mut self, decision: Decision) -> Result<(), EngineError> {
         if !self.decisions().contains(&decision) {
-            let what = serde_json::to_string(&decision).unwrap_or_default();
             return Err(EngineError::illegal(if self.decisions().is_empty() {
-                format!("{what} is not allowed now: no decision is awaited")
+                format!("{decision} is not allowed now: no decision is awaited")
             } else {
                 format!(
-                    "{what} is not allowed now; the decisions allowed are {}",
+                    "{decision} is not allowed now; the decisions allowed are {}",
                     self.decision_names()
                 )
             }));

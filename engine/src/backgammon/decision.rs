@@ -32,6 +32,30 @@ pub enum Decision {
     Decline,
 }
 
+/// The decision as its JSON text (`"double"`, `{"resign":"gammon"}`), for messages;
+/// `tests_2b::decisions_are_displayed_as_their_json` pins the two together.
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            Decision::Roll => "roll",
+            Decision::Double => "double",
+            Decision::Take => "take",
+            Decision::Pass => "pass",
+            Decision::Accept => "accept",
+            Decision::Decline => "decline",
+            Decision::Resign(level) => {
+                let level = match level {
+                    Level::Single => "single",
+                    Level::Gammon => "gammon",
+                    Level::Backgammon => "backgammon",
+                };
+                return write!(f, "{{\"resign\":\"{level}\"}}");
+            }
+        };
+        write!(f, "\"{name}\"")
+    }
+}
+
 /// What a resignation gives away: a single (1), a gammon (2) or a backgammon (3), each
 /// times the cube's value.
 #[derive(

@@ -681,3 +681,20 @@ fn an_accepted_resignation_ends_the_match_as_gnubg_reads_it_the_resigner_to_deci
     decide(&mut g, Decision::Accept);
     assert_eq!(g.match_id(), "AUMAAAAAIAAA");
 }
+
+#[test]
+fn decisions_are_displayed_as_their_json() {
+    let all = [
+        Decision::Roll,
+        Decision::Double,
+        Decision::Take,
+        Decision::Pass,
+        Decision::Accept,
+        Decision::Decline,
+    ]
+    .into_iter()
+    .chain(Level::ALL.map(Decision::Resign));
+    for d in all {
+        assert_eq!(Some(d.to_string()), serde_json::to_string(&d).ok());
+    }
+}

@@ -725,14 +725,14 @@ fn options_are_validated_with_clear_reasons() {
     );
     assert_eq!(
         hoofden.default_options(),
-        json!({"movement": "basic", "forced_attack": false})
+        Ok(json!({"movement": "basic", "forced_attack": false}))
     );
     let game = hoofden
         .create(&json!({"movement": "by_head"}), 2)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         game.options(),
-        json!({"movement": "by_head", "forced_attack": false})
+        Ok(json!({"movement": "by_head", "forced_attack": false}))
     );
 }
 

@@ -215,7 +215,7 @@ fn every_character_json_escapes_is_escaped_wherever_it_stands() {
 
 #[test]
 fn raw_json_is_embedded_by_serde_json() {
-    let raw = RawJson::of(&[1, 2]);
+    let raw = RawJson::of(&[1, 2]).expect("an array of numbers is JSON");
     assert_eq!(raw.get(), "[1,2]");
     assert_eq!(
         serde_json::to_string(&vec![raw.clone()]).ok(),
@@ -227,7 +227,29 @@ fn raw_json_is_embedded_by_serde_json() {
 #[test]
 fn raw_values_of_serde_json_are_embedded_as_they_are() {
     let raw = RawValue::from_string("{\"a\": [1, 2]}".to_owned()).ok();
-    same(&(raw, RawJson::of("x"), RawJson::of(&())));
+    same(&(raw, RawJson::of("x").ok(), RawJson::of(&()).ok()));
+}
+
+/// A value whose `Serialize` always fails.
+struct Unwritable;
+
+impl Serialize for Unwritable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("no JSON for this"))
+    }
+}
+
+#[test]
+fn raw_json_of_a_value_that_cannot_be_written_is_its_error_not_null() {
+    let failed = RawJson::of(&vec![Unwritable]).err().map(|e| e.to_string());
+    assert_eq!(failed.as_deref(), Some("no JSON for this"));
+    let not_a_string_key: BTreeMap<Vec<u8>, u8> = [(vec![1], 2)].into_iter().collect();
+    let ours = RawJson::of(&not_a_string_key).err().map(|e| e.to_string());
+    let theirs = serde_json::to_vec(&not_a_string_key)
+        .err()
+        .map(|e| e.to_string());
+    assert!(ours.is_some());
+    assert_eq!(ours, theirs);
 }
 
 /// Any JSON value.
@@ -264,8 +286,15 @@ proptest! {
     }
 }
 
+/// `r`'s value; a panic naming `variant` and the error if it is one.
+fn written<T>(variant: &str, r: Result<T, crate::EngineError>) -> T {
+    r.unwrap_or_else(|e| panic!("{variant}: {e}"))
+}
+
 /// Plays a game of `variant` for `seats` seats with random dice and moves, checking at
-/// every state that its state and legal moves read as serde_json's `Value`s of them.
+/// every state that its state and legal moves are written as JSON (no
+/// `EngineError::Unserialisable`) and read as serde_json's `Value`s of them, and that
+/// its options and default options are written.
 fn check_playout(variant: &str, options: Value, seats: u8, seed: u64) {
     let Ok(entry) = crate::variant(variant) else {
         panic!("no variant {variant}");
@@ -274,16 +303,18 @@ fn check_playout(variant: &str, options: Value, seats: u8, seed: u64) {
         Ok(game) => game,
         Err(e) => panic!("{variant}, {seats} seats: {e}"),
     };
+    written(variant, game.options());
+    written(variant, entry.default_options());
     let mut rng = SplitMix64(seed);
     for _ in 0..3_000 {
         assert_eq!(
-            serde_json::from_str::<Value>(game.state_json().get()).ok(),
-            Some(game.state()),
+            serde_json::from_str::<Value>(written(variant, game.state_json()).get()).ok(),
+            Some(written(variant, game.state())),
             "{variant}"
         );
         assert_eq!(
-            serde_json::from_str::<Value>(game.legal_moves_json().get()).ok(),
-            Some(Value::from(game.legal_moves())),
+            serde_json::from_str::<Value>(written(variant, game.legal_moves_json()).get()).ok(),
+            Some(Value::from(written(variant, game.legal_moves()))),
             "{variant}"
         );
         match game.awaiting() {
@@ -293,7 +324,7 @@ fn check_playout(variant: &str, options: Value, seats: u8, seed: u64) {
                 assert!(game.apply_dice(&values).is_ok(), "{variant}");
             }
             Awaiting::Move { .. } => {
-                let moves = game.legal_moves();
+                let moves = written(variant, game.legal_moves());
                 let i = rng.below(moves.len());
                 assert!(game.apply_move(&moves[i]).is_ok(), "{variant}");
             }

@@ -859,7 +859,7 @@ fn invalid_options_are_refused() {
         .is_ok());
     assert_eq!(
         v.default_options(),
-        json!({"die": "special", "pawns": 4, "colours": null})
+        Ok(json!({"die": "special", "pawns": 4, "colours": null}))
     );
 }
 

@@ -898,7 +898,7 @@ fn invalid_options_are_refused() {
         .is_ok());
     assert_eq!(
         v.default_options(),
-        serde_json::json!({"board": 4, "colours": null, "three_tries": false})
+        Ok(serde_json::json!({"board": 4, "colours": null, "three_tries": false}))
     );
 }
 

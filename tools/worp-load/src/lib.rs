@@ -1415,7 +1415,7 @@ async fn play_one(
             continue;
         }
         played += 1;
-        let moves = table.game.legal_moves();
+        let moves = table.game.legal_moves().map_err(|e| e.to_string())?;
         let mv = moves
             .choose(&mut rand::rng())
             .cloned()
@@ -1550,7 +1550,7 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
                     rows.push(row);
                 }
                 let table = Table::from_events(&rows).map_err(|e| e.to_string())?;
-                let row = game_row(&table);
+                let row = game_row(&table).map_err(|e| e.to_string())?;
                 store
                     .append(Append {
                         game_id: id,

@@ -70,7 +70,7 @@ pub async fn bot_game(
         .await
         .map_err(|e| e.to_string())?;
     while table.to_move().is_some() {
-        let moves = table.game.legal_moves();
+        let moves = table.game.legal_moves().map_err(|e| e.to_string())?;
         pick = pick.wrapping_mul(31).wrapping_add(7);
         let mv = moves
             .get(pick % moves.len().max(1))

@@ -24,7 +24,7 @@ pub(crate) async fn game_response(
     table: &Table,
 ) -> Result<HttpResponse, ApiError> {
     worp.learn_table_names(table).await?;
-    let mut view = GameView::of(table, worp.names());
+    let mut view = GameView::of(table, worp.names())?;
     if table.rated && table.result.is_some() {
         let book = worp.rating_book().await?;
         view.rating_changes = book.changes(table.id).map(<[_]>::to_vec);

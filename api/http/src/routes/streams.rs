@@ -414,7 +414,7 @@ mod tests {
                 game_id: Uuid::nil(),
                 version,
                 kind: "your_turn".into(),
-                payload: RawJson::of(&serde_json::json!({"version": version})),
+                payload: RawJson::of(&serde_json::json!({"version": version})).expect("JSON"),
             }],
             events: None,
         }

@@ -88,7 +88,7 @@ pub fn variant_infos() -> Result<Vec<VariantInfo>, serde_json::Error> {
                 title: v.title,
                 min_seats: v.min_seats,
                 max_seats: v.max_seats,
-                default_options: v.default_options(),
+                default_options: v.default_options().map_err(serde::ser::Error::custom)?,
                 options_schema: self_contained(json(s.options)?, &comps),
                 move_schema: self_contained(json(s.mv)?, &comps),
                 state_schema: self_contained(json(s.state)?, &comps),

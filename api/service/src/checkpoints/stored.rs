@@ -134,7 +134,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         messages: t.messages,
         last_message_seat: t.last_message_seat,
         moves: t.moves.clone(),
-        state: t.game.state_json(),
+        state: t.game.state_json().map_err(serde::ser::Error::custom)?,
     };
     Ok(StoredCheckpoint {
         game_id: t.id,
@@ -168,7 +168,10 @@ pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
     let engine = variant
         .from_state(b.state.get())
         .map_err(|e| Unfit::Unreadable(e.to_string()))?;
-    if engine.state_json().get() != b.state.get() {
+    let state = engine
+        .state_json()
+        .map_err(|e| Unfit::Unreadable(e.to_string()))?;
+    if state.get() != b.state.get() {
         return Err(Unfit::StateChanged);
     }
     Ok(Table {
