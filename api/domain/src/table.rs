@@ -362,8 +362,7 @@ impl Table {
         Ok(())
     }
 
-    /// Applies the next event of the log, a `move_played` by `seat` of `mv`, read where
-    /// it lies (in the new event's payload: the move is not copied to be applied).
+    /// Applies the next event, a `move_played` by `seat` of `mv`, read where it lies.
     pub fn apply_move_played(
         &mut self,
         e: &impl LogEntry,
