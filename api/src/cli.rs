@@ -245,13 +245,23 @@ fn replay(file: Option<&str>) -> i32 {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    // The first failure to write a state stops the writing, and is reported.
+    let mut unwritten: Option<std::io::Error> = None;
     let result = worp_engine::replay::replay(&record, |report| {
-        let _ = serde_json::to_writer(&mut out, &report);
-        let _ = out.write_all(b"\n");
+        if unwritten.is_none() {
+            let written = serde_json::to_writer(&mut out, &report)
+                .map_err(std::io::Error::from)
+                .and_then(|()| out.write_all(b"\n"));
+            unwritten = written.err();
+        }
     });
-    let _ = out.flush();
+    let unwritten = unwritten.or_else(|| out.flush().err());
+    if let Some(e) = &unwritten {
+        eprintln!("worp replay: cannot write the states: {e}");
+    }
     match result {
-        Ok(_) => 0,
+        Ok(_) if unwritten.is_none() => 0,
+        Ok(_) => 1,
         Err(e) => {
             eprintln!("worp replay: {e}");
             1

@@ -74,3 +74,25 @@ fn replay_given_an_export_bundle_says_to_export_the_record() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("format=record"), "{stderr}");
 }
+
+/// `worp replay` that cannot write its states (a full disk) says so and exits 1, where
+/// it said nothing and exited 0.
+#[test]
+fn replay_that_cannot_write_its_states_says_so() {
+    use std::process::{Command, Stdio};
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // Not Linux: nothing to write to that is always full.
+    };
+    let record = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/contract/backgammon.match.record.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_worp"))
+        .arg("replay")
+        .arg(&record)
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("worp");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write the states"), "{stderr}");
+}
