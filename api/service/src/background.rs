@@ -16,8 +16,7 @@ impl Worp {
     /// PostgreSQL) announcing this process's changes to the others and relaying theirs
     /// to this one's live streams.
     pub fn start_background(self: &Arc<Self>, sweep: Duration, webhooks: WebhookSettings) {
-        let worp = self;
-        let w = worp.clone();
+        let w = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(sweep);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -37,7 +36,7 @@ impl Worp {
         // log the first fold takes seconds (BENCHMARKS.md), which every such request (the
         // answer to a move that finishes a rated game, the lobby, the leaderboard) would
         // otherwise wait for.
-        let w = worp.clone();
+        let w = self.clone();
         tokio::spawn(async move {
             let started = std::time::Instant::now();
             match w.rating_book().await {
@@ -50,22 +49,22 @@ impl Worp {
             }
         });
         tokio::spawn(crate::webhooks::run(
-            worp.store.clone(),
-            worp.clock.clone(),
+            self.store.clone(),
+            self.clock.clone(),
             webhooks,
         ));
-        if let Some(outbound) = worp.live.take_outbound() {
+        if let Some(outbound) = self.live.take_outbound() {
             tokio::spawn(relay::announce(
-                worp.store.clone(),
-                worp.live.origin,
+                self.store.clone(),
+                self.live.origin,
                 outbound,
             ));
         }
-        if let Store::Postgres(pg) = &worp.store {
+        if let Store::Postgres(pg) = &self.store {
             tokio::spawn(relay::listen(
                 pg.pool.clone(),
-                worp.live.origin,
-                worp.live.sender(),
+                self.live.origin,
+                self.live.sender(),
             ));
         }
     }

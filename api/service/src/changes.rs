@@ -11,12 +11,11 @@ use uuid::Uuid;
 use super::draft::Draft;
 use super::read_model::{game_row, notices};
 use super::refusal::Refusal;
-use super::views::{game_body, game_json};
+use super::views::{answered_before_commit, game_body, game_json};
 use super::worp::Worp;
 use crate::live::Change;
 use worp_domain::events::{Event, StoredEvent};
 use worp_domain::table::Table;
-use worp_engine::json::RawJson;
 use worp_store::{AnswerToKeep, Append, PlayerNotice};
 
 /// A retry key of a move (`Idempotency-Key`): the answer kept for it is the body the
@@ -87,13 +86,15 @@ impl Worp {
         }
         // An answer kept for an Idempotency-Key goes in with the change, so it is
         // written now; the answer sent is then the same text.
-        let rendered = match idempotency {
-            Some(_) if answered => game_body(&table, &self.names),
+        let answer_to_keep = idempotency
+            .map(|(player_id, i)| self.answer_to_keep(player_id, i, &table))
+            .transpose()?;
+        let rendered = match &answer_to_keep {
+            Some(kept) if answered && answered_before_commit(&table) => {
+                Some(kept.body.get().as_bytes().to_vec())
+            }
             _ => None,
         };
-        let answer_to_keep = idempotency
-            .map(|(player_id, i)| self.answer_to_keep(player_id, i, &table, rendered.as_deref()))
-            .transpose()?;
         let append = self.store.append(Append {
             game_id: table.id,
             expected_version,
@@ -142,22 +143,14 @@ impl Worp {
         Ok(kept)
     }
 
-    /// The answer kept for `player_id`'s retry key: the view `rendered` for the answer,
-    /// or written now.
+    /// The answer kept for `player_id`'s retry key: the game's view.
     fn answer_to_keep(
         &self,
         player_id: Uuid,
         key: Idempotency<'_>,
         table: &Table,
-        rendered: Option<&[u8]>,
     ) -> Result<AnswerToKeep, Refusal> {
-        let written = rendered
-            .and_then(|body| std::str::from_utf8(body).ok())
-            .and_then(|body| RawJson::from_text(body.to_owned()));
-        let body = match written {
-            Some(body) => body,
-            None => game_json(table, &self.names)?,
-        };
+        let body = game_json(table, &self.names)?;
         Ok(AnswerToKeep {
             player_id,
             key: key.key.to_owned(),

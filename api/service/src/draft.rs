@@ -32,13 +32,9 @@ impl Draft {
             // The move goes into the payload as it is, and is applied from there.
             Event::MovePlayed { seat, mv } => {
                 let row = EventRow::move_played(id, seq, seat, mv, at, prev);
-                let applied = match row.played_move() {
-                    Some(mv) => self.table.apply_move_played(&row.event, seat, mv),
-                    None => Err(ReplayError::Invalid {
-                        seq,
-                        reason: "a move_played without its move".into(),
-                    }),
-                };
+                let applied = self
+                    .table
+                    .apply_move_played(&row.event, seat, row.played_move());
                 (row, applied)
             }
             event => {

@@ -160,10 +160,16 @@ fn empty_list() -> Result<RawJson, Refusal> {
 /// once it is, and for a view that cannot be written: the answer is then written after
 /// the commit (`game_response` in the HTTP crate), which reports why it cannot be.
 pub fn game_body(t: &Table, names: &NameBook) -> Option<Vec<u8>> {
-    if t.rated && t.result.is_some() {
+    if !answered_before_commit(t) {
         return None;
     }
     json::to_vec(&GameView::of(t, names).ok()?).ok()
+}
+
+/// Whether the answer to the change that made `t` can be written before it is
+/// committed: not for a finished rated game, whose rating changes are known only then.
+pub fn answered_before_commit(t: &Table) -> bool {
+    !(t.rated && t.result.is_some())
 }
 
 /// The view of `t` as JSON text (the answer kept for an `Idempotency-Key`).

@@ -65,11 +65,10 @@ impl EventRow {
         EventRow::hashed(game_id, seq, kind, payload, recorded_at, prev_hash)
     }
 
-    /// The move of a `move_played` row, as it lies in the payload.
-    pub fn played_move(&self) -> Option<&Value> {
-        (self.event.kind == "move_played")
-            .then(|| self.event.payload.get("move"))
-            .flatten()
+    /// The move of a `move_played` row, as it lies in the payload (`null` in a row of
+    /// another kind).
+    pub fn played_move(&self) -> &Value {
+        &self.event.payload["move"]
     }
 
     /// A new event of `kind` with `payload`, its text written and hashed onto

@@ -355,6 +355,6 @@ fn a_move_moved_into_its_row_makes_the_row_of_its_event() {
             EventRow::move_played(Uuid::from_u128(9), 12, 3, mv.clone(), at, &"ab".repeat(32));
         assert_eq!(moved.event, made.event, "{mv}");
         assert_eq!(moved.payload, made.payload, "{mv}");
-        assert_eq!(moved.played_move(), Some(&mv));
+        assert_eq!(moved.played_move(), &mv);
     }
 }
