@@ -2,7 +2,27 @@
 //! connect ([`admission`]) and how often ([`ratelimit`]), bearer tokens ([`auth`]),
 //! deadlines ([`timeouts`]), draining at shutdown ([`lifecycle`]) and the OpenAPI
 //! document ([`openapi`]). It sees the service and the domain, never the store: its
-//! `Cargo.toml` does not name `worp-store`.
+//! `Cargo.toml` does not name `worp-store`, so this does not build:
+//!
+//! ```compile_fail,E0433
+//! fn route(store: &worp_store::Store) {}
+//! ```
+//!
+//! nor does reaching the store through the service's state:
+//!
+//! ```compile_fail,E0616
+//! async fn route(worp: &worp_service::Worp) {
+//!     let _ = worp.store.game_ids().await;
+//! }
+//! ```
+//!
+//! while the service's own operations are there:
+//!
+//! ```
+//! fn route(worp: &worp_service::Worp) -> usize {
+//!     worp.cache().capacity()
+//! }
+//! ```
 
 pub mod admission;
 pub mod auth;
