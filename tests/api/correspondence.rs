@@ -678,7 +678,7 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
             .as_str()
             .and_then(|s| s.parse().ok())
             .expect("id");
-        let c_player = app.worp.authenticate(&c.token).await.expect("c");
+        let c_player = app.worp.authenticate(&c.token).await.expect("c").0;
         {
             // A server process with no background workers: it records, never delivers.
             let store = worp::store::Store::connect(&app.database, 2)
@@ -695,7 +695,7 @@ async fn webhooks_are_signed_retried_logged_and_survive_a_restart() {
                 )
                 .await
                 .expect("create");
-            let a_player = app.worp.authenticate(&a.token).await.expect("a");
+            let a_player = app.worp.authenticate(&a.token).await.expect("a").0;
             doomed
                 .take_seat(&a_player, game.id, 1, None)
                 .await

@@ -3,6 +3,7 @@
 //! clock ([`clock`], the one reader of the wall clock), the dice ([`dice`]) and the bots
 //! ([`bots`]), and the [`records`] the store keeps and the service hands out. No I/O beyond the clock and the dice's randomness.
 
+pub mod access;
 pub mod bots;
 pub mod clock;
 pub mod dice;

@@ -74,6 +74,15 @@ pub enum ApiError {
     TooManyRequests(String),
     #[error("{0}")]
     Internal(String),
+    /// The credential does not grant the scope the operation needs (RFC 6750 §3.1).
+    #[error("this credential does not grant the scope {0}, which this operation needs")]
+    InsufficientScope(worp_domain::access::Scope),
+    /// A request made with a session cookie that does not prove it came from this site.
+    #[error("{0}")]
+    CrossSite(String),
+    /// Too many failed attempts: try again after `.1` seconds.
+    #[error("{0}")]
+    SlowDown(String, u64),
 }
 
 impl ApiError {
@@ -91,6 +100,9 @@ impl ApiError {
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
             ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
             ApiError::Internal(_) => ("internal", "Internal error"),
+            ApiError::InsufficientScope(_) => ("insufficient-scope", "Insufficient scope"),
+            ApiError::CrossSite(_) => ("cross-site-request", "Cross-site request refused"),
+            ApiError::SlowDown(..) => ("slow-down", "Too many failed attempts"),
         }
     }
 
@@ -113,14 +125,16 @@ impl ResponseError for ApiError {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::Forbidden(_) | ApiError::InsufficientScope(_) | ApiError::CrossSite(_) => {
+                StatusCode::FORBIDDEN
+            }
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unprocessable(_) | ApiError::KeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            ApiError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::TooManyRequests(_) | ApiError::SlowDown(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -130,6 +144,15 @@ impl ResponseError for ApiError {
         resp.content_type("application/problem+json");
         if matches!(self, ApiError::Unauthorized(_)) {
             resp.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
+        }
+        if let ApiError::InsufficientScope(scope) = self {
+            resp.insert_header((
+                header::WWW_AUTHENTICATE,
+                format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""),
+            ));
+        }
+        if let ApiError::SlowDown(_, secs) = self {
+            resp.insert_header((header::RETRY_AFTER, secs.to_string()));
         }
         if matches!(self, ApiError::Unavailable(_)) {
             resp.insert_header((header::RETRY_AFTER, "1"));
@@ -155,6 +178,11 @@ impl From<Refusal> for ApiError {
             Refusal::Unavailable(m) => ApiError::Unavailable(m),
             Refusal::TooMany(m) => ApiError::TooManyRequests(m),
             Refusal::Internal(m) => ApiError::Internal(m),
+            Refusal::InsufficientScope(s) => ApiError::InsufficientScope(s),
+            Refusal::SlowDown {
+                message,
+                retry_after,
+            } => ApiError::SlowDown(message, retry_after),
         }
     }
 }

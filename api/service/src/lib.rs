@@ -9,13 +9,15 @@
 //! - [`games`]: creating, moving, resigning, time-outs; [`seats`]: taking a seat,
 //!   accepting or declining an invitation; `changes`: how each of them is drafted,
 //!   appended, cached and published.
-//! - [`players`]: registering, tokens, webhooks.
+//! - [`players`]: registering, tokens, webhooks; [`accounts`]: credentials beside the
+//!   first token (scoped tokens, sessions, passwords, OAuth).
 //! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild;
 //!   `stored_checkpoints`: where a fold starts from the game's stored checkpoint, and
 //!   how checkpoints are stored.
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
 //! - [`text`]: the checks of the strings and JSON that are stored.
 
+pub mod accounts;
 pub mod audit;
 mod background;
 pub mod cache;

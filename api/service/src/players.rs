@@ -1,4 +1,4 @@
-//! Players: registering, recognising their bearer tokens, and their webhooks.
+//! Players: registering (with their first token), and their webhooks.
 
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -48,24 +48,6 @@ impl Worp {
             .create_player(&player, &name.key, self.now())
             .await?;
         Ok((player, token))
-    }
-
-    /// The player a bearer token belongs to.
-    pub async fn authenticate(&self, token: &str) -> Result<Player, Refusal> {
-        // Found by the token's SHA-256, never compared as text: how long a lookup takes
-        // tells nothing of the token (a comparison of the hash found with itself, in
-        // constant time or not, could never fail).
-        let hash = token_hash(token);
-        if let Some(p) = self.cache.player(&hash) {
-            return Ok(p);
-        }
-        let p = self
-            .store
-            .player_by_token_hash(&hash)
-            .await?
-            .ok_or_else(|| Refusal::UnknownToken("unknown token".into()))?;
-        self.cache.put_player(&p);
-        Ok(p)
     }
 
     /// Whether `player` hears an `invited` notice when named in a new game.

@@ -34,6 +34,12 @@ pub enum Refusal {
     /// The caller has reached a limit (open games per player); try again later.
     #[error("{0}")]
     TooMany(String),
+    /// Too many failed attempts (sign-ins): try again after `retry_after` seconds.
+    #[error("{message}")]
+    SlowDown { message: String, retry_after: u64 },
+    /// The credential is known but does not grant what the request needs.
+    #[error("this credential does not grant the scope {0}, which this operation needs")]
+    InsufficientScope(worp_domain::access::Scope),
     /// The database is not there now; try again shortly.
     #[error("{0}")]
     Unavailable(String),

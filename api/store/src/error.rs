@@ -23,6 +23,9 @@ pub enum StoreError {
     /// recorded is unknown, as when a connection breaks.
     #[error("the database did not answer in time")]
     TimedOut,
+    /// A stored row holds what no code writes (an unknown credential kind or scope).
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
     /// Migrations failed.
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),

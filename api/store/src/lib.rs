@@ -42,6 +42,7 @@
 //! shape (`batch_columns.rs` for 1-3, `lone_move.rs` for 4-5, `statements.rs` for 6,
 //! `sqlite_change.rs` for 7).
 
+mod account_statements;
 mod batch;
 mod batch_columns;
 pub mod error;
@@ -135,7 +136,8 @@ macro_rules! on_backend {
     };
 }
 
-// After `on_backend!`, which it uses.
+// After `on_backend!`, which they use.
+pub mod accounts;
 mod name_keys;
 
 impl Store {

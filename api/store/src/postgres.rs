@@ -12,6 +12,7 @@ super::statements::statements!(
     sql::WRITE_GAME_ROW_POSTGRES
 );
 super::webhook_statements::webhook_statements!();
+super::account_statements::account_statements!(sqlx::Postgres);
 
 /// The names of those of `ids` who are players: one statement for them all, where a
 /// listing page would otherwise cost a round trip per player.

@@ -128,14 +128,16 @@ macro_rules! statements {
                 .bind(hash)
                 .fetch_optional(pool)
                 .await?;
-            row.map(|r| {
-                Ok(Player {
-                    id: r.try_get("id")?,
-                    name: r.try_get("name")?,
-                    token_hash: r.try_get("token_hash")?,
-                })
+            Ok(row.map(|r| player_of(&r)).transpose()?)
+        }
+
+        /// The player of a row with columns `id`, `name` and `token_hash`.
+        fn player_of(r: &DbRow) -> Result<Player, sqlx::Error> {
+            Ok(Player {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                token_hash: r.try_get("token_hash")?,
             })
-            .transpose()
         }
 
         pub async fn player_name(pool: &Pool, id: Uuid) -> Result<Option<String>, StoreError> {

@@ -6,6 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use super::variants::schema_ref;
+use worp_domain::access::Scope;
 
 /// A problem+json answer with `description`, and `Retry-After` when `retry`.
 fn problem(description: &str, retry: bool) -> Value {
@@ -71,9 +72,75 @@ fn optional_token() -> Value {
     json!([{}, { "bearer": [] }])
 }
 
+/// The OAuth 2.0 scheme (authorization code with PKCE at `/oauth/authorize` and
+/// `/oauth/token`), with every scope and what it allows.
+fn oauth2_scheme(doc: &mut Value) {
+    let scopes: Map<String, Value> = Scope::ALL
+        .iter()
+        .map(|s| (s.as_str().to_owned(), json!(s.description())))
+        .collect();
+    if let Some(schemes) = doc
+        .pointer_mut("/components/securitySchemes")
+        .and_then(Value::as_object_mut)
+    {
+        schemes.insert(
+            "oauth2".into(),
+            json!({
+                "type": "oauth2",
+                "description": "For third-party front-ends: the authorization code flow with PKCE (S256 only), for public clients that need not register. Metadata at /.well-known/oauth-authorization-server.",
+                "flows": { "authorizationCode": {
+                    "authorizationUrl": "/oauth/authorize",
+                    "tokenUrl": "/oauth/token",
+                    "refreshUrl": "/oauth/token",
+                    "scopes": scopes,
+                }}
+            }),
+        );
+    }
+}
+
+/// An operation's security, as its route declares it with `bearer` and its scopes,
+/// also met by an OAuth token of the same scopes; and the 403 of a credential without
+/// them.
+fn scoped_security(op: &mut Map<String, Value>) {
+    let Some(requirements) = op.get("security").and_then(Value::as_array).cloned() else {
+        return;
+    };
+    let mut with_oauth = Vec::new();
+    let mut needed = None;
+    for r in requirements {
+        let scopes = r.get("bearer").and_then(Value::as_array).cloned();
+        with_oauth.push(r);
+        if let Some(scopes) = scopes.filter(|s| !s.is_empty()) {
+            needed = scopes.first().and_then(Value::as_str).map(str::to_owned);
+            with_oauth.push(json!({ "oauth2": scopes }));
+        }
+    }
+    op.insert("security".into(), Value::Array(with_oauth));
+    let Some(scope) = needed else {
+        return;
+    };
+    let why = format!(
+        "The credential does not grant the scope `{scope}` (`WWW-Authenticate: Bearer error=\"insufficient_scope\"`)"
+    );
+    if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+        match responses.get_mut("403") {
+            Some(r) => {
+                if let Some(d) = r.get("description").and_then(Value::as_str) {
+                    r["description"] = json!(format!("{d}; or: {why}"));
+                }
+            }
+            None => {
+                responses.insert("403".into(), problem(&why, false));
+            }
+        }
+    }
+}
+
 /// Adds the shared answers, the game headers and each operation's security.
 pub fn add(doc: &mut Value) {
     components(doc);
+    oauth2_scheme(doc);
     doc["security"] = optional_token();
     let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
@@ -116,7 +183,7 @@ pub fn add(doc: &mut Value) {
                 Some(s) if *s == optional_token() => {
                     op.remove("security");
                 }
-                Some(_) => {}
+                Some(_) => scoped_security(op),
             }
         }
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::scope::GameRead;
 use crate::auth::MaybeCaller;
 use crate::problem::{ApiError, Problem};
 use worp_service::messages::{may_read_messages, withhold_messages};
@@ -48,7 +49,7 @@ enum JsonExport {
 /// event with its sequence, time and hash, the dice commitment, the client seeds, and,
 /// once the game is over, the revealed server seed. `worp audit FILE` checks it offline.
 #[utoipa::path(
-    security((), ("bearer" = [])),
+    security((), ("bearer" = ["game:read"])),
     tag = "audit",
     params(("id" = Uuid, Path, description = "The game"), ExportQuery),
     responses(
@@ -65,7 +66,7 @@ enum JsonExport {
 #[get("/v1/games/{id}/export")]
 pub async fn export_game(
     worp: web::Data<Worp>,
-    caller: MaybeCaller,
+    caller: MaybeCaller<GameRead>,
     id: web::Path<Uuid>,
     q: web::Query<ExportQuery>,
 ) -> Result<HttpResponse, ApiError> {

@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::scope::{ChallengeWrite, GamePlay, GameRead};
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
 use crate::routes::kept_answers::answer_kept;
@@ -77,7 +78,7 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
 #[utoipa::path(
     tag = "games",
     request_body = CreateGame,
-    security(("bearer" = [])),
+    security(("bearer" = ["challenge:write"])),
     responses(
         (status = 201, description = "Created", body = GameView,
          headers(("Location" = String, description = "The new game's address, `/v1/games/{id}`"))),
@@ -90,7 +91,7 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
 #[post("/v1/games")]
 pub async fn create_game(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<ChallengeWrite>,
     body: web::Json<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
     let table = worp.create_game(&caller.0, body.into_inner()).await?;
@@ -184,7 +185,7 @@ pub(crate) async fn game_page(
 /// Lists games, newest change first: a player's games, by status, or (with a token and
 /// `my_turn=true`) the caller's inbox of games awaiting their move.
 #[utoipa::path(
-    security((), ("bearer" = [])),
+    security((), ("bearer" = ["game:read"])),
     tag = "games",
     params(ListQuery),
     responses(
@@ -196,7 +197,7 @@ pub(crate) async fn game_page(
 #[get("/v1/games")]
 pub async fn list_games(
     worp: web::Data<Worp>,
-    caller: MaybeCaller,
+    caller: MaybeCaller<GameRead>,
     q: web::Query<ListQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
@@ -270,7 +271,7 @@ pub struct TakeSeat {
     tag = "games",
     params(("id" = Uuid, Path, description = "The game"), ("seat" = u8, Path, description = "The seat")),
     request_body(content = Option<TakeSeat>, description = "Optional"),
-    security(("bearer" = [])),
+    security(("bearer" = ["game:play"])),
     responses(
         (status = 200, description = "Seated", body = GameView),
         (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
@@ -283,7 +284,7 @@ pub struct TakeSeat {
 #[post("/v1/games/{id}/seats/{seat}")]
 pub async fn take_seat(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<GamePlay>,
     path: web::Path<(Uuid, u8)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
@@ -300,7 +301,7 @@ pub async fn take_seat(
 #[utoipa::path(
     tag = "games",
     params(("id" = Uuid, Path, description = "The game"), ("seat" = u8, Path, description = "The seat reserved for you")),
-    security(("bearer" = [])),
+    security(("bearer" = ["game:play"])),
     responses(
         (status = 200, description = "Declined", body = GameView),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
@@ -312,7 +313,7 @@ pub async fn take_seat(
 #[post("/v1/games/{id}/seats/{seat}/decline")]
 pub async fn decline_seat(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<GamePlay>,
     path: web::Path<(Uuid, u8)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, seat) = path.into_inner();
@@ -341,7 +342,7 @@ pub struct MoveRequest {
         ("Idempotency-Key" = Option<String>, Header, pattern = r"^[\x21-\x7e]([\t\x20-\x7e]{0,253}[\x21-\x7e])?$", description = "A retry with the same key, game and move gets the first answer and records nothing; the key reused for another game or move answers 422. Keys expire after WORP_IDEMPOTENCY_TTL_SECS (24 hours by default)."),
     ),
     request_body = MoveRequest,
-    security(("bearer" = [])),
+    security(("bearer" = ["game:play"])),
     responses(
         (status = 200, description = "Played", body = GameView,
          headers(("Idempotent-Replayed" = String, description = "`true` when this is the answer kept for the Idempotency-Key of an earlier request (nothing new was recorded)"))),
@@ -359,7 +360,7 @@ pub struct MoveRequest {
 pub async fn play_move(
     worp: web::Data<Worp>,
     req: HttpRequest,
-    caller: Caller,
+    caller: Caller<GamePlay>,
     id: web::Path<Uuid>,
     body: web::Json<MoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
@@ -444,7 +445,7 @@ pub struct Resign {
     tag = "games",
     params(("id" = Uuid, Path, description = "The game")),
     request_body(content = Option<Resign>, description = "Optional"),
-    security(("bearer" = [])),
+    security(("bearer" = ["game:play"])),
     responses(
         (status = 200, description = "Resigned", body = GameView),
         (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
@@ -457,7 +458,7 @@ pub struct Resign {
 #[post("/v1/games/{id}/resign")]
 pub async fn resign(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<GamePlay>,
     id: web::Path<Uuid>,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::scope::GameRead;
 use crate::auth::MaybeCaller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::game_response;
@@ -37,7 +38,7 @@ pub struct EventPage {
 /// The game's event log, oldest first: each event with its sequence number, type,
 /// payload, time and hash.
 #[utoipa::path(
-    security((), ("bearer" = [])),
+    security((), ("bearer" = ["game:read"])),
     tag = "games",
     params(("id" = Uuid, Path, description = "The game"), EventsQuery),
     responses(
@@ -49,7 +50,7 @@ pub struct EventPage {
 #[get("/v1/games/{id}/events")]
 pub async fn list_events(
     worp: web::Data<Worp>,
-    caller: MaybeCaller,
+    caller: MaybeCaller<GameRead>,
     id: web::Path<Uuid>,
     q: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {

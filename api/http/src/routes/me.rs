@@ -8,29 +8,44 @@ use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::scope::{AccountRead, AccountWrite, GameRead, WebhookWrite};
 use crate::auth::Caller;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::{game_page, GamePage};
 use crate::routes::paging::{next_offset, page};
-use worp_domain::records::{Delivery, GameFilter};
+use worp_domain::access::{CredentialKind, Grant, Scope};
+use worp_domain::records::{Delivery, GameFilter, Player};
 use worp_service::Worp;
 
 /// The caller.
-#[derive(Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Me {
     pub id: Uuid,
     pub name: String,
     /// Whether an `invited` notice (webhooks, player stream) tells you when someone names
     /// you in a new game.
     pub invitation_notices: bool,
+    /// Whether the player can sign in with a password.
+    pub has_password: bool,
+    /// How many unused recovery codes the player holds.
+    pub recovery_codes_left: i64,
+    /// What the credential of this request is, and the scopes it grants.
+    pub credential: CredentialKind,
+    #[schema(value_type = Vec<Scope>)]
+    pub scopes: Vec<&'static str>,
 }
 
-async fn me_view(worp: &Worp, caller: Caller) -> Result<HttpResponse, ApiError> {
-    let invitation_notices = worp.invitation_notices(&caller.0).await?;
+async fn me_view(worp: &Worp, player: Player, grant: &Grant) -> Result<HttpResponse, ApiError> {
+    let invitation_notices = worp.invitation_notices(&player).await?;
+    let (has_password, recovery_codes_left) = worp.credentials_summary(&player).await?;
     Ok(HttpResponse::Ok().json(Me {
-        id: caller.0.id,
-        name: caller.0.name,
+        id: player.id,
+        name: player.name,
         invitation_notices,
+        has_password,
+        recovery_codes_left,
+        credential: grant.kind,
+        scopes: grant.scopes.names(),
     }))
 }
 
@@ -38,15 +53,18 @@ async fn me_view(worp: &Worp, caller: Caller) -> Result<HttpResponse, ApiError> 
 #[utoipa::path(
     operation_id = "get_me",
     tag = "players",
-    security(("bearer" = [])),
+    security(("bearer" = ["account:read"])),
     responses(
         (status = 200, description = "The caller", body = Me),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/v1/players/me")]
-pub async fn me(worp: web::Data<Worp>, caller: Caller) -> Result<HttpResponse, ApiError> {
-    me_view(&worp, caller).await
+pub async fn me(
+    worp: web::Data<Worp>,
+    caller: Caller<AccountRead>,
+) -> Result<HttpResponse, ApiError> {
+    me_view(&worp, caller.0, &caller.1).await
 }
 
 /// `PATCH /v1/players/me`: the settings to change; absent ones stay as they are.
@@ -62,7 +80,7 @@ pub struct MeUpdate {
 #[utoipa::path(
     tag = "players",
     request_body = MeUpdate,
-    security(("bearer" = [])),
+    security(("bearer" = ["account:write"])),
     responses(
         (status = 200, description = "The caller, as now", body = Me),
         (status = 400, description = "Malformed body", body = Problem, content_type = "application/problem+json"),
@@ -72,13 +90,13 @@ pub struct MeUpdate {
 #[patch("/v1/players/me")]
 pub async fn update_me(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<AccountWrite>,
     body: web::Json<MeUpdate>,
 ) -> Result<HttpResponse, ApiError> {
     if let Some(on) = body.invitation_notices {
         worp.set_invitation_notices(&caller.0, on).await?;
     }
-    me_view(&worp, caller).await
+    me_view(&worp, caller.0, &caller.1).await
 }
 
 /// Paging of the inbox.
@@ -105,7 +123,7 @@ pub struct InboxQuery {
     operation_id = "list_my_games",
     tag = "players",
     params(InboxQuery, ("If-None-Match" = Option<String>, Header, description = "The ETag of the inbox you have")),
-    security(("bearer" = [])),
+    security(("bearer" = ["game:read"])),
     responses(
         (status = 200, description = "The caller's games", body = GamePage, headers(("ETag" = String, description = "Changes when the inbox changes"))),
         (status = 304, description = "Unchanged"),
@@ -117,7 +135,7 @@ pub struct InboxQuery {
 pub async fn inbox(
     worp: web::Data<Worp>,
     req: HttpRequest,
-    caller: Caller,
+    caller: Caller<GameRead>,
     q: web::Query<InboxQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
@@ -183,7 +201,7 @@ pub struct CreatedWebhook {
 #[utoipa::path(
     tag = "players",
     request_body = NewWebhook,
-    security(("bearer" = [])),
+    security(("bearer" = ["webhook:write"])),
     responses(
         (status = 201, description = "Registered; the secret is shown only now", body = CreatedWebhook),
         (status = 400, description = "Malformed body or URL", body = Problem, content_type = "application/problem+json"),
@@ -193,7 +211,7 @@ pub struct CreatedWebhook {
 #[post("/v1/players/me/webhooks")]
 pub async fn create_webhook(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<WebhookWrite>,
     body: web::Json<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
     let w = worp.create_webhook(&caller.0, &body.url).await?;
@@ -208,7 +226,7 @@ pub async fn create_webhook(
 /// The caller's webhooks.
 #[utoipa::path(
     tag = "players",
-    security(("bearer" = [])),
+    security(("bearer" = ["webhook:write"])),
     responses(
         (status = 200, description = "The caller's webhooks", body = Vec<WebhookView>),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
@@ -217,7 +235,7 @@ pub async fn create_webhook(
 #[get("/v1/players/me/webhooks")]
 pub async fn list_webhooks(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<WebhookWrite>,
 ) -> Result<HttpResponse, ApiError> {
     let hooks = worp.webhooks(&caller.0).await?;
     Ok(HttpResponse::Ok().json(
@@ -236,7 +254,7 @@ pub async fn list_webhooks(
 #[utoipa::path(
     tag = "players",
     params(("id" = Uuid, Path, description = "The webhook")),
-    security(("bearer" = [])),
+    security(("bearer" = ["webhook:write"])),
     responses(
         (status = 204, description = "Removed"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
@@ -246,7 +264,7 @@ pub async fn list_webhooks(
 #[delete("/v1/players/me/webhooks/{id}")]
 pub async fn delete_webhook(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<WebhookWrite>,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     worp.delete_webhook(&caller.0, id.into_inner()).await?;
@@ -273,7 +291,7 @@ pub struct DeliveriesQuery {
     operation_id = "list_deliveries",
     tag = "players",
     params(("id" = Uuid, Path, description = "The webhook"), DeliveriesQuery),
-    security(("bearer" = [])),
+    security(("bearer" = ["webhook:write"])),
     responses(
         (status = 200, description = "A page of deliveries, newest first", body = Vec<Delivery>,
          headers(("Link" = String, description = "`<…/deliveries?limit=L&offset=O>; rel=\"next\"` when the page is full (there may be more)"))),
@@ -285,7 +303,7 @@ pub struct DeliveriesQuery {
 #[get("/v1/players/me/webhooks/{id}/deliveries")]
 pub async fn deliveries(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<WebhookWrite>,
     id: web::Path<Uuid>,
     q: web::Query<DeliveriesQuery>,
 ) -> Result<HttpResponse, ApiError> {

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
+use crate::auth::scope::{ChatWrite, GameRead};
 use crate::auth::{Caller, MaybeCaller};
 use crate::problem::{ApiError, Problem};
 use crate::routes::paging::log_page;
@@ -33,7 +34,7 @@ pub struct NewMessage {
     operation_id = "post_message",
     params(("id" = Uuid, Path, description = "The game")),
     request_body = NewMessage,
-    security(("bearer" = [])),
+    security(("bearer" = ["chat:write"])),
     responses(
         (status = 201, description = "Written", body = Message),
         (status = 400, description = "Empty, too long, or with control characters", body = Problem, content_type = "application/problem+json"),
@@ -46,7 +47,7 @@ pub struct NewMessage {
 #[post("/v1/games/{id}/messages")]
 pub async fn post_message(
     worp: web::Data<Worp>,
-    caller: Caller,
+    caller: Caller<ChatWrite>,
     id: web::Path<Uuid>,
     body: web::Json<NewMessage>,
 ) -> Result<HttpResponse, ApiError> {
@@ -78,7 +79,7 @@ pub struct MessagesQuery {
     tag = "games",
     operation_id = "list_messages",
     params(("id" = Uuid, Path, description = "The game"), MessagesQuery),
-    security((), ("bearer" = [])),
+    security((), ("bearer" = ["game:read"])),
     responses(
         (status = 200, description = "The messages", body = Vec<Message>,
          headers(("Link" = String, description = "`<…/messages?after=S&limit=L>; rel=\"next\"` when the page is full (there may be more)"))),
@@ -90,7 +91,7 @@ pub struct MessagesQuery {
 #[get("/v1/games/{id}/messages")]
 pub async fn list_messages(
     worp: web::Data<Worp>,
-    caller: MaybeCaller,
+    caller: MaybeCaller<GameRead>,
     id: web::Path<Uuid>,
     q: web::Query<MessagesQuery>,
 ) -> Result<HttpResponse, ApiError> {

@@ -1,5 +1,6 @@
 //! The HTTP routes of API version 1, one module per resource.
 
+pub mod accounts;
 pub mod audit;
 pub mod games;
 pub mod health;
@@ -8,6 +9,7 @@ mod kept_answers;
 pub mod lobby;
 pub mod me;
 pub mod messages;
+pub mod oauth;
 pub mod paging;
 pub mod players;
 pub mod streams;
@@ -29,6 +31,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(history::state_at)
         .service(history::list_events);
     cfg.configure(web_client::configure);
+    cfg.configure(oauth::configure);
     cfg.service(health::healthz)
         .service(health::readyz)
         .service(players::create_player)
@@ -45,6 +48,21 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::list_webhooks)
         .service(me::delete_webhook)
         .service(me::deliveries)
+        .service(accounts::set_password)
+        .service(accounts::new_recovery_codes)
+        .service(accounts::create_token)
+        .service(accounts::list_tokens)
+        .service(accounts::revoke_token)
+        .service(accounts::list_sessions)
+        .service(accounts::end_session)
+        .service(accounts::end_all_sessions)
+        .service(accounts::list_apps)
+        .service(accounts::revoke_app)
+        .service(accounts::sign_in)
+        .service(accounts::current_session)
+        .service(accounts::sign_out)
+        .service(oauth::consent)
+        .service(oauth::answer_consent)
         // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.
         .service(players::get_player)
         .service(lobby::lobby)

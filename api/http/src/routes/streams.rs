@@ -12,6 +12,7 @@ use utoipa::IntoParams;
 use uuid::Uuid;
 
 use crate::admission::{StreamAdmission, StreamSlot};
+use crate::auth::scope::GameRead;
 use crate::auth::{Caller, MaybeCaller};
 use crate::lifecycle::{Drain, Lifecycle, SHUTDOWN_EVENT};
 use crate::problem::{ApiError, Problem};
@@ -146,7 +147,7 @@ impl GameStream {
 /// `Last-Event-ID` to miss nothing. While idle, a comment keeps the connection alive.
 /// When the server shuts down, `event: shutdown` is the last message.
 #[utoipa::path(
-    security((), ("bearer" = [])),
+    security((), ("bearer" = ["game:read"])),
     operation_id = "stream_game",
     tag = "live",
     params(
@@ -170,7 +171,7 @@ pub async fn game_stream(
     worp: web::Data<Worp>,
     lifecycle: web::Data<Lifecycle>,
     req: HttpRequest,
-    caller: MaybeCaller,
+    caller: MaybeCaller<GameRead>,
     id: web::Path<Uuid>,
     q: web::Query<StreamQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -295,7 +296,7 @@ struct PlayerStream {
 #[utoipa::path(
     operation_id = "stream_my_notices",
     tag = "live",
-    security(("bearer" = [])),
+    security(("bearer" = ["game:read"])),
     responses(
         (status = 200, description = "An endless text/event-stream", content_type = "text/event-stream", body = String,
          example = "event: your_turn\ndata: {\"type\":\"your_turn\",\"game_id\":\"…\",\"version\":9,\"seat\":1,…}\n\n"),
@@ -310,7 +311,7 @@ pub async fn player_stream(
     worp: web::Data<Worp>,
     keepalive: web::Data<KeepAlive>,
     lifecycle: web::Data<Lifecycle>,
-    caller: Caller,
+    caller: Caller<GameRead>,
 ) -> HttpResponse {
     sse_response(player_messages(
         worp.changes(),

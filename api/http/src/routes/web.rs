@@ -83,7 +83,12 @@ fn serve(req: &HttpRequest, path: &str, cache: &'static str) -> HttpResponse {
 
 /// `GET /`: the single-page client.
 async fn page(req: HttpRequest) -> HttpResponse {
-    serve(&req, "index.html", "no-cache")
+    page_for(&req)
+}
+
+/// The single-page client, for a route of the server that opens one of its pages.
+pub fn page_for(req: &HttpRequest) -> HttpResponse {
+    serve(req, "index.html", "no-cache")
 }
 
 /// `GET /web/{path}`: any file of the client.
