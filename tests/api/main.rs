@@ -6,6 +6,7 @@ mod helpers;
 #[path = "../../engine/tests/support/gnubg_walk.rs"]
 mod gnubg_walk;
 
+mod accounts;
 mod answers;
 mod audit;
 mod checkpoints;
@@ -28,6 +29,7 @@ mod load;
 mod messages;
 mod metrics;
 mod names;
+mod oauth;
 mod openapi;
 mod play;
 mod process;

@@ -249,7 +249,9 @@ where
 
     fn call(&self, req: ServiceRequest) -> Self::Future {
         if !UNLIMITED.contains(&req.path()) {
-            let token = crate::auth::bearer_token(req.headers());
+            // A web session is a credential like a token: its cookie has a bucket too.
+            let session = crate::auth::session_secret(req.request());
+            let token = crate::auth::bearer_token(req.headers()).or(session.as_deref());
             let address = req.peer_addr().map(|a| a.ip());
             let registration = req.method() == Method::POST && req.path() == REGISTRATION;
             if let Err(wait) = self.limiter.check(token, address, registration) {

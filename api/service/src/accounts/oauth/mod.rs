@@ -6,17 +6,19 @@
 //! (RFC 7009). The client is known by its `client_id` and its redirect's origin, both
 //! shown on the consent screen.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
+mod request;
+
 use chrono::Duration;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use url::Url;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_domain::access::{Credential, CredentialKind, OauthCode, OauthGrant, Scope, Scopes};
 use worp_store::accounts::{Exchange, RefreshOutcome};
 use worp_store::Player;
+
+pub use request::{check_authorization, s256, Authorization, AuthorizeParams};
+use request::{origin, redirect_with, unreserved};
 
 use super::{new_prefixed_secret, new_secret_and_hash};
 use crate::players::token_hash;
@@ -49,7 +51,7 @@ pub struct OauthError {
 }
 
 impl OauthError {
-    fn new(error: &'static str, description: impl Into<String>) -> OauthError {
+    pub(crate) fn new(error: &'static str, description: impl Into<String>) -> OauthError {
         OauthError {
             error,
             description: description.into(),
@@ -71,37 +73,6 @@ impl From<worp_store::StoreError> for OauthFailure {
         OauthFailure::Refusal(e.into())
     }
 }
-
-/// The parameters of an authorisation request, as the client sent them.
-#[derive(Debug, Clone, Default, serde::Deserialize, ToSchema, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct AuthorizeParams {
-    /// `code`.
-    pub response_type: Option<String>,
-    /// Any name the front-end goes by (no registration); shown on the consent screen.
-    pub client_id: Option<String>,
-    /// Where the player's browser is sent back: `https`, or `http` on a loopback address.
-    pub redirect_uri: Option<String>,
-    /// Space-separated scopes.
-    pub scope: Option<String>,
-    /// Echoed back on the redirect.
-    pub state: Option<String>,
-    /// BASE64URL(SHA-256(code_verifier)).
-    pub code_challenge: Option<String>,
-    /// `S256`.
-    pub code_challenge_method: Option<String>,
-}
-
-/// An authorisation request whose redirect URI is acceptable: from here on, errors go
-/// back to the client through it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Authorization {
-    pub client_id: String,
-    pub redirect_uri: String,
-    pub state: Option<String>,
-    pub request: Result<(Scopes, String), OauthError>,
-}
-
 /// What the consent screen shows.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ConsentView {
@@ -143,167 +114,6 @@ pub struct AppView {
     pub scopes: Vec<&'static str>,
     pub created_at: chrono::DateTime<chrono::Utc>,
 }
-
-/// The origin of a URL (`https://example.org:8443`).
-fn origin(url: &Url) -> String {
-    url.origin().ascii_serialization()
-}
-
-/// Whether `uri` may be a redirect URI: absolute, no fragment, `https`, or `http` to a
-/// loopback address (native apps, RFC 8252 §7.3).
-fn checked_redirect(uri: &str) -> Result<Url, String> {
-    if uri.len() > MAX_REDIRECT_URI {
-        return Err(format!(
-            "redirect_uri is longer than {MAX_REDIRECT_URI} bytes"
-        ));
-    }
-    let url = Url::parse(uri).map_err(|e| format!("redirect_uri is not an absolute URL: {e}"))?;
-    if url.fragment().is_some() {
-        return Err("redirect_uri must not have a fragment".into());
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("redirect_uri must not carry credentials".into());
-    }
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(a)) => a.is_loopback(),
-        Some(url::Host::Ipv6(a)) => a.is_loopback(),
-        None => return Err("redirect_uri must name a host".into()),
-    };
-    match url.scheme() {
-        "https" => Ok(url),
-        "http" if loopback => Ok(url),
-        _ => Err("redirect_uri must be https, or http to a loopback address".into()),
-    }
-}
-
-/// Whether `s` is made of RFC 7636's unreserved characters only, `min` to `max` of them.
-fn unreserved(s: &str, min: usize, max: usize) -> bool {
-    (min..=max).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
-}
-
-/// BASE64URL(SHA-256(verifier)), as S256 computes it.
-pub fn s256(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
-}
-
-/// Checks an authorisation request. An error about the client or its redirect URI is
-/// shown to the player and never redirected (RFC 6749 §4.1.2.1); any other is carried in
-/// [`Authorization::request`], to go back to the client.
-pub fn check_authorization(p: &AuthorizeParams) -> Result<Authorization, OauthError> {
-    let client_id = p.client_id.as_deref().unwrap_or("").trim();
-    if client_id.is_empty()
-        || client_id.len() > MAX_CLIENT_ID
-        || client_id.chars().any(char::is_control)
-    {
-        return Err(OauthError::new(
-            "invalid_request",
-            format!("client_id must be 1 to {MAX_CLIENT_ID} printable characters"),
-        ));
-    }
-    let redirect_uri = p.redirect_uri.as_deref().unwrap_or("");
-    checked_redirect(redirect_uri).map_err(|e| OauthError::new("invalid_request", e))?;
-    let request = (|| {
-        if let Some(state) = &p.state {
-            if state.len() > MAX_STATE {
-                return Err(OauthError::new(
-                    "invalid_request",
-                    format!("state is longer than {MAX_STATE} bytes"),
-                ));
-            }
-        }
-        if p.response_type.as_deref() != Some("code") {
-            return Err(OauthError::new(
-                "unsupported_response_type",
-                "response_type must be code",
-            ));
-        }
-        if p.code_challenge_method.as_deref() != Some("S256") {
-            return Err(OauthError::new(
-                "invalid_request",
-                "code_challenge_method must be S256 (PKCE is required; plain is not accepted)",
-            ));
-        }
-        let challenge = p.code_challenge.as_deref().unwrap_or("");
-        if challenge.len() != 43 || !unreserved(challenge, 43, 43) || challenge.contains(['.', '~'])
-        {
-            return Err(OauthError::new(
-                "invalid_request",
-                "code_challenge must be BASE64URL(SHA-256(code_verifier)): 43 characters",
-            ));
-        }
-        let scopes = Scopes::from_spaced(p.scope.as_deref().unwrap_or(""))
-            .map_err(|e| OauthError::new("invalid_scope", e.to_string()))?;
-        if scopes.is_empty() {
-            return Err(OauthError::new(
-                "invalid_scope",
-                format!("scope must name at least one of: {}", Scopes::ALL),
-            ));
-        }
-        Ok((scopes, challenge.to_owned()))
-    })();
-    Ok(Authorization {
-        client_id: client_id.to_owned(),
-        redirect_uri: redirect_uri.to_owned(),
-        state: p.state.clone(),
-        request,
-    })
-}
-
-/// `redirect_uri` with `pairs` added to its query (and `state`, when there is one).
-fn redirect_with(redirect_uri: &str, pairs: &[(&str, &str)], state: Option<&str>) -> String {
-    match Url::parse(redirect_uri) {
-        Ok(mut url) => {
-            {
-                let mut q = url.query_pairs_mut();
-                for (k, v) in pairs {
-                    q.append_pair(k, v);
-                }
-                if let Some(s) = state {
-                    q.append_pair("state", s);
-                }
-            }
-            url.into()
-        }
-        Err(_) => redirect_uri.to_owned(),
-    }
-}
-
-impl Authorization {
-    /// The consent screen's content.
-    pub fn consent(&self) -> Result<ConsentView, OauthError> {
-        let (scopes, _) = self.request.clone()?;
-        let url = Url::parse(&self.redirect_uri)
-            .map_err(|e| OauthError::new("invalid_request", e.to_string()))?;
-        Ok(ConsentView {
-            client_id: self.client_id.clone(),
-            redirect_origin: origin(&url),
-            redirect_uri: self.redirect_uri.clone(),
-            scopes: scopes
-                .iter()
-                .map(|s| ScopeView {
-                    scope: s.as_str(),
-                    description: s.description(),
-                })
-                .collect(),
-        })
-    }
-
-    /// Where to send the browser with `error` (a refused request, or consent denied).
-    pub fn error_redirect(&self, error: &OauthError) -> String {
-        redirect_with(
-            &self.redirect_uri,
-            &[
-                ("error", error.error),
-                ("error_description", &error.description),
-            ],
-            self.state.as_deref(),
-        )
-    }
-}
-
 /// An OAuth credential of `grant`.
 fn oauth_credential(
     grant: &OauthGrant,
@@ -599,104 +409,5 @@ fn token_response(access: String, refresh: String, scopes: Scopes) -> TokenRespo
         expires_in: ACCESS_LIFETIME.num_seconds(),
         refresh_token: refresh,
         scope: scopes.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn params() -> AuthorizeParams {
-        AuthorizeParams {
-            response_type: Some("code".into()),
-            client_id: Some("example.org front-end".into()),
-            redirect_uri: Some("https://example.org/callback".into()),
-            scope: Some("game:read game:play".into()),
-            state: Some("xyz".into()),
-            code_challenge: Some(s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")),
-            code_challenge_method: Some("S256".into()),
-        }
-    }
-
-    #[test]
-    fn rfc_7636_appendix_b_s256() {
-        assert_eq!(
-            s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
-        );
-    }
-
-    #[test]
-    fn a_good_request_passes_and_keeps_its_state() {
-        let a = check_authorization(&params()).unwrap();
-        let (scopes, _) = a.request.clone().unwrap();
-        assert!(scopes.allows(Scope::GamePlay) && !scopes.allows(Scope::ChatWrite));
-        assert_eq!(a.consent().unwrap().redirect_origin, "https://example.org");
-        assert!(a
-            .error_redirect(&OauthError::new("access_denied", "no"))
-            .ends_with("&state=xyz"));
-    }
-
-    #[test]
-    fn bad_redirects_are_never_followed() {
-        for uri in [
-            "",
-            "/relative",
-            "http://example.org/cb",
-            "https://example.org/cb#frag",
-            "https://user:pw@example.org/cb",
-            "javascript:alert(1)",
-        ] {
-            let p = AuthorizeParams {
-                redirect_uri: Some(uri.into()),
-                ..params()
-            };
-            assert!(check_authorization(&p).is_err(), "{uri}");
-        }
-        for uri in [
-            "http://127.0.0.1:8123/cb",
-            "http://localhost/cb",
-            "http://[::1]:9/cb",
-        ] {
-            let p = AuthorizeParams {
-                redirect_uri: Some(uri.into()),
-                ..params()
-            };
-            assert!(check_authorization(&p).is_ok(), "{uri}");
-        }
-    }
-
-    #[test]
-    fn plain_pkce_missing_pkce_and_unknown_scopes_go_back_to_the_client() {
-        let cases = [
-            AuthorizeParams {
-                code_challenge_method: Some("plain".into()),
-                ..params()
-            },
-            AuthorizeParams {
-                code_challenge_method: None,
-                ..params()
-            },
-            AuthorizeParams {
-                code_challenge: None,
-                ..params()
-            },
-            AuthorizeParams {
-                scope: Some("game:read admin".into()),
-                ..params()
-            },
-            AuthorizeParams {
-                scope: None,
-                ..params()
-            },
-            AuthorizeParams {
-                response_type: Some("token".into()),
-                ..params()
-            },
-        ];
-        for p in cases {
-            let a = check_authorization(&p).unwrap();
-            assert!(a.request.is_err(), "{p:?}");
-        }
     }
 }
