@@ -36,6 +36,7 @@ mod process;
 mod profiles;
 mod races;
 mod ratings;
+mod scopes;
 mod settings;
 mod shutdown;
 
