@@ -10,7 +10,9 @@
 #     disallow_any_expr: no expression of it is `Any`);
 # then serves worp on a temporary SQLite file and a free port, and each client plays one
 # game of every variant `GET /v1/variants` lists, to its end, against one bot per other
-# seat. A change of the document that breaks either client (its generation, its types or
+# seat, with a personal access token of only the scopes it needs. Then an independent
+# OAuth client (python/oauth_flow.py, authlib) runs the whole PKCE flow, the consent
+# clicked in Debian's chromium, and plays a game with the token it got. A change of the document that breaks either client (its generation, its types or
 # its play) fails this script. Versions are pinned: typescript/package-lock.json and
 # python/requirements.txt.
 #
@@ -128,5 +130,16 @@ cat "$WORK/python.log"
 if [ "$status" -ne 0 ]; then
     echo "a generated client failed (exit $status); server log:" >&2
     tail -n 50 "$WORK/server.log" >&2
+    exit "$status"
 fi
-exit "$status"
+
+echo "-- an independent OAuth client (authlib), the consent clicked in Chromium"
+if [ ! -x /usr/bin/chromium ]; then
+    echo "installing Debian's chromium" >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if ! (cd "$PY" && timeout 300 "$VENV/bin/python" oauth_flow.py "$BASE"); then
+    echo "the OAuth client failed; server log:" >&2
+    tail -n 50 "$WORK/server.log" >&2
+    exit 1
+fi

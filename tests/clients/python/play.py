@@ -19,7 +19,8 @@ from uuid import UUID
 
 from worp_client import AuthenticatedClient, Client
 from worp_client.api.games import create_game, list_events, play_move
-from worp_client.api.players import create_player, get_player
+from worp_client.api.accounts import create_token
+from worp_client.api.players import create_player, get_me, get_player
 from worp_client.api.variants import list_variants
 from worp_client.models import (
     AliBabaGame,
@@ -72,12 +73,15 @@ from worp_client.models import (
     MensErgerJeNietPlaceHome,
     MensErgerJeNietStageMove,
     MovePlayedEvent,
+    NewTokenRequest,
+    NewTokenView,
     MoveRequest,
     NewPlayer,
     PlayerProfile,
     Problem,
     SeatRequestBot,
     Status,
+    Scope,
 )
 from worp_client.types import Response, Unset
 
@@ -379,7 +383,25 @@ def main(base: str) -> None:
         f"GET /v1/players/{me.id}", get_player.sync_detailed(me.id, client=anonymous), PlayerProfile
     )
     check(profile.name == me.name, "anyone sees our name")
-    api = AuthenticatedClient(base_url=base, token=me.token, raise_on_unexpected_status=True)
+    # The first token may do anything: the client plays with a token of the scopes it
+    # needs, made with it, and checks that the token may do no more.
+    first = AuthenticatedClient(base_url=base, token=me.token, raise_on_unexpected_status=True)
+    scoped = expect(
+        "POST /v1/players/me/tokens",
+        create_token.sync_detailed(
+            client=first,
+            body=NewTokenRequest(
+                name="python client",
+                scopes=[Scope("game:read"), Scope("game:play"), Scope("challenge:write")],
+                expires_in_days=1,
+            ),
+        ),
+        NewTokenView,
+    )
+    api = AuthenticatedClient(base_url=base, token=scoped.token, raise_on_unexpected_status=False)
+    refused = get_me.sync_detailed(client=api)
+    check(refused.status_code == 403, "the scoped token may not read the account")
+    api = AuthenticatedClient(base_url=base, token=scoped.token, raise_on_unexpected_status=True)
     names = [variant.name for variant in listed.parsed]
     for variant in ["mens_erger_je_niet", "backgammon", "ali_baba", "hoofden", "ludo"]:
         check(variant in names, f"GET /v1/variants lists {variant}")

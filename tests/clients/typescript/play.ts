@@ -364,10 +364,24 @@ async function main(): Promise<void> {
     fail(`GET /v1/players/${me.id}`, profile.error, profile.response);
   }
   check(profile.data.name === me.name, "anyone sees our name");
-  const api = createClient<paths>({
+  // The first token may do anything: the client plays with a token of the scopes it
+  // needs, made with it, and checks that the token may do no more.
+  const first = createClient<paths>({
     baseUrl: base,
     headers: { Authorization: `Bearer ${me.token}` },
   });
+  const made = await first.POST("/v1/players/me/tokens", {
+    body: { name: "typescript client", scopes: ["game:read", "game:play", "challenge:write"], expires_in_days: 1 },
+  });
+  if (made.data === undefined) {
+    fail("POST /v1/players/me/tokens", made.error, made.response);
+  }
+  const api = createClient<paths>({
+    baseUrl: base,
+    headers: { Authorization: `Bearer ${made.data.token}` },
+  });
+  const refused = await api.GET("/v1/players/me");
+  check(refused.response.status === 403, "the scoped token may not read the account");
 
   const names = listed.data.map((variant) => variant.name);
   for (const variant of Object.keys(PLAYED)) {
