@@ -23,6 +23,7 @@ mod integrity;
 mod interchange;
 mod invitations;
 mod layout;
+mod leaving;
 mod limits;
 mod listing;
 mod load;

@@ -128,7 +128,8 @@ async fn exchange(app: &TestApp, code: &str, verifier: &str) -> (String, String)
     )
 }
 
-async fn status_with(app: &TestApp, token: &str, path: &str) -> u16 {
+/// The status of `GET path` with `token`.
+pub async fn status_with(app: &TestApp, token: &str, path: &str) -> u16 {
     app.client
         .get(app.url(path))
         .bearer_auth(token)

@@ -26,6 +26,7 @@
 
 pub mod admission;
 pub mod auth;
+pub mod body;
 pub mod lifecycle;
 pub mod openapi;
 pub mod problem;

@@ -47,7 +47,7 @@ impl Problem {
 
 /// Everything a request can fail with: a refusal of the service, or a fault of the
 /// request found at the edge (an unreadable body, a body too large, an unknown route).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
     BadRequest(String),

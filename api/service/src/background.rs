@@ -1,5 +1,5 @@
 //! The server's own work, besides answering requests: time-outs of overdue moves, the
-//! sweep of expired kept answers, the first fold of the ratings, webhook deliveries and,
+//! sweep of expired kept answers and credentials, the first fold of the ratings, webhook deliveries and,
 //! on PostgreSQL, the relay of changes between server processes.
 
 use std::sync::Arc;
@@ -29,6 +29,9 @@ impl Worp {
                 }
                 if let Err(e) = w.sweep_answers().await {
                     tracing::warn!("the sweep of expired answers failed: {e}");
+                }
+                if let Err(e) = w.sweep_credentials(w.now()).await {
+                    tracing::warn!("the sweep of expired credentials failed: {e}");
                 }
             }
         });
@@ -61,10 +64,17 @@ impl Worp {
             ));
         }
         if let Store::Postgres(pg) = &self.store {
+            // A process hears of accounts deleted through the others, and forgets them.
+            let w = Arc::downgrade(self);
             tokio::spawn(relay::listen(
                 pg.pool.clone(),
                 self.live.origin,
                 self.live.sender(),
+                move |id| {
+                    if let Some(w) = w.upgrade() {
+                        w.forget_player(id);
+                    }
+                },
             ));
         }
     }

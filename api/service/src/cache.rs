@@ -7,8 +7,10 @@
 //! cache still decides nothing: the append's version check refuses a move judged on a
 //! state another process has moved past, and the move is then judged on the log's.
 //!
-//! It also keeps what never changes once stored, to save a query per request: players by
-//! token hash (players are never changed or deleted) and the dice secret of each game.
+//! It also keeps what rarely or never changes once stored, to save a query per request:
+//! players by their first token's hash (forgotten when a player deletes their account,
+//! here or, through PostgreSQL's notifications, in another process) and the dice secret
+//! of each game.
 //!
 //! Historical states (`state?at=N`, checkpoints) are kept apart, in [`Checkpoints`], a
 //! quarter of its size: walking an old game never evicts a live one from here. A game
@@ -69,6 +71,19 @@ impl StateCache {
     pub fn put_player(&self, player: &Player) {
         let mut players = self.players.lock().unwrap_or_else(|e| e.into_inner());
         players.put(player.token_hash.clone(), player.clone());
+    }
+
+    /// Forgets player `id`, whatever token hash they are kept by.
+    pub fn forget_player(&self, id: Uuid) {
+        let mut players = self.players.lock().unwrap_or_else(|e| e.into_inner());
+        let hashes: Vec<Vec<u8>> = players
+            .iter()
+            .filter(|(_, p)| p.id == id)
+            .map(|(h, _)| h.clone())
+            .collect();
+        for h in hashes {
+            players.pop(&h);
+        }
     }
 
     /// The dice secret of a game, if cached.

@@ -1,5 +1,6 @@
-//! The names learnt so far. A name never changes once registered, so each is read from
-//! the store once and kept (the least recently used go first beyond `NAMES_KEPT`).
+//! The names learnt so far. A name never changes once registered but when its player
+//! deletes their account, so each is read from the store once and kept (the least
+//! recently used go first beyond `NAMES_KEPT`), and forgotten when its player leaves.
 
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
@@ -31,5 +32,11 @@ impl NameBook {
     pub(super) fn put(&self, id: Uuid, name: String) {
         let mut names = self.0.lock().unwrap_or_else(|e| e.into_inner());
         names.put(id, name);
+    }
+
+    /// Forgets player `id`'s name.
+    pub(super) fn forget(&self, id: Uuid) {
+        let mut names = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        names.pop(&id);
     }
 }

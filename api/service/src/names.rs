@@ -199,6 +199,11 @@ impl Worp {
 
     /// The public profile of player `id`.
     pub async fn profile(&self, id: Uuid) -> Result<PlayerProfile, Refusal> {
+        if self.is_deleted(id).await? {
+            return Err(Refusal::NotFound(format!(
+                "player {id} deleted their account"
+            )));
+        }
         let (name, joined) = self
             .store
             .player_profile(id)

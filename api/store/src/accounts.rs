@@ -181,4 +181,42 @@ impl Store {
     pub async fn revoke_oauth_grant(&self, player: Uuid, id: Uuid) -> Result<bool, StoreError> {
         on_backend!(self.revoke_oauth_grant(player, id))
     }
+
+    /// Deletes what is held of `player` beside the log (see the statement), giving them
+    /// `name` and a first token nobody has; false if done before. On PostgreSQL, the
+    /// other server processes are told to forget what they keep of the player.
+    pub async fn delete_account(
+        &self,
+        player: Uuid,
+        name: &str,
+        token_hash: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let done = on_backend!(self.delete_account(player, name, token_hash, now))?;
+        if let Store::Postgres(s) = self {
+            bounded(async {
+                sqlx::query("SELECT pg_notify($1, $2)")
+                    .bind(ACCOUNTS_CHANNEL)
+                    .bind(player.to_string())
+                    .execute(&s.pool)
+                    .await?;
+                Ok(())
+            })
+            .await?;
+        }
+        Ok(done)
+    }
+
+    /// The players who deleted their account.
+    pub async fn deleted_players(&self) -> Result<Vec<Uuid>, StoreError> {
+        on_backend!(self.deleted_players())
+    }
+
+    /// When `player` deleted their account, if they did.
+    pub async fn deleted_at(&self, player: Uuid) -> Result<Option<DateTime<Utc>>, StoreError> {
+        on_backend!(self.deleted_at(player))
+    }
 }
+
+/// The PostgreSQL channel on which a deleted account's id is announced.
+pub const ACCOUNTS_CHANNEL: &str = "worp_accounts";

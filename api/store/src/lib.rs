@@ -49,6 +49,7 @@ pub mod error;
 pub mod group_commit;
 mod lone_move;
 mod migrations;
+mod oauth_statements;
 pub mod postgres;
 pub use worp_domain::records;
 pub mod sql;

@@ -12,6 +12,7 @@ super::statements::statements!(
 );
 super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Sqlite);
+super::oauth_statements::oauth_statements!(sqlx::Sqlite);
 
 /// How many games `player` created that still wait for players.
 pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {

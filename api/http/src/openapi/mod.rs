@@ -53,6 +53,8 @@ use variants::schema_ref;
         routes::me::list_webhooks,
         routes::me::delete_webhook,
         routes::me::deliveries,
+        routes::leaving::export_account,
+        routes::leaving::delete_account,
         routes::accounts::set_password,
         routes::accounts::new_recovery_codes,
         routes::accounts::create_token,

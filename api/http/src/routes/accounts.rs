@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::auth::scope::{AccountRead, AccountWrite};
 use crate::auth::{Caller, Session, SESSION_COOKIE};
+use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use worp_domain::access::{CredentialKind, Scope, Scopes};
 use worp_service::accounts::oauth::AppView;
@@ -43,8 +44,9 @@ pub struct SetPassword {
 pub async fn set_password(
     worp: web::Data<Worp>,
     caller: Caller<AccountWrite>,
-    body: web::Json<SetPassword>,
+    body: Body<SetPassword>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner()?;
     worp.set_password(&caller.0, &body.password, body.current_password.as_deref())
         .await?;
     Ok(HttpResponse::NoContent().finish())
@@ -116,8 +118,9 @@ pub struct NewTokenView {
 pub async fn create_token(
     worp: web::Data<Worp>,
     caller: Caller<AccountWrite>,
-    body: web::Json<NewTokenRequest>,
+    body: Body<NewTokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner()?;
     let mut scopes = Scopes::NONE;
     for s in &body.scopes {
         if scopes.allows(*s) {
@@ -329,7 +332,7 @@ fn session_cookie(secret: String) -> Cookie<'static> {
 }
 
 /// The cookie that removes the session's.
-fn removal_cookie() -> Cookie<'static> {
+pub(super) fn removal_cookie() -> Cookie<'static> {
     let mut c = session_cookie(String::new());
     c.make_removal();
     c

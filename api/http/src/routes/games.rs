@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::auth::scope::{ChallengeWrite, GamePlay, GameRead};
 use crate::auth::{Caller, MaybeCaller};
+use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use crate::routes::kept_answers::answer_kept;
 use crate::routes::paging::{game_cursor, next_offset, page, parse_game_cursor};
@@ -92,9 +93,10 @@ fn version_header(req: &HttpRequest, name: header::HeaderName) -> Result<Option<
 pub async fn create_game(
     worp: web::Data<Worp>,
     caller: Caller<ChallengeWrite>,
-    body: web::Json<CreateGame>,
+    body: Body<CreateGame>,
 ) -> Result<HttpResponse, ApiError> {
-    let table = worp.create_game(&caller.0, body.into_inner()).await?;
+    let body = body.into_inner()?;
+    let table = worp.create_game(&caller.0, body).await?;
     let mut resp = game_response(&worp, actix_web::http::StatusCode::CREATED, &table).await?;
     if let Ok(loc) = header::HeaderValue::from_str(&format!("/v1/games/{}", table.id)) {
         resp.headers_mut().insert(header::LOCATION, loc);
@@ -362,8 +364,9 @@ pub async fn play_move(
     req: HttpRequest,
     caller: Caller<GamePlay>,
     id: web::Path<Uuid>,
-    body: web::Json<MoveRequest>,
+    body: Body<MoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner()?;
     let if_match = version_header(&req, header::IF_MATCH)?;
     let key = match req.headers().get("idempotency-key") {
         None => None,
@@ -381,7 +384,7 @@ pub async fn play_move(
         }
     };
     let id = id.into_inner();
-    let mv = body.into_inner().mv;
+    let mv = body.mv;
     // A key answers only the request it was first sent with: this path, this body (both
     // written out only when a key is sent). The body is the move's compact text, keys in
     // order, as any client's spelling of the same move gives it.

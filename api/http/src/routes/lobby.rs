@@ -138,7 +138,11 @@ pub async fn leaderboard(
     }
     worp_engine::variant(&q.variant).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let book = worp.rating_book().await?;
-    let leaders = book.leaders(&q.variant, limit);
+    // Players who deleted their account are not shown.
+    let deleted = worp.deleted_players().await?;
+    let mut leaders = book.leaders(&q.variant, limit + deleted.len());
+    leaders.retain(|(p, _)| !deleted.contains(p));
+    leaders.truncate(limit);
     worp.learn_names(leaders.iter().map(|(p, _)| *p).collect())
         .await?;
     Ok(HttpResponse::Ok().json(Leaderboard {

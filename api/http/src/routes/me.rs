@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::auth::scope::{AccountRead, AccountWrite, GameRead, WebhookWrite};
 use crate::auth::Caller;
+use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use crate::routes::games::{game_page, GamePage};
 use crate::routes::paging::{next_offset, page};
@@ -91,8 +92,9 @@ pub struct MeUpdate {
 pub async fn update_me(
     worp: web::Data<Worp>,
     caller: Caller<AccountWrite>,
-    body: web::Json<MeUpdate>,
+    body: Body<MeUpdate>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner()?;
     if let Some(on) = body.invitation_notices {
         worp.set_invitation_notices(&caller.0, on).await?;
     }
@@ -212,8 +214,9 @@ pub struct CreatedWebhook {
 pub async fn create_webhook(
     worp: web::Data<Worp>,
     caller: Caller<WebhookWrite>,
-    body: web::Json<NewWebhook>,
+    body: Body<NewWebhook>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner()?;
     let w = worp.create_webhook(&caller.0, &body.url).await?;
     Ok(HttpResponse::Created().json(CreatedWebhook {
         id: w.id,

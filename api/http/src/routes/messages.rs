@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::auth::scope::{ChatWrite, GameRead};
 use crate::auth::{Caller, MaybeCaller};
+use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use crate::routes::paging::log_page;
 use worp_service::messages::Message;
@@ -49,9 +50,9 @@ pub async fn post_message(
     worp: web::Data<Worp>,
     caller: Caller<ChatWrite>,
     id: web::Path<Uuid>,
-    body: web::Json<NewMessage>,
+    body: Body<NewMessage>,
 ) -> Result<HttpResponse, ApiError> {
-    let body = body.into_inner();
+    let body = body.into_inner()?;
     let (_, message) = worp
         .post_message(&caller.0, id.into_inner(), &body.text, body.seat)
         .await?;

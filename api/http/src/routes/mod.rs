@@ -6,6 +6,7 @@ pub mod games;
 pub mod health;
 pub mod history;
 mod kept_answers;
+pub mod leaving;
 pub mod lobby;
 pub mod me;
 pub mod messages;
@@ -48,6 +49,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::list_webhooks)
         .service(me::delete_webhook)
         .service(me::deliveries)
+        .service(leaving::export_account)
+        .service(leaving::delete_account)
         .service(accounts::set_password)
         .service(accounts::new_recovery_codes)
         .service(accounts::create_token)

@@ -11,6 +11,7 @@ use serde_json::json;
 use utoipa::ToSchema;
 
 use crate::auth::Session;
+use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use worp_domain::access::Scopes;
 use worp_service::accounts::oauth::{
@@ -162,8 +163,9 @@ pub struct Redirect {
 pub async fn answer_consent(
     worp: web::Data<Worp>,
     session: Session,
-    body: web::Json<ConsentAnswer>,
+    body: Body<ConsentAnswer>,
 ) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner()?;
     let auth =
         check_authorization(&body.request).map_err(|e| ApiError::BadRequest(e.description))?;
     let redirect_uri = worp.authorize(&session.player, &auth, body.approve).await?;

@@ -151,7 +151,12 @@ fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde
 
 /// Relays changes announced by other processes into this one (PostgreSQL only). Runs
 /// until the process ends, reconnecting after errors.
-pub async fn listen(pool: sqlx::PgPool, origin: Uuid, hub: broadcast::Sender<Change>) {
+pub async fn listen(
+    pool: sqlx::PgPool,
+    origin: Uuid,
+    hub: broadcast::Sender<Change>,
+    forget_player: impl Fn(Uuid) + Send + 'static,
+) {
     // A pool of its own, for the connection's name ([`listener_name`]); a broken
     // connection it gets back is tested and replaced at the next attempt.
     let named = (*pool.connect_options())
@@ -164,11 +169,20 @@ pub async fn listen(pool: sqlx::PgPool, origin: Uuid, hub: broadcast::Sender<Cha
     loop {
         match sqlx::postgres::PgListener::connect_with(&own_pool).await {
             Ok(mut listener) => {
-                if let Err(e) = listener.listen(CHANNEL).await {
+                if let Err(e) = listener
+                    .listen_all([CHANNEL, worp_store::accounts::ACCOUNTS_CHANNEL])
+                    .await
+                {
                     tracing::warn!("LISTEN failed: {e}");
                 } else {
                     loop {
                         match listener.recv().await {
+                            Ok(n) if n.channel() == worp_store::accounts::ACCOUNTS_CHANNEL => {
+                                match n.payload().parse::<Uuid>() {
+                                    Ok(id) => forget_player(id),
+                                    Err(e) => tracing::warn!("unreadable account notice: {e}"),
+                                }
+                            }
                             Ok(n) => match foreign_changes(n.payload(), &own) {
                                 Ok(changes) => {
                                     for change in changes.into_iter().filter(|c| c.origin != origin)
