@@ -1,12 +1,19 @@
 # Build stage: compile the `worp` binary.
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
+# webauthn-rs (passkeys) links the system's OpenSSL.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libssl-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cargo build --release --locked -p worp \
  && strip target/release/worp
 
 # Runtime stage: a small image that runs `worp serve`.
 FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libssl3 \
+ && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home --home-dir /var/lib/worp worp \
  && mkdir -p /data && chown worp /data
 COPY --from=build /src/target/release/worp /usr/local/bin/worp

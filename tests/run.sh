@@ -5,7 +5,8 @@
 #   bash tests/run.sh
 #
 # 1. Installs what is missing from Debian's packages: PostgreSQL's server (`postgresql`,
-#    for initdb, pg_ctl and pgbench), GNU Backgammon (`gnubg`), `python3-venv`, `npm`
+#    for initdb, pg_ctl and pgbench), OpenSSL's headers (`libssl-dev`, `pkg-config`, for
+#    webauthn-rs), GNU Backgammon (`gnubg`), `python3-venv`, `npm`
 #    and `curl`; tests/e2e/run.sh
 #    installs `chromium` and npm's `playwright-core`, tests/clients/run.sh
 #    openapi-typescript, openapi-fetch and typescript from npm and openapi-python-client
@@ -48,6 +49,11 @@ ensure_packages() {
         echo "PostgreSQL's server is not installed: installing it from Debian's packages"
         apt_install postgresql
         find_postgres
+    fi
+    # OpenSSL's headers: webauthn-rs (passkeys) links the system's OpenSSL.
+    if ! pkg-config --exists openssl 2>/dev/null; then
+        echo "OpenSSL's headers are not installed: installing them from Debian's packages"
+        apt_install libssl-dev pkg-config
     fi
     # GNU Backgammon: the .mat interchange test imports an exported game with it.
     if [ ! -x /usr/games/gnubg ] && [ ! -x /usr/bin/gnubg ]; then

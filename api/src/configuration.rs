@@ -18,6 +18,9 @@ pub struct Settings {
     /// `WORP_CORS_ORIGINS`: comma-separated origins allowed to call the API from a
     /// browser, or `*` for any.
     pub cors_origins: Vec<String>,
+    /// `WORP_PUBLIC_URL`: where browsers reach the server; its host is the passkeys'
+    /// relying party (default `http://localhost:<port>`).
+    pub public_url: String,
     /// `WORP_BODY_LIMIT`: the largest request body in bytes.
     pub body_limit: usize,
     /// `WORP_CACHE_STATES`: how many game states the cache keeps.
@@ -139,6 +142,8 @@ impl Settings {
             sqlite_path: var("WORP_SQLITE_PATH").unwrap_or_else(|| "worp.sqlite".into()),
             bind: parsed("WORP_BIND", IpAddr::from([127, 0, 0, 1]))?,
             port,
+            public_url: var("WORP_PUBLIC_URL")
+                .unwrap_or_else(|| format!("http://localhost:{port}")),
             cors_origins: var("WORP_CORS_ORIGINS")
                 .map(|v| {
                     v.split(',')

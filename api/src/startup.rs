@@ -29,6 +29,8 @@ use worp_telemetry::request_id;
 pub enum StartupError {
     #[error("cannot open the database: {0}")]
     Store(#[from] StoreError),
+    #[error("WORP_PUBLIC_URL: {0}")]
+    PublicUrl(String),
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -68,7 +70,9 @@ impl Application {
                 chrono::Duration::from_std(settings.idempotency_ttl)
                     .unwrap_or(chrono::Duration::MAX),
             )
-            .with_open_games(OpenGames::new(settings.open_games_per_player));
+            .with_open_games(OpenGames::new(settings.open_games_per_player))
+            .with_public_url(&settings.public_url)
+            .map_err(StartupError::PublicUrl)?;
         // Before the first registration: names registered before keys were kept take
         // theirs, so that a new name cannot look like one of them. Not a reason to stay
         // down (a database that is read-only for now refuses the keys): `worp rebuild`,

@@ -125,6 +125,7 @@ pub fn test_settings(database: String) -> Settings {
         bind: [127, 0, 0, 1].into(),
         port: 0,
         cors_origins: vec!["https://front.example".into()],
+        public_url: "http://localhost".into(),
         body_limit: 16 * 1024,
         cache_states: 1000,
         db_connections: 8,

@@ -32,6 +32,7 @@ mod metrics;
 mod names;
 mod oauth;
 mod openapi;
+mod passkeys;
 mod play;
 mod process;
 mod profiles;

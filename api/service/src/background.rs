@@ -33,6 +33,9 @@ impl Worp {
                 if let Err(e) = w.sweep_credentials(w.now()).await {
                     tracing::warn!("the sweep of expired credentials failed: {e}");
                 }
+                if let Err(e) = w.sweep_ceremonies().await {
+                    tracing::warn!("the sweep of expired passkey ceremonies failed: {e}");
+                }
             }
         });
         // The ratings folded now rather than by the first request that shows one: on a long

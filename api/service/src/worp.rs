@@ -32,6 +32,8 @@ pub struct Worp {
     pub(crate) message_limit: super::limits::MessageLimit,
     /// The checkpoints waiting to be stored (`stored_checkpoints.rs`).
     pub(crate) checkpoint_queue: crate::checkpoints::stored::Queue,
+    /// The WebAuthn relying party, for passkeys (`WORP_PUBLIC_URL`).
+    pub(crate) webauthn: Option<Arc<webauthn_rs::Webauthn>>,
 }
 
 impl Worp {
@@ -51,6 +53,7 @@ impl Worp {
             ratings: worp_domain::ratings::Projector::default(),
             message_limit: super::limits::MessageLimit::default(),
             checkpoint_queue: crate::checkpoints::stored::Queue::default(),
+            webauthn: None,
         }
     }
 

@@ -301,8 +301,8 @@ macro_rules! account_statements {
 
 
         /// Deletes what is held of `player` beside the log, in one transaction: their
-        /// credentials, password, recovery codes, OAuth grants and codes, webhooks and
-        /// their deliveries, and name key; their name becomes `name` and their first
+        /// credentials, password, recovery codes, passkeys, OAuth grants and codes,
+        /// webhooks and their deliveries, and name key; their name becomes `name` and their first
         /// token's hash `token_hash`. False if they had deleted their account before.
         pub async fn delete_account(
             pool: &Pool,
@@ -332,6 +332,8 @@ macro_rules! account_statements {
                 "DELETE FROM webhook_deliveries WHERE player_id = $1",
                 "DELETE FROM webhooks WHERE player_id = $1",
                 "DELETE FROM name_keys WHERE player_id = $1",
+                "DELETE FROM passkeys WHERE player_id = $1",
+                "DELETE FROM webauthn_ceremonies WHERE player_id = $1",
             ] {
                 sqlx::query(statement).bind(player).execute(&mut *tx).await?;
             }

@@ -50,6 +50,7 @@ pub mod group_commit;
 mod lone_move;
 mod migrations;
 mod oauth_statements;
+mod passkey_statements;
 pub mod postgres;
 pub use worp_domain::records;
 pub mod sql;
@@ -140,6 +141,7 @@ macro_rules! on_backend {
 // After `on_backend!`, which they use.
 pub mod accounts;
 mod name_keys;
+pub mod passkeys;
 
 impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or

@@ -321,7 +321,7 @@ pub struct SessionView {
 }
 
 /// The cookie carrying a session's secret.
-fn session_cookie(secret: String) -> Cookie<'static> {
+pub(super) fn session_cookie(secret: String) -> Cookie<'static> {
     Cookie::build(SESSION_COOKIE, secret)
         .path("/")
         .secure(true)
@@ -339,7 +339,7 @@ pub(super) fn removal_cookie() -> Cookie<'static> {
 }
 
 /// A device name from the `User-Agent`: browser and system, as a person would say it.
-fn device_of(req: &HttpRequest) -> String {
+pub(super) fn device_of(req: &HttpRequest) -> String {
     let ua = req
         .headers()
         .get("user-agent")
@@ -375,7 +375,7 @@ fn device_of(req: &HttpRequest) -> String {
     }
 }
 
-fn session_view(s: &NewSession) -> SessionView {
+pub(super) fn session_view(s: &NewSession) -> SessionView {
     SessionView {
         player_id: s.player.id,
         player_name: s.player.name.clone(),

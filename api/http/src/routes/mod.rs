@@ -12,6 +12,7 @@ pub mod me;
 pub mod messages;
 pub mod oauth;
 pub mod paging;
+pub mod passkeys;
 pub mod players;
 pub mod streams;
 pub mod variants;
@@ -61,6 +62,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(accounts::end_all_sessions)
         .service(accounts::list_apps)
         .service(accounts::revoke_app)
+        .service(passkeys::passkey_options)
+        .service(passkeys::register_passkey)
+        .service(passkeys::list_passkeys)
+        .service(passkeys::remove_passkey)
+        .service(passkeys::sign_in_options)
+        .service(passkeys::sign_in_with_passkey)
         .service(accounts::sign_in)
         .service(accounts::current_session)
         .service(accounts::sign_out)

@@ -4,6 +4,7 @@
 //!   tokens with scopes and expiry, and web sessions (sliding expiry, CSRF tokens).
 //! - [`passwords`]: passwords (Argon2id, strength-checked), recovery codes, signing in
 //!   with growing delays after failures.
+//! - [`passkeys`]: WebAuthn credentials, registered and signed in with.
 //! - [`leaving`]: everything held about a player, exported; deleting the account.
 //! - [`oauth`]: OAuth 2.0 for public clients (authorization code with PKCE S256,
 //!   rotating refresh tokens, revocation) and the apps a player authorised.
@@ -15,6 +16,7 @@
 
 pub mod leaving;
 pub mod oauth;
+pub mod passkeys;
 pub mod passwords;
 pub mod tokens;
 

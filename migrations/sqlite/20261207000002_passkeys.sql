@@ -1,0 +1,22 @@
+-- Passkeys (WebAuthn credentials): the credential as webauthn-rs keeps it (its public
+-- key, counter and flags, as JSON), by the credential's id.
+CREATE TABLE passkeys (
+    credential_id  BLOB PRIMARY KEY,
+    player_id      BLOB NOT NULL REFERENCES players (id),
+    name           TEXT NOT NULL,
+    passkey        TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    last_used_at   TEXT
+);
+CREATE INDEX passkeys_by_player ON passkeys (player_id);
+
+-- A WebAuthn ceremony between its two requests (the challenge and what it expects),
+-- used once, within minutes.
+CREATE TABLE webauthn_ceremonies (
+    id          BLOB PRIMARY KEY,
+    player_id   BLOB REFERENCES players (id),
+    kind        TEXT NOT NULL CHECK (kind IN ('register', 'sign_in')),
+    state       TEXT NOT NULL,
+    expires_at  TEXT NOT NULL
+);
+
