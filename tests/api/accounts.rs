@@ -453,6 +453,15 @@ async fn sign_in_answers_alike_for_a_stranger_and_slows_down_after_failures() {
         let (s, _, _) = sign_in_with(&app, json!({ "name": name, "password": PASSWORD })).await;
         assert_eq!(s, 201);
 
+        let cross = app
+            .client
+            .post(app.url("/v1/sessions"))
+            .header("sec-fetch-site", "cross-site")
+            .json(&json!({ "name": name, "password": PASSWORD }))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(cross.status(), 403, "signing in from another site's page");
         for bad in [
             json!({ "name": name }),
             json!({ "name": name, "password": PASSWORD, "recovery_code": "x" }),

@@ -102,6 +102,21 @@ enum Presented {
     None,
 }
 
+/// Refuses a request the browser says comes from another site (`Sec-Fetch-Site:
+/// cross-site`): signing in from another site's page is never the player's doing.
+pub fn refuse_cross_site(req: &HttpRequest) -> Result<(), ApiError> {
+    let site = req
+        .headers()
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok());
+    if site.is_some_and(|s| s.eq_ignore_ascii_case("cross-site")) {
+        return Err(ApiError::CrossSite(
+            "signing in from another site's page is refused".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether a cookie-carried request proves it came from this site: a safe method, or
 /// the session's CSRF token in its header and no `Sec-Fetch-Site: cross-site`.
 fn csrf_check(req: &HttpRequest, secret: &str) -> Result<(), String> {

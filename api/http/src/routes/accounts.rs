@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::auth::scope::{AccountRead, AccountWrite};
-use crate::auth::{Caller, Session, SESSION_COOKIE};
+use crate::auth::{refuse_cross_site, Caller, Session, SESSION_COOKIE};
 use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use worp_domain::access::{CredentialKind, Scope, Scopes};
@@ -395,6 +395,7 @@ pub(super) fn session_view(s: &NewSession) -> SessionView {
          headers(("Set-Cookie" = String, description = "The session, HttpOnly, Secure, SameSite=Lax"))),
         (status = 400, description = "Malformed body, or neither or both of password and recovery_code", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Wrong name, password or recovery code (the same answer for each)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Sent from another site's page", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many failures: wait Retry-After seconds", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -404,6 +405,7 @@ pub async fn sign_in(
     req: HttpRequest,
     body: web::Json<SignIn>,
 ) -> Result<HttpResponse, ApiError> {
+    refuse_cross_site(&req)?;
     let body = body.into_inner();
     let proof = match (body.password, body.recovery_code) {
         (Some(p), None) => Proof::Password(p),

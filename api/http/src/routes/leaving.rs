@@ -58,6 +58,7 @@ pub struct DeleteAccount {
         (status = 204, description = "Deleted"),
         (status = 400, description = "confirm_name is not the caller's name", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A personal access token or an app's token: only the player, signed in or with their first token, deletes the account", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/v1/players/me")]
@@ -67,6 +68,16 @@ pub async fn delete_account(
     body: Body<DeleteAccount>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner()?;
+    // Not for a token made for something else, nor an app: only the player, with their
+    // first token or signed in.
+    if !matches!(
+        caller.1.kind,
+        CredentialKind::Legacy | CredentialKind::Session
+    ) {
+        return Err(ApiError::Forbidden(
+            "an account is deleted by its player, signed in or with their first token; not with a personal access token or an app's".into(),
+        ));
+    }
     worp.delete_account(&caller.0, &body.confirm_name).await?;
     let mut resp = HttpResponse::NoContent();
     if caller.1.kind == CredentialKind::Session {

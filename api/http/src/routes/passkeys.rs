@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::accounts::{device_of, session_cookie, session_view, SessionView};
 use crate::auth::scope::{AccountRead, AccountWrite};
-use crate::auth::Caller;
+use crate::auth::{refuse_cross_site, Caller};
 use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use worp_service::accounts::passkeys::{CeremonyOptions, PasskeyView};
@@ -149,6 +149,7 @@ pub struct PasskeySignIn {
          headers(("Set-Cookie" = String, description = "The session, HttpOnly, Secure, SameSite=Lax"))),
         (status = 400, description = "An unknown, used or expired ceremony, or a malformed credential", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "The passkey was not accepted", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Sent from another site's page", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/v1/sessions/passkey")]
@@ -157,6 +158,7 @@ pub async fn sign_in_with_passkey(
     req: HttpRequest,
     body: web::Json<PasskeySignIn>,
 ) -> Result<HttpResponse, ApiError> {
+    refuse_cross_site(&req)?;
     let body = body.into_inner();
     let device = body.device.unwrap_or_else(|| device_of(&req));
     let session = worp
