@@ -454,6 +454,12 @@ async fn bad_authorisation_requests_are_refused_and_never_sent_astray() {
         };
         let ok = page(json!({})).await.expect("request");
         assert_eq!(ok.status(), 200, "{backend:?}");
+        assert_eq!(
+            ok.headers()
+                .get("x-frame-options")
+                .and_then(|v| v.to_str().ok()),
+            Some("DENY")
+        );
         assert!(ok
             .headers()
             .get("content-type")

@@ -107,7 +107,21 @@ pub async fn authorize_page(req: HttpRequest, q: web::Query<AuthorizeParams>) ->
             Err(e) => HttpResponse::SeeOther()
                 .insert_header((header::LOCATION, auth.error_redirect(e)))
                 .finish(),
-            Ok(_) => super::web_client::page_for(&req),
+            Ok(_) => {
+                // The consent screen is never shown inside another site's frame, where
+                // its button could be clicked through a disguise.
+                let mut page = super::web_client::page_for(&req);
+                let headers = page.headers_mut();
+                headers.insert(
+                    header::X_FRAME_OPTIONS,
+                    header::HeaderValue::from_static("DENY"),
+                );
+                headers.insert(
+                    header::CONTENT_SECURITY_POLICY,
+                    header::HeaderValue::from_static("frame-ancestors 'none'"),
+                );
+                page
+            }
         },
     }
 }
