@@ -14,7 +14,7 @@ use crate::problem::{ApiError, Problem};
 use worp_domain::access::{CredentialKind, Scope, Scopes};
 use worp_service::accounts::oauth::AppView;
 use worp_service::accounts::passwords::Proof;
-use worp_service::accounts::tokens::{csrf_token, NewSession, SESSION_IDLE};
+use worp_service::accounts::tokens::{csrf_token, NewSession};
 use worp_service::accounts::CredentialView;
 use worp_service::Worp;
 
@@ -320,6 +320,10 @@ pub struct SessionView {
     pub csrf_token: String,
 }
 
+/// How long the browser keeps the session cookie, in days: as long as any browser keeps
+/// one, so that the session's sliding expiry (on the server) is what ends it.
+const COOKIE_DAYS: i64 = 400;
+
 /// The cookie carrying a session's secret.
 pub(super) fn session_cookie(secret: String) -> Cookie<'static> {
     Cookie::build(SESSION_COOKIE, secret)
@@ -327,7 +331,9 @@ pub(super) fn session_cookie(secret: String) -> Cookie<'static> {
         .secure(true)
         .http_only(true)
         .same_site(SameSite::Lax)
-        .max_age(time::Duration::seconds(SESSION_IDLE.num_seconds()))
+        // The server ends a session unused for SESSION_IDLE, however often it is used
+        // before: the cookie itself outlives it (400 days, the most browsers keep one).
+        .max_age(time::Duration::days(COOKIE_DAYS))
         .finish()
 }
 
