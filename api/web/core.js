@@ -53,8 +53,6 @@ export function account() {
   if (session) return { id: session.player_id, name: session.player_name, session: true };
   return storedAccount();
 }
-/** The web session (`GET /v1/session`'s answer), or `null`. */
-export function currentSession() { return session; }
 
 /** Keeps (or, with `null`, forgets) a token in this browser: the sign-in of old. */
 export function setAccount(a) {
@@ -77,7 +75,10 @@ export async function loadSession() {
   try {
     const r = await fetch('/v1/session', { headers: { accept: 'application/json' }, cache: 'no-store' });
     session = r.ok ? await r.json() : null;
-  } catch { session = null; }
+  } catch {
+    session = null;
+    toast('The server cannot be reached: check your connection.');
+  }
   return session;
 }
 /** Signs this browser out: ends its session on the server, or forgets its token. */
