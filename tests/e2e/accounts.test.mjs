@@ -180,7 +180,10 @@ async function tinyApp() {
   const got = [];
   let wake = () => {};
   const server = http.createServer((req, res) => {
-    got.push(new URL(req.url, 'http://127.0.0.1').searchParams);
+    const url = new URL(req.url, 'http://127.0.0.1');
+    // Only the redirects count (not the browser's look for a /favicon.ico).
+    if (url.pathname !== '/cb') { res.writeHead(404, { connection: 'close' }); res.end(); return; }
+    got.push(url.searchParams);
     wake();
     res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
     res.end('back at the app');
