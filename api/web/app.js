@@ -3,13 +3,16 @@
 // pages (each in its own module) and draws a game's page.
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
-import { h, toast, account, setAccount, onAccount, api, variants, variantInfo, titleOf, deadlineText, playerLink, ENDINGS } from './core.js';
+import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, titleOf, deadlineText, playerLink, ENDINGS } from './core.js';
 import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
 import { lobbyView, playerView, leaderboardView } from './players.js';
 import { notFound, finishedPanel, chatPanel, matchOver } from './gamepanels.js';
 import { lastMoves } from './last_move.js';
+import { accountForm } from './signin.js';
+import { accountView } from './account.js';
+import { consentView } from './consent.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
 const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted'];
@@ -24,11 +27,23 @@ function showWho() {
   who.replaceChildren();
   if (a) {
     who.append(h('span', { class: 'who-label' }, 'Signed in as '), h('a', { href: `#/player/${a.id}`, id: 'who-name' }, a.name), ' ',
-      h('button', { class: 'secondary small', type: 'button', id: 'sign-out',
-        onclick: () => { if (confirm('Sign out? Your token is only stored in this browser; copy it first if you want to come back.')) { setAccount(null); route(); } } }, 'Sign out'));
+      h('a', { href: '#/account', id: 'account-link' }, 'Account'), ' ',
+      h('button', { class: 'secondary small', type: 'button', id: 'sign-out', onclick: async () => {
+        // A token kept only here is gone once forgotten; a session is signed in again with the password.
+        if (a.token && !confirm('Sign out? Your token is only stored in this browser; copy it first, or set a password on your account page, if you want to come back.')) return;
+        try { await signOut(); } catch (e) { toast(e.message); return; }
+        toast('Signed out.');
+        toHome();
+      } }, 'Sign out'));
   }
 }
 onAccount(showWho);
+/** After signing out: the home page (the consent screen stays, to sign in again). */
+function toHome() {
+  if (location.pathname !== '/oauth/authorize' && location.hash.replace(/^#\/?/, '')) location.hash = '#/';
+  else route();
+}
+onSessionEnded(() => route());
 
 // A game's board module is `boards/<variant name>.js`, found by name: adding a game adds
 // that file and nothing else. A variant without one (or with one that fails to load) gets
@@ -49,65 +64,33 @@ function boardFor(name) {
 function route() {
   cleanup();
   cleanup = () => {};
+  // The consent screen of OAuth is served at /oauth/authorize; a link of the menu leaves it
+  // for the client's own pages.
+  const consent = location.pathname === '/oauth/authorize';
+  if (consent && location.hash.replace(/^#\/?/, '')) { location.assign(`/${location.hash}`); return; }
   const path = location.hash.replace(/^#\/?/, '').split('?')[0];
   const parts = path.split('/').filter(Boolean);
   const view = parts[0] || '';
   main.replaceChildren();
-  const ctx = { accountForm: () => accountForm(() => route()), setCleanup, route };
-  for (const a of document.querySelectorAll('.top nav a')) {
-    if (a.getAttribute('href') === `#/${view}`) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  const ctx = { accountForm: (opts) => accountForm(() => route(), opts), setCleanup, route, toHome };
+  for (const a of document.querySelectorAll('.top nav a, #account-link')) {
+    if (!consent && a.getAttribute('href') === `#/${view}`) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   let p;
-  if (view === 'game' && parts[1]) p = gameView(parts[1]);
+  if (consent) p = consentView(main, ctx);
+  else if (view === 'game' && parts[1]) p = gameView(parts[1]);
   else if (view === 'join' && parts[1] && /^\d+$/.test(parts[2] || '')) p = joinView(main, parts[1], Number(parts[2]), ctx);
   else if (view === 'new') p = newGameView(main, ctx);
   else if (view === 'lobby') p = lobbyView(main, ctx);
   else if (view === 'leaderboard') p = leaderboardView(main, ctx);
   else if (view === 'player' && parts[1]) p = playerView(main, parts[1], ctx);
+  else if (view === 'account') p = accountView(main, ctx);
   else p = homeView(main, ctx);
   Promise.resolve(p).catch((e) => {
     main.append(h('p', { class: 'error', role: 'alert' }, `Error: ${e.message}`));
   });
 }
 window.addEventListener('hashchange', route);
-
-// ---------------------------------------------------------------- account
-
-function accountForm(after) {
-  const name = h('input', { id: 'acct-name', name: 'name', required: true, maxlength: 64, autocomplete: 'nickname' });
-  const token = h('input', { id: 'acct-token', name: 'token', autocomplete: 'off' });
-  const err = h('p', { class: 'error', role: 'alert' });
-  const form = h('form', { class: 'card', id: 'account-form', onsubmit: async (ev) => {
-    ev.preventDefault();
-    err.textContent = '';
-    try {
-      const p = await api('POST', '/v1/players', { body: { name: name.value.trim() }, auth: false });
-      setAccount({ id: p.id, name: p.name, token: p.token });
-      toast(`Welcome, ${p.name}. Your token is kept in this browser.`);
-      after();
-    } catch (e) { err.textContent = e.message; }
-  } },
-  h('h1', {}, 'Create your player'),
-  h('p', { class: 'help' }, 'Pick a name. The server gives you a secret token, kept in this browser only.'),
-  h('label', { for: 'acct-name' }, 'Name'), name, ' ',
-  h('p', {}, h('button', { type: 'submit', id: 'create-account' }, 'Create player')), err);
-  const restoreErr = h('p', { class: 'error', role: 'alert' });
-  const restore = h('details', { class: 'card' }, h('summary', {}, 'I already have a token'),
-    h('label', { for: 'acct-token' }, 'Token'), token,
-    h('p', {}, h('button', { type: 'button', class: 'secondary', id: 'use-token', onclick: async () => {
-      restoreErr.textContent = '';
-      const t = token.value.trim();
-      if (!t) return;
-      try {
-        const r = await fetch('/v1/players/me', { headers: { authorization: `Bearer ${t}`, accept: 'application/json' } });
-        if (!r.ok) throw new Error(r.status === 401 ? 'Unknown token.' : `${r.status} ${r.statusText}`);
-        const p = await r.json();
-        setAccount({ id: p.id, name: p.name, token: t });
-        after();
-      } catch (e) { restoreErr.textContent = e.message; }
-    } }, 'Use this token')), restoreErr);
-  return h('div', {}, form, restore);
-}
 
 // ---------------------------------------------------------------- the game
 
@@ -509,5 +492,5 @@ async function gameView(id) {
 
 // ---------------------------------------------------------------- start
 
-showWho();
-route();
+// Whether this browser has a session decides what every page shows: asked first.
+loadSession().then(() => { showWho(); route(); });

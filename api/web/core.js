@@ -28,30 +28,112 @@ export function toast(text, ms = 4000) {
 
 // ---------------------------------------------------------------- the account
 
+// A browser is signed in one of two ways: by a web session (an HttpOnly cookie the page
+// never sees, and the session's CSRF token, kept in memory only), or, as before
+// passwords, by the player's first token kept in localStorage as `worp.account`
+// ({id, name, token}). The session wins when both are there.
+let session = null;
 const listeners = [];
+const endedListeners = [];
 /** `fn` runs whenever the account changes (sign in, sign out). */
 export function onAccount(fn) { listeners.push(fn); }
+/** `fn` runs when the server says the session ended (signed out from another device). */
+export function onSessionEnded(fn) { endedListeners.push(fn); }
+const changed = () => { for (const fn of listeners) fn(account()); };
 
-export function account() {
+/** The account kept in localStorage (the token path), if any. */
+function storedAccount() {
   try { return JSON.parse(localStorage.getItem('worp.account') || 'null'); } catch { return null; }
 }
+/**
+ * Who this browser is signed in as: `{id, name, session: true}` with a web session,
+ * `{id, name, token}` with a token kept here, or `null`.
+ */
+export function account() {
+  if (session) return { id: session.player_id, name: session.player_name, session: true };
+  return storedAccount();
+}
+
+/** Keeps (or, with `null`, forgets) a token in this browser: the sign-in of old. */
 export function setAccount(a) {
   if (a) localStorage.setItem('worp.account', JSON.stringify(a));
   else localStorage.removeItem('worp.account');
-  for (const fn of listeners) fn(a);
+  changed();
+}
+/**
+ * The web session now (the answer of `POST /v1/sessions` or `GET /v1/session`), or
+ * `null` once signed out. A token of the same player kept here is no longer needed.
+ */
+export function setSession(s) {
+  session = s || null;
+  const stored = storedAccount();
+  if (session && stored && stored.id === session.player_id) localStorage.removeItem('worp.account');
+  changed();
+}
+/** Asks the server whether this browser has a session (when the page opens). */
+export async function loadSession() {
+  try {
+    const r = await fetch('/v1/session', { headers: { accept: 'application/json' }, cache: 'no-store' });
+    session = r.ok ? await r.json() : null;
+  } catch {
+    session = null;
+    toast('The server cannot be reached: check your connection.');
+  }
+  return session;
+}
+/** Signs this browser out: ends its session on the server, or forgets its token. */
+export async function signOut() {
+  if (session) {
+    try { await api('DELETE', '/v1/session'); } catch (e) { if (e.status !== 401) throw e; }
+    setSession(null);
+  } else setAccount(null);
+}
+/** The session is over on the server: the page shows the signed-out state. */
+function sessionEnded() {
+  if (!session) return;
+  session = null;
+  changed();
+  toast('You are signed out: this session ended (signed out from another device, or expired).', 8000);
+  for (const fn of endedListeners) fn();
+}
+
+/**
+ * The cookie no longer goes with the session this page knows (another tab of this browser
+ * signed out, or in again): the page takes the browser's session now. True when it is
+ * the same player's, so that the call may be made again.
+ */
+async function sessionReplaced() {
+  const before = session;
+  await loadSession();
+  if (session && before && session.player_id === before.player_id) return true;
+  changed();
+  toast(session ? `This browser is now signed in as ${session.player_name} (in another tab).` : 'You are signed out (in another tab).', 8000);
+  for (const fn of endedListeners) fn();
+  return false;
+}
+
+/** The headers that carry this browser's credential for a request of `method`. */
+function credentialHeaders(method, token) {
+  const t = token || (!session && storedAccount()?.token);
+  if (t) return { authorization: `Bearer ${t}` };
+  // The cookie goes by itself; what changes anything proves it comes from this page.
+  if (session && method !== 'GET' && method !== 'HEAD') return { 'x-csrf-token': session.csrf_token };
+  return {};
 }
 
 // ---------------------------------------------------------------- the API
 
 export class ApiError extends Error {
-  constructor(status, detail, retryAfter = null) { super(detail); this.status = status; this.retryAfter = retryAfter; }
+  constructor(status, message, retryAfter = null, detail = null) {
+    super(message); this.status = status; this.retryAfter = retryAfter; this.detail = detail;
+  }
 }
 
 /** What went wrong, in words a player can act on. */
-function problemText(status, data, retryAfter) {
+function problemText(status, data, retryAfter, bySession) {
   const detail = data && typeof data === 'object' ? (data.detail || data.title) : null;
   switch (status) {
-    case 401: return 'Your token is not known here: sign in again.';
+    case 401: return bySession ? 'You are signed out: sign in again.' : 'Your token is not known here: sign in again.';
     case 403: return detail ? `Not allowed: ${detail}` : 'You are not allowed to do that.';
     case 404: return detail ? `Not found: ${detail}` : 'Not found.';
     case 409: case 412: return detail || 'The game moved on meanwhile: look again.';
@@ -62,11 +144,16 @@ function problemText(status, data, retryAfter) {
   }
 }
 
-export async function api(method, path, { body, headers = {}, auth = true } = {}) {
+/**
+ * A call to the API. `auth: false` sends no token (public reads; the session's cookie,
+ * which the browser sends by itself, does no harm there); `token` sends that one.
+ */
+export async function api(method, path, { body, headers = {}, auth = true, token, again = true } = {}) {
   const hd = { accept: 'application/json', ...headers };
   if (body !== undefined) hd['content-type'] = 'application/json';
-  const a = account();
-  if (auth && a) hd.authorization = `Bearer ${a.token}`;
+  if (auth || token) Object.assign(hd, credentialHeaders(method, token));
+  else if (session && method !== 'GET' && method !== 'HEAD') hd['x-csrf-token'] = session.csrf_token;
+  const bySession = !!(auth && session && !hd.authorization);
   let r;
   try {
     r = await fetch(path, { method, headers: hd, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -79,7 +166,12 @@ export async function api(method, path, { body, headers = {}, auth = true } = {}
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
   if (!r.ok) {
     const retry = Number(r.headers.get('retry-after')) || null;
-    throw new ApiError(r.status, problemText(r.status, data, retry), retry);
+    if (r.status === 401 && bySession) sessionEnded();
+    if (r.status === 403 && bySession && again && /cross-site-request$/.test(data?.type || '') && await sessionReplaced()) {
+      return api(method, path, { body, headers, auth, token, again: false });
+    }
+    const detail = data && typeof data === 'object' ? data.detail || null : null;
+    throw new ApiError(r.status, problemText(r.status, data, retry, bySession), retry, detail);
   }
   return data;
 }
@@ -176,19 +268,21 @@ export function seatNames(g, me) {
 
 /**
  * The caller's notices across all games (`GET /v1/players/me/stream`): `onNotice(type,
- * data)` for each. Read with fetch, since an EventSource cannot send the token. Returns
- * the function that stops it.
+ * data)` for each. Read with fetch, since an EventSource cannot send a token (a session's
+ * cookie goes by itself). Returns the function that stops it.
  */
 export function playerStream(onNotice) {
   const a = account();
   if (!a || typeof TextDecoderStream === 'undefined') return () => {};
+  const headers = { ...credentialHeaders('GET'), accept: 'text/event-stream' };
   const ctl = new AbortController();
   let closed = false;
   (async () => {
     let delay = 1000;
     while (!closed) {
       try {
-        const r = await fetch('/v1/players/me/stream', { headers: { authorization: `Bearer ${a.token}`, accept: 'text/event-stream' }, signal: ctl.signal });
+        const r = await fetch('/v1/players/me/stream', { headers, signal: ctl.signal });
+        if (r.status === 401 && a.session) { closed = true; sessionEnded(); return; }
         if (!r.ok || !r.body) throw new Error(String(r.status));
         delay = 1000;
         document.body.dataset.playerStream = 'open';

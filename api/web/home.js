@@ -38,7 +38,10 @@ function finishedWords(g, me) {
 export async function homeView(main, { accountForm, setCleanup, route }) {
   await variants();
   const me = account();
-  if (!me) { main.append(accountForm()); return; }
+  if (!me) {
+    main.append(accountForm({ title: 'Welcome to Worp' }));
+    return;
+  }
   const challenges = h('ul', { class: 'list', id: 'challenges' });
   const inbox = h('ul', { class: 'list', id: 'inbox' });
   const mine = h('ul', { class: 'list', id: 'my-games' });
@@ -50,9 +53,12 @@ export async function homeView(main, { accountForm, setCleanup, route }) {
     h('p', { class: 'row' }, h('a', { class: 'button', href: '#/new' }, 'New game'),
       h('a', { class: 'button secondary', href: '#/lobby' }, 'Find a game in the lobby')),
     h('section', { class: 'card', 'aria-labelledby': 'mine-h' }, h('h2', { id: 'mine-h' }, 'Your other games'), mine),
-    h('details', { class: 'card' }, h('summary', {}, 'Your token (to sign in from another browser)'),
-      h('p', { class: 'help' }, 'Keep it secret: whoever has it plays as you.'),
-      h('input', { readonly: true, value: me.token, 'aria-label': 'Your token', class: 'mono', style: 'width:100%', onfocus: (e) => e.target.select() })));
+    // A player signed in with a token kept here (from before passwords) may copy it, or
+    // better set a password.
+    me.token ? h('details', { class: 'card' }, h('summary', {}, 'Your token (to sign in from another browser)'),
+      h('p', { class: 'help' }, 'Keep it secret: whoever has it plays as you. ',
+        h('a', { href: '#/account' }, 'Set a password'), ' to sign in on any device with your name instead.'),
+      h('input', { readonly: true, value: me.token, 'aria-label': 'Your token', class: 'mono', style: 'width:100%', onfocus: (e) => e.target.select() })) : null);
   const answer = async (g, seat, take) => {
     try {
       if (take) {
@@ -93,7 +99,9 @@ export async function homeView(main, { accountForm, setCleanup, route }) {
       mine.replaceChildren(...(others.length ? others.map((g) => gameRow(g, me))
         : [h('li', { class: 'muted' }, a.games.length ? 'None: every game of yours awaits your move.' : 'No games yet.')]));
     } catch (e) {
-      if (e.status === 401) { setAccount(null); route(); return; }
+      // A token the server no longer knows is forgotten (a session that ended is
+      // handled where every call is made).
+      if (e.status === 401) { if (me.token) { setAccount(null); route(); } return; }
       toast(e.message);
     }
   };

@@ -38,7 +38,7 @@ export async function joinView(main, id, seat, { accountForm }) {
       h('dt', {}, 'The other seats'), h('dd', {}, h('ul', { class: 'plain' }, ...others))));
   main.append(card);
   if (!me) {
-    card.append(h('p', {}, 'To sit down, create your player first (or sign in with your token).'));
+    card.append(h('p', {}, 'To sit down, sign in or create your player first.'));
     main.append(accountForm());
     return;
   }

@@ -6,7 +6,7 @@ import { optionField, OPTION_WORDS } from './options.js';
 export async function newGameView(main, { accountForm }) {
   const vs = await variants();
   const me = account();
-  if (!me) { main.append(accountForm()); return; }
+  if (!me) { main.append(accountForm({ title: 'Sign in to start a game' })); return; }
   const pre = new URLSearchParams(location.hash.split('?')[1] || '');
   // A challenge from a player's page: that player is invited to seat 1.
   let opponent = null;

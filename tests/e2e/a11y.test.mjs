@@ -2,7 +2,7 @@
 // critical violation on any page, and the pages' actions work from the keyboard alone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, player, createGame, takeSeat, apiAs, axeViolations, playMoves, season } from './lib.mjs';
+import { BASE, launch, player, createGame, takeSeat, apiAs, axeViolations, playMoves, season, PASSWORD } from './lib.mjs';
 
 let ann;
 let ben;
@@ -87,6 +87,89 @@ test('axe: a game page of every variant (against bots), the invitation page, a f
   }
 });
 
+/** An OAuth authorisation request of a made-up app (its redirect is never followed here). */
+function authorizeUrl() {
+  const q = new URLSearchParams({
+    response_type: 'code', client_id: 'a11y-app', redirect_uri: 'http://127.0.0.1:9/cb', scope: 'game:read game:play',
+    state: 'st', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+  });
+  return `${BASE}/oauth/authorize?${q}`;
+}
+
+test('axe: signing in and up (with a refusal shown), the account page with a new token and codes shown, the consent screen', async () => {
+  const context = await launch({ width: 390, height: 844 });
+  try {
+    const page = context.pages()[0] || await context.newPage();
+    await page.goto(`${BASE}/#/`);
+    await page.waitForSelector('#sign-in-form');
+    await clean(page, 'signed out');
+    await page.fill('#signin-name', 'nobody here');
+    await page.check('#signin-use-code');
+    await page.fill('#signin-code', 'aaaaa-bbbbb-ccccc');
+    await page.click('#sign-in');
+    await page.waitForFunction(() => document.querySelector('#sign-in-error').textContent !== '');
+    await clean(page, 'a refused sign-in with a recovery code');
+    await page.goto(authorizeUrl());
+    await page.waitForSelector('#consent-client');
+    await page.waitForSelector('#sign-in-form');
+    await clean(page, 'consent screen, signed out');
+  } finally {
+    await context.close();
+  }
+  for (const p of [ann, ben]) {
+    const { page } = p;
+    await page.goto(`${BASE}/#/account`);
+    await page.waitForSelector('#sessions li');
+    await clean(page, `account page (${p.name})`);
+    await page.click('#new-codes');
+    await page.waitForSelector('#recovery-codes li');
+    await page.fill('#token-name', 'a11y');
+    await page.check('#scope-game-read');
+    await page.click('#create-token');
+    await page.waitForSelector('#new-token-value');
+    await page.fill('#current-password', PASSWORD);
+    await page.fill('#new-password', 'password');
+    await page.click('#set-password');
+    await page.waitForFunction(() => /too easy/.test(document.querySelector('#password-form [role=alert]').textContent));
+    await clean(page, `account page with codes, a token and a refusal shown (${p.name})`);
+    await page.goto(authorizeUrl());
+    await page.waitForSelector('#authorise');
+    await clean(page, `consent screen (${p.name})`);
+  }
+});
+
+test('keyboard only: signing in, then making a token on the account page', async () => {
+  const context = await launch();
+  try {
+    const page = context.pages()[0] || await context.newPage();
+    await page.goto(`${BASE}/#/`);
+    await page.waitForSelector('#sign-in-form');
+    await page.locator('body').focus();
+    await tabTo(page, '#signin-name');
+    await page.keyboard.type(ann.name);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#inbox');
+    await page.locator('body').focus();
+    await tabTo(page, '#account-link');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#token-form');
+    await tabTo(page, '#token-name', 200);
+    await page.keyboard.type('from the keyboard');
+    await tabTo(page, '#scope-chat-write');
+    await page.keyboard.press('Space');
+    await tabTo(page, '#create-token');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#new-token-value');
+    // The new token is where the focus goes, and read out as a group with its heading.
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'new-token-h');
+    assert.match(await page.textContent('#tokens'), /from the keyboard.*chat:write/);
+  } finally {
+    await context.close();
+  }
+});
+
 /** Presses Tab until `selector` has the focus; fails after `max` presses. */
 async function tabTo(page, selector, max = 80) {
   for (let i = 0; i < max; i++) {
@@ -130,7 +213,7 @@ test('keyboard only: the menu, joining from the lobby, a message, and a visible 
 test('on a phone every control of the pages is at least 44 × 44 px (links in a sentence excepted)', async () => {
   const id = await createGame(ann, 'hoofden', {});
   const { page } = ben;
-  const pages = ['#/', '#/lobby', '#/leaderboard?variant=ali_baba', '#/new', `#/player/${ann.id}`, `#/join/${id}/1`, `#/game/${id}`];
+  const pages = ['#/', '#/lobby', '#/leaderboard?variant=ali_baba', '#/new', `#/player/${ann.id}`, `#/join/${id}/1`, `#/game/${id}`, '#/account'];
   for (const hash of pages) {
     await page.goto(`${BASE}/${hash}`);
     await page.waitForSelector('main h1');

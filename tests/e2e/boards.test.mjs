@@ -6,7 +6,7 @@
 // on the forms.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, player, playTurn, apiAs } from './lib.mjs';
+import { BASE, launch, player, playTurn, apiAs, tokenOf } from './lib.mjs';
 import { notation, pointFor } from '../../api/web/boards/backgammon.js';
 
 const PHONE = { width: 390, height: 844 };
@@ -31,12 +31,11 @@ after(async () => {
   }
 });
 
-/** A call to the API as player `p` (with the token the page keeps). */
+/** A call to the API as player `p` (with the token the server gave at sign-up). */
 async function call(p, method, path, body) {
-  const acct = await p.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')));
   const r = await fetch(`${BASE}${path}`, {
     method,
-    headers: { accept: 'application/json', authorization: `Bearer ${acct.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { accept: 'application/json', authorization: `Bearer ${await tokenOf(p)}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await r.text();

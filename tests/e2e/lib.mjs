@@ -35,7 +35,15 @@ export async function launch(viewport = { width: 1200, height: 900 }) {
   return context;
 }
 
-/** A fresh player in its own browser context (so its own localStorage), signed up on the page. */
+/** The password of every player the tests sign up on the page. */
+export const PASSWORD = 'gloomy otter paints the quay';
+
+/**
+ * A fresh player in its own browser context (its own cookies and localStorage), signed up
+ * on the page with a name and a password: the browser is then signed in with a session.
+ * The tests' own calls to the API use the first token the server answered the sign-up
+ * with (the page does not keep it).
+ */
 export async function player(name, viewport, { noStream = false } = {}) {
   const context = await launch(viewport);
   const page = context.pages()[0] || await context.newPage();
@@ -51,19 +59,33 @@ export async function player(name, viewport, { noStream = false } = {}) {
   }, [250, noStream]);
   // Names are unique on the server (look-alikes refused), and every test file signs up
   // its players on the same one: a name taken by an earlier file becomes `name 2`, ...
+  let made = null;
   for (let n = 1; ; n++) {
     await page.fill('#acct-name', n === 1 ? name : `${name} ${n}`);
+    await page.fill('#acct-password', PASSWORD);
+    const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/players' && r.request().method() === 'POST');
     await page.click('#create-account');
-    const signedUp = await Promise.race([
-      page.waitForSelector('#inbox').then(() => true),
-      page.waitForFunction(() => /looks the same/.test(document.querySelector('#account-form p.error')?.textContent || ''))
-        .then(() => false),
-    ]);
-    if (signedUp) break;
+    const r = await answer;
+    if (r.status() === 201) {
+      made = await r.json();
+      await page.waitForSelector('#inbox');
+      break;
+    }
+    await page.waitForFunction(() => /looks the same/.test(document.querySelector('#account-form p.error')?.textContent || ''));
     if (n >= 20) throw new Error(`no name like ${name} is free`);
   }
-  const acct = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')));
-  return { page, context, name, id: acct.id, errors, close: () => context.close() };
+  return { page, context, name: made.name, id: made.id, token: made.token, errors, close: () => context.close() };
+}
+
+/** Signs in on `page` (at its current address) with a name and a password or a recovery code. */
+export async function signIn(page, name, { password = PASSWORD, code = null } = {}) {
+  await page.waitForSelector('#sign-in-form');
+  await page.fill('#signin-name', name);
+  if (code) {
+    await page.check('#signin-use-code');
+    await page.fill('#signin-code', code);
+  } else await page.fill('#signin-password', password);
+  await page.click('#sign-in');
 }
 
 /**
@@ -140,8 +162,7 @@ export async function apiPlayer(name) {
 
 /** The bearer token of a player made with `player()` (or `apiPlayer()`). */
 export async function tokenOf(p) {
-  if (p.token) return p.token;
-  return p.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+  return p.token;
 }
 
 /**

@@ -3,7 +3,7 @@
 // and the generic view of a game without one.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, launch, player, createGame, playToEnd, playTurn, takeSeat, apiAs } from './lib.mjs';
+import { BASE, launch, player, createGame, playToEnd, playTurn, takeSeat, apiAs, tokenOf, signIn, PASSWORD } from './lib.mjs';
 
 let carol;
 let dave;
@@ -155,7 +155,7 @@ test('a half-made backgammon move survives a message from the opponent', async (
 /** Creates a game of `variant` through the API: carol in seat 0, random bots in the others. */
 async function gameAgainstBots(variant, options = {}) {
   const v = (await (await fetch(`${BASE}/v1/variants`)).json()).find((x) => x.name === variant);
-  const token = await carol.page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
+  const token = await tokenOf(carol);
   const seats = [carol.id, ...Array.from({ length: v.min_seats - 1 }, () => ({ bot: 'random' }))];
   const r = await fetch(`${BASE}/v1/games`, {
     method: 'POST',
@@ -230,6 +230,7 @@ test('a newcomer opening an invite link names a player first, then sits down', a
     const page = context.pages()[0] || await context.newPage();
     await page.goto(link);
     await page.fill('#acct-name', 'erin');
+    await page.fill('#acct-password', PASSWORD);
     await page.click('#create-account');
     // Signed up, the page asks before taking the seat.
     await page.waitForSelector('#confirm-take');
@@ -238,18 +239,18 @@ test('a newcomer opening an invite link names a player first, then sits down', a
     await page.waitForURL(new RegExp(`#/game/${id}$`));
     await page.waitForSelector('main[data-status="active"]');
     assert.match(await page.textContent('#seat-list'), /Blue: you/);
-    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('worp.account')).token);
-    assert.ok(token.length > 10, 'the token is kept in localStorage');
-    // The same player signs in from another browser with that token.
+    // Signed in with a session (a cookie the page cannot read): no token is kept.
+    assert.equal(await page.evaluate(() => localStorage.getItem('worp.account')), null);
+    assert.ok((await context.cookies()).some((c) => c.name === '__Host-worp_session' && c.httpOnly));
+    // The same player signs in from another browser with the name and password.
     const other = await launch();
     try {
       const p2 = other.pages()[0] || await other.newPage();
       await p2.goto(`${BASE}/`);
-      await p2.click('summary');
-      await p2.fill('#acct-token', token);
-      await p2.click('#use-token');
+      await signIn(p2, 'erin');
       await p2.waitForSelector('#inbox');
       assert.match(await p2.textContent('#who'), /erin/);
+      await p2.waitForSelector(`#inbox a[data-game="${id}"], #my-games a[data-game="${id}"]`);
     } finally {
       await other.close();
     }

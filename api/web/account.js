@@ -1,0 +1,302 @@
+// The account page (#/account): the password, recovery codes, the sessions signed in
+// (sign one out, or all), personal access tokens (make one with chosen scopes, revoke)
+// and the apps authorised through OAuth (revoke).
+import { h, api, toast, account, setSession, signOut, fmtTime, agoText } from './core.js';
+import { signIn } from './signin.js';
+
+/** What each scope allows, as the server says it (`Scope::description`). */
+export const SCOPES = [
+  ['game:read', 'Read your private games, inbox and private messages'],
+  ['game:play', 'Take seats, move, resign and answer the cube in your games'],
+  ['chat:write', 'Write messages in your games\' chats'],
+  ['challenge:write', 'Create games and invite players'],
+  ['webhook:write', 'Manage your webhooks'],
+  ['account:read', 'Read your account, sessions, tokens and authorised apps'],
+  ['account:write', 'Change your account: settings, credentials, tokens, sessions, apps'],
+];
+
+/** A card with a heading (focusable, to move the focus to after an action). */
+function section(id, title, ...children) {
+  return h('section', { class: 'card', id, 'aria-labelledby': `${id}-h` },
+    h('h2', { id: `${id}-h`, tabindex: -1 }, title), ...children);
+}
+
+/** The two result lines of a section: what was done (polite), what failed (alert). */
+function results() {
+  const ok = h('p', { class: 'ok', role: 'status' });
+  const err = h('p', { class: 'error', role: 'alert' });
+  return {
+    nodes: [ok, err],
+    say(text) { err.textContent = ''; ok.textContent = text; },
+    fail(text) { ok.textContent = ''; err.textContent = text; },
+    clear() { ok.textContent = ''; err.textContent = ''; },
+  };
+}
+
+async function copy(input) {
+  try {
+    await navigator.clipboard.writeText(input.value ?? input.textContent);
+  } catch {
+    if (input.select) input.select();
+    document.execCommand('copy');
+  }
+  toast('Copied.');
+}
+
+const scopeList = (scopes) => h('span', { class: 'scopes' }, ...scopes.map((s) => h('code', {}, s)));
+
+export async function accountView(main, { accountForm, route, toHome }) {
+  const me = account();
+  if (!me) { main.append(accountForm({ title: 'Your account' })); return; }
+  let info;
+  try {
+    info = await api('GET', '/v1/players/me');
+  } catch (e) {
+    if (e.status === 401 && me.session) return; // signed out meanwhile: the page is drawn again
+    throw e;
+  }
+  main.append(h('h1', { id: 'account-h' }, `Your account: ${info.name}`),
+    h('p', { id: 'signed-in-with' }, me.session
+      ? 'This browser is signed in with a session: it stays signed in until you sign out, here or from another device.'
+      : 'This browser keeps your token. Set a password to sign in on any other device with your name.'));
+  const password = h('div');
+  const recovery = h('div');
+  main.append(section('password-section', 'Password', password),
+    section('recovery-section', 'Recovery codes', recovery),
+    sessionsSection(me, toHome),
+    tokensSection(),
+    appsSection());
+  passwordPart(password, info, me, route);
+  recoveryPart(recovery, info);
+}
+
+// ---------------------------------------------------------------- password
+
+function passwordPart(box, info, me, route) {
+  const had = info.has_password;
+  const current = had ? h('input', { id: 'current-password', type: 'password', required: true, autocomplete: 'current-password' }) : null;
+  const fresh = h('input', { id: 'new-password', type: 'password', required: true, minlength: 8, autocomplete: 'new-password',
+    'aria-describedby': 'new-password-help' });
+  const r = results();
+  const submit = h('button', { type: 'submit', id: 'set-password' }, had ? 'Change password' : 'Set password');
+  const form = h('form', { id: 'password-form', onsubmit: async (ev) => {
+    ev.preventDefault();
+    r.clear();
+    submit.disabled = true;
+    try {
+      await api('POST', '/v1/players/me/password', { body: { password: fresh.value, ...(had ? { current_password: current.value } : {}) } });
+      if (me.token) {
+        // Signed in with a session from now on: the token need not stay in this browser.
+        try {
+          await signIn(me.id, { password: fresh.value });
+          toast('Your password is set. This browser is now signed in with a session, and no longer keeps your token.', 8000);
+          route();
+          return;
+        } catch { /* the token still works here */ }
+      }
+      const now = { ...info, has_password: true };
+      passwordPart(box, now, me, route);
+      box.querySelector('[role=status]').textContent = had ? 'Your password is changed.' : 'Your password is set: sign in with it on any device.';
+    } catch (e) {
+      if (e.status === 403) { r.fail('Your current password is wrong.'); current?.focus(); } else if (e.status === 400 && /^password/.test(e.detail || '')) {
+        r.fail(`Choose another password: ${e.detail}.`);
+        fresh.focus();
+      } else r.fail(e.message);
+    } finally { submit.disabled = false; }
+  } },
+  // For password managers: whose password this is.
+  h('input', { type: 'text', autocomplete: 'username', value: info.name, hidden: true, readonly: true }),
+  h('p', { class: 'help' }, had ? 'You sign in with your name and password.' : 'You have no password yet: with one you sign in on any device with your name.'),
+  had ? [h('label', { for: 'current-password' }, 'Current password'), current] : null,
+  h('label', { for: 'new-password' }, had ? 'New password' : 'Password'),
+  h('p', { class: 'help', id: 'new-password-help' }, 'At least 8 characters and hard to guess: a few uncommon words make a good one.'),
+  fresh, h('p', {}, submit), ...r.nodes);
+  box.replaceChildren(form);
+}
+
+// ---------------------------------------------------------------- recovery codes
+
+function recoveryPart(box, info) {
+  const left = info.recovery_codes_left;
+  const r = results();
+  const make = h('button', { type: 'button', id: 'new-codes', class: 'secondary', onclick: async () => {
+    if (left > 0 && !confirm(`Make new recovery codes? The ${left} you have left stop working.`)) return;
+    r.clear();
+    make.disabled = true;
+    try {
+      const { codes } = await api('POST', '/v1/players/me/recovery-codes');
+      recoveryPart(box, { ...info, recovery_codes_left: codes.length });
+      const list = h('ol', { id: 'recovery-codes', class: 'codes' }, ...codes.map((c) => h('li', {}, h('code', {}, c))));
+      const heading = h('h3', { id: 'recovery-codes-h', tabindex: -1 }, 'Save these recovery codes now');
+      box.querySelector('#recovery-codes-box').replaceChildren(h('div', { class: 'new-secret', role: 'group', 'aria-labelledby': 'recovery-codes-h' },
+        heading,
+        h('p', {}, 'They are shown only this once. Keep them somewhere safe (a password manager, or on paper): each signs you in once, in place of your password, if you lose it.'),
+        list,
+        h('button', { type: 'button', class: 'secondary', id: 'copy-codes', onclick: () => copy({ value: codes.join('\n') }) }, 'Copy the codes')));
+      heading.focus();
+    } catch (e) { r.fail(e.message); make.disabled = false; }
+  } }, left > 0 ? 'Make new recovery codes' : 'Make recovery codes');
+  box.replaceChildren(
+    h('p', { id: 'codes-left' }, left > 0 ? `You have ${left} unused recovery code${left === 1 ? '' : 's'}.` : 'You have no recovery codes.'),
+    h('p', { class: 'help' }, 'A recovery code signs you in once in place of your password, if you lose it.'),
+    h('p', {}, make), ...r.nodes, h('div', { id: 'recovery-codes-box' }));
+}
+
+// ---------------------------------------------------------------- the lists
+
+/**
+ * A section listing what `path` answers (sessions, tokens, apps), each item with a button
+ * that deletes it at `path/<id>`. `row(x)`: the item's attributes and words; `button(x)`:
+ * the button's text, class, accessible name, confirmation, the words once done, and
+ * `instead` (an action that replaces the deletion when it answers true).
+ */
+function listSection({ id, title, help, path, empty, row, button }) {
+  const list = h('ul', { class: 'list', id: id.replace(/-section$/, '') });
+  const r = results();
+  const sec = section(id, title, h('p', { class: 'help' }, help), list, ...r.nodes);
+  const heading = sec.querySelector('h2');
+  const item = (x) => {
+    const b = button(x);
+    const { attrs, words } = row(x);
+    return h('li', attrs, ...words,
+      h('button', { type: 'button', class: `${b.cls} small`, 'data-action': b.action, 'aria-label': b.aria, onclick: async () => {
+        if (b.confirm && !confirm(b.confirm)) return;
+        try {
+          if (b.instead && await b.instead()) return;
+          await api('DELETE', `${path}/${x.id}`);
+          r.say(b.done);
+          await load();
+          heading.focus();
+        } catch (e) { r.fail(e.message); }
+      } }, b.text));
+  };
+  async function load() {
+    try {
+      const items = await api('GET', path);
+      list.replaceChildren(...(items.length ? items.map(item) : [h('li', { class: 'muted' }, empty)]));
+    } catch (e) { r.fail(e.message); }
+  }
+  load();
+  return { sec, load, r };
+}
+
+const lastUsed = (x) => h('span', { class: 'muted' }, `last used ${x.last_used_at ? agoText(x.last_used_at) : 'never'}`);
+
+// ---------------------------------------------------------------- sessions
+
+function sessionsSection(me, toHome) {
+  const { sec, load, r } = listSection({
+    id: 'sessions-section',
+    title: 'Where you are signed in',
+    help: 'Each browser where you signed in with your password or a recovery code.',
+    path: '/v1/players/me/sessions',
+    empty: 'None: you have not signed in with a password anywhere.',
+    row: (s) => ({
+      attrs: { 'data-session': s.id, 'data-current': s.current ? 'true' : null },
+      words: [h('strong', {}, s.name), s.current ? h('span', { class: 'badge turn' }, 'this browser') : null,
+        h('span', {}, `signed in ${fmtTime(s.created_at)}`), lastUsed(s)],
+    }),
+    button: (s) => ({
+      text: 'Sign out', cls: 'secondary', action: 'sign-out',
+      aria: `Sign out ${s.name}${s.current ? ' (this browser)' : `, signed in ${fmtTime(s.created_at)}`}`,
+      done: `Signed out ${s.name} (signed in ${fmtTime(s.created_at)}).`,
+      // This browser's session: signed out as with the button at the top.
+      instead: s.current ? async () => { await signOut(); toast('Signed out.'); toHome(); return true; } : null,
+    }),
+  });
+  sec.append(h('p', {}, h('button', { type: 'button', class: 'danger', id: 'sign-out-everywhere', onclick: async () => {
+    if (!confirm('Sign out everywhere, in this browser too?')) return;
+    try {
+      const { signed_out: n } = await api('DELETE', '/v1/players/me/sessions');
+      const words = `Signed out everywhere (${n} session${n === 1 ? '' : 's'}).`;
+      if (me.session) { setSession(null); toast(words); toHome(); return; }
+      r.say(words);
+      load();
+    } catch (e) { r.fail(e.message); }
+  } }, 'Sign out everywhere')));
+  return sec;
+}
+
+// ---------------------------------------------------------------- personal access tokens
+
+function tokensSection() {
+  const { sec, load, r } = listSection({
+    id: 'tokens-section',
+    title: 'Personal access tokens',
+    help: 'A token lets a program of yours (a bot, a script) use the API as you, with only the scopes you choose.',
+    path: '/v1/players/me/tokens',
+    empty: 'No tokens.',
+    row: (t) => ({
+      attrs: { 'data-token': t.id },
+      words: [h('strong', {}, t.name), scopeList(t.scopes), h('span', {}, `made ${fmtTime(t.created_at)}`), lastUsed(t),
+        h('span', { class: 'muted' }, t.expires_at ? `expires ${fmtTime(t.expires_at)}` : 'never expires')],
+    }),
+    button: (t) => ({
+      text: 'Revoke', cls: 'danger', action: 'revoke', aria: `Revoke ${t.name}`,
+      confirm: `Revoke the token “${t.name}”? What uses it stops working at once.`,
+      done: `The token “${t.name}” is revoked.`,
+    }),
+  });
+  const made = h('div', { id: 'new-token-box' });
+  const name = h('input', { id: 'token-name', required: true, maxlength: 100, autocomplete: 'off' });
+  const days = h('input', { id: 'token-days', type: 'number', min: 1, max: 366, step: 1, inputmode: 'numeric', 'aria-describedby': 'token-days-help' });
+  const boxes = SCOPES.map(([s, what]) => {
+    const id = `scope-${s.replace(':', '-')}`;
+    const box = h('input', { type: 'checkbox', id, value: s, name: 'scopes', 'aria-describedby': `${id}-what` });
+    return { box, label: h('div', { class: 'scope' }, h('label', { class: 'inline', for: id }, box, h('code', {}, s)),
+      h('span', { class: 'help', id: `${id}-what` }, what)) };
+  });
+  const submit = h('button', { type: 'submit', id: 'create-token' }, 'Make the token');
+  const form = h('form', { id: 'token-form', 'aria-labelledby': 'token-form-h', onsubmit: async (ev) => {
+    ev.preventDefault();
+    r.clear();
+    const scopes = boxes.filter((b) => b.box.checked).map((b) => b.box.value);
+    if (!scopes.length) { r.fail('Choose at least one thing the token may do.'); boxes[0].box.focus(); return; }
+    const body = { name: name.value.trim(), scopes };
+    if (days.value) body.expires_in_days = Number(days.value);
+    submit.disabled = true;
+    try {
+      const t = await api('POST', '/v1/players/me/tokens', { body });
+      const value = h('input', { id: 'new-token-value', readonly: true, value: t.token, class: 'mono', onfocus: (e) => e.target.select() });
+      const heading = h('h3', { id: 'new-token-h', tabindex: -1 }, `Your new token “${t.name}”`);
+      made.replaceChildren(h('div', { class: 'new-secret', role: 'group', 'aria-labelledby': 'new-token-h' },
+        heading,
+        h('p', {}, 'Copy it now: it is shown only this once. A program sends it as ', h('code', {}, 'Authorization: Bearer <token>'), '.'),
+        h('label', { for: 'new-token-value' }, 'Token'),
+        h('div', { class: 'row' }, value, h('button', { type: 'button', class: 'secondary', id: 'copy-token', onclick: () => copy(value) }, 'Copy'))));
+      form.reset();
+      await load();
+      heading.focus();
+    } catch (e) { r.fail(e.message); } finally { submit.disabled = false; }
+  } },
+  h('h3', { id: 'token-form-h' }, 'Make a token'),
+  h('label', { for: 'token-name' }, 'What it is for'), name,
+  h('fieldset', { class: 'scope-set' }, h('legend', {}, 'What it may do'), ...boxes.map((b) => b.label)),
+  h('label', { for: 'token-days' }, 'Expires after (days)'),
+  h('p', { class: 'help', id: 'token-days-help' }, 'From 1 to 366. Leave it empty for a token that works until you revoke it.'),
+  days, h('p', {}, submit));
+  sec.append(made, form);
+  return sec;
+}
+
+// ---------------------------------------------------------------- authorised apps
+
+function appsSection() {
+  return listSection({
+    id: 'apps-section',
+    title: 'Apps you authorised',
+    help: 'Other sites and programs you let use your account (through "Authorise" on their sign-in page).',
+    path: '/v1/players/me/apps',
+    empty: 'No apps.',
+    row: (a) => ({
+      attrs: { 'data-app': a.id },
+      words: [h('strong', { class: 'mono' }, a.client_id), h('span', {}, 'returns to ', h('span', { class: 'mono' }, a.redirect_origin)),
+        scopeList(a.scopes), h('span', { class: 'muted' }, `authorised ${fmtTime(a.created_at)}`)],
+    }),
+    button: (a) => ({
+      text: 'Revoke', cls: 'danger', action: 'revoke', aria: `Revoke ${a.client_id}`,
+      confirm: `Revoke ${a.client_id}? Its access stops at once.`,
+      done: `${a.client_id} no longer has access.`,
+    }),
+  }).sec;
+}
