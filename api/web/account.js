@@ -57,7 +57,7 @@ export async function accountView(main, { accountForm, route, toHome }) {
   }
   main.append(h('h1', { id: 'account-h' }, `Your account: ${info.name}`),
     h('p', { id: 'signed-in-with' }, me.session
-      ? 'This browser is signed in with a session: it stays signed in until you sign out, here or from another device.'
+      ? 'This browser is signed in with a session: it stays signed in until you sign out, here or from another device, or leave it unused for 30 days.'
       : 'This browser keeps your token. Set a password to sign in on any other device with your name.'));
   const password = h('div');
   const recovery = h('div');

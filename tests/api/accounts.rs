@@ -555,3 +555,104 @@ async fn a_recovery_code_signs_in_once() {
         assert_eq!(s, 401);
     }
 }
+
+#[tokio::test]
+async fn a_token_or_an_app_cannot_make_itself_a_way_in() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let hal = app.player("hal").await;
+        let writer = TestPlayer {
+            id: hal.id,
+            token: token_with(&app, &hal, &["account:read", "account:write"]).await,
+        };
+        // A password, recovery codes or a passkey would sign in with every scope.
+        for path in [
+            "/v1/players/me/recovery-codes",
+            "/v1/players/me/passkeys/options",
+        ] {
+            let resp = app.post(path, &writer, Value::Null).await;
+            assert_eq!(resp.status(), 403, "{backend:?}: {path}");
+        }
+        let resp = app
+            .post(
+                "/v1/players/me/password",
+                &writer,
+                json!({ "password": PASSWORD }),
+            )
+            .await;
+        assert_eq!(resp.status(), 403);
+        let me = app.get_json_as("/v1/players/me", &writer).await;
+        assert_eq!(me["has_password"], false, "nothing changed");
+        assert_eq!(me["recovery_codes_left"], 0);
+        let revoke = app
+            .client
+            .delete(app.url("/v1/players/me/token"))
+            .bearer_auth(&writer.token)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(revoke.status(), 403);
+    }
+}
+
+#[tokio::test]
+async fn the_first_token_is_revoked_once_there_is_another_way_in() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let ida = app.player("ida").await;
+        let revoke = || {
+            app.client
+                .delete(app.url("/v1/players/me/token"))
+                .bearer_auth(&ida.token)
+                .send()
+        };
+        assert_eq!(
+            revoke().await.expect("request").status(),
+            409,
+            "{backend:?}"
+        );
+        with_password(&app, &ida).await;
+        let name = name_of(&app, &ida).await;
+        let other = sign_in(&app, &name).await;
+        assert_eq!(revoke().await.expect("request").status(), 204);
+        let me = app
+            .client
+            .get(app.url("/v1/players/me"))
+            .bearer_auth(&ida.token)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(me.status(), 401, "the first token is gone");
+        let by_cookie = app
+            .client
+            .get(app.url("/v1/players/me"))
+            .header(COOKIE, &other.cookie)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(by_cookie.status(), 200, "the session stays");
+
+        // Changing the password signs out every other session, not this one.
+        let here = sign_in(&app, &name).await;
+        let changed = app
+            .client
+            .post(app.url("/v1/players/me/password"))
+            .header(COOKIE, &here.cookie)
+            .header("x-csrf-token", &here.csrf)
+            .json(&json!({ "password": "another fine long phrase", "current_password": PASSWORD }))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(changed.status(), 204);
+        for (browser, want) in [(&other, 401), (&here, 200)] {
+            let resp = app
+                .client
+                .get(app.url("/v1/players/me"))
+                .header(COOKIE, &browser.cookie)
+                .send()
+                .await
+                .expect("request");
+            assert_eq!(resp.status(), want);
+        }
+    }
+}

@@ -91,6 +91,26 @@ pub mod scope {
 #[derive(Debug, Clone)]
 pub struct Caller<S: Needs = scope::Signed>(pub Player, pub Grant, PhantomData<S>);
 
+impl<S: Needs> Caller<S> {
+    /// Refuses a credential made for something narrower than the player: a personal
+    /// access token or an app's. What gives a way in with every scope (a password,
+    /// recovery codes, a passkey) or takes the account away is the player's own doing,
+    /// with their first token or signed in.
+    pub fn first_party(&self) -> Result<(), ApiError> {
+        if matches!(
+            self.1.kind,
+            CredentialKind::Legacy | CredentialKind::Session
+        ) {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(
+                "only the player does this, signed in or with their first token; not with a personal access token or an app's"
+                    .into(),
+            ))
+        }
+    }
+}
+
 /// How a request presents its credential.
 enum Presented {
     Bearer(String),

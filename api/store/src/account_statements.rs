@@ -272,19 +272,23 @@ macro_rules! account_statements {
                 .transpose()?)
         }
 
-        /// Counts one more failure against `key`, at `now`.
+        /// Counts one more failure against `key`, at `now`; failures before
+        /// `forget_before` count no more.
         pub async fn record_sign_in_failure(
             pool: &Pool,
             key: &str,
             now: DateTime<Utc>,
+            forget_before: DateTime<Utc>,
         ) -> Result<(), StoreError> {
             sqlx::query(
                 "INSERT INTO sign_in_failures (key, failures, last_failed) VALUES ($1, 1, $2) \
                  ON CONFLICT (key) DO UPDATE SET \
-                 failures = sign_in_failures.failures + 1, last_failed = excluded.last_failed",
+                 failures = CASE WHEN sign_in_failures.last_failed < $3 THEN 1 \
+                 ELSE sign_in_failures.failures + 1 END, last_failed = excluded.last_failed",
             )
             .bind(key)
             .bind(now)
+            .bind(forget_before)
             .execute(pool)
             .await?;
             Ok(())
@@ -345,6 +349,20 @@ macro_rules! account_statements {
                 .await?;
             tx.commit().await?;
             Ok(true)
+        }
+
+        /// Gives `player` a first token with hash `token_hash`.
+        pub async fn replace_first_token(
+            pool: &Pool,
+            player: Uuid,
+            token_hash: &[u8],
+        ) -> Result<(), StoreError> {
+            sqlx::query("UPDATE players SET token_hash = $2 WHERE id = $1")
+                .bind(player)
+                .bind(token_hash)
+                .execute(pool)
+                .await?;
+            Ok(())
         }
 
         /// Which of the players are deleted, all of them.

@@ -129,12 +129,14 @@ impl Store {
         on_backend!(self.sign_in_failures(key))
     }
 
+    /// Counts a failure against `key` at `now`, forgetting those before `forget_before`.
     pub async fn record_sign_in_failure(
         &self,
         key: &str,
         now: DateTime<Utc>,
+        forget_before: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        on_backend!(self.record_sign_in_failure(key, now))
+        on_backend!(self.record_sign_in_failure(key, now, forget_before))
     }
 
     pub async fn clear_sign_in_failures(&self, key: &str) -> Result<(), StoreError> {
@@ -193,6 +195,24 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let done = on_backend!(self.delete_account(player, name, token_hash, now))?;
+        self.tell_others_to_forget(player).await?;
+        Ok(done)
+    }
+
+    /// Gives `player` a first token nobody has (hash `token_hash`), telling the other
+    /// server processes to forget the old one.
+    pub async fn replace_first_token(
+        &self,
+        player: Uuid,
+        token_hash: &[u8],
+    ) -> Result<(), StoreError> {
+        on_backend!(self.replace_first_token(player, token_hash))?;
+        self.tell_others_to_forget(player).await
+    }
+
+    /// On PostgreSQL, tells the other server processes to forget what they keep of
+    /// `player` (their first token, their name).
+    async fn tell_others_to_forget(&self, player: Uuid) -> Result<(), StoreError> {
         if let Store::Postgres(s) = self {
             bounded(async {
                 sqlx::query("SELECT pg_notify($1, $2)")
@@ -204,7 +224,7 @@ impl Store {
             })
             .await?;
         }
-        Ok(done)
+        Ok(())
     }
 
     /// The players who deleted their account.

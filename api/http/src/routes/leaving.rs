@@ -68,20 +68,11 @@ pub async fn delete_account(
     body: Body<DeleteAccount>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner()?;
-    // Not for a token made for something else, nor an app: only the player, with their
-    // first token or signed in.
-    if !matches!(
-        caller.1.kind,
-        CredentialKind::Legacy | CredentialKind::Session
-    ) {
-        return Err(ApiError::Forbidden(
-            "an account is deleted by its player, signed in or with their first token; not with a personal access token or an app's".into(),
-        ));
-    }
+    caller.first_party()?;
     worp.delete_account(&caller.0, &body.confirm_name).await?;
     let mut resp = HttpResponse::NoContent();
     if caller.1.kind == CredentialKind::Session {
-        resp.cookie(super::accounts::removal_cookie());
+        resp.cookie(super::sessions::removal_cookie());
     }
     Ok(resp.finish())
 }

@@ -14,6 +14,7 @@ pub mod oauth;
 pub mod paging;
 pub mod passkeys;
 pub mod players;
+pub mod sessions;
 pub mod streams;
 pub mod variants;
 #[path = "web.rs"]
@@ -53,13 +54,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(leaving::export_account)
         .service(leaving::delete_account)
         .service(accounts::set_password)
+        .service(accounts::revoke_first_token)
         .service(accounts::new_recovery_codes)
         .service(accounts::create_token)
         .service(accounts::list_tokens)
         .service(accounts::revoke_token)
-        .service(accounts::list_sessions)
-        .service(accounts::end_session)
-        .service(accounts::end_all_sessions)
+        .service(sessions::list_sessions)
+        .service(sessions::end_session)
+        .service(sessions::end_all_sessions)
         .service(accounts::list_apps)
         .service(accounts::revoke_app)
         .service(passkeys::passkey_options)
@@ -68,9 +70,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(passkeys::remove_passkey)
         .service(passkeys::sign_in_options)
         .service(passkeys::sign_in_with_passkey)
-        .service(accounts::sign_in)
-        .service(accounts::current_session)
-        .service(accounts::sign_out)
+        .service(sessions::sign_in)
+        .service(sessions::current_session)
+        .service(sessions::sign_out)
         .service(oauth::consent)
         .service(oauth::answer_consent)
         // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::accounts::{device_of, session_cookie, session_view, SessionView};
+use super::sessions::{device_of, session_cookie, session_view, SessionView};
 use crate::auth::scope::{AccountRead, AccountWrite};
 use crate::auth::{refuse_cross_site, Caller};
 use crate::body::Body;
@@ -23,6 +23,7 @@ use worp_service::Worp;
         (status = 200, description = "The ceremony and its options, good for five minutes", body = CeremonyOptions),
         (status = 400, description = "Too many passkeys, or passkeys are not set up here", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A personal access token or an app's token: only the player, signed in or with their first token, does this", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[post("/v1/players/me/passkeys/options")]
@@ -30,6 +31,7 @@ pub async fn passkey_options(
     worp: web::Data<Worp>,
     caller: Caller<AccountWrite>,
 ) -> Result<HttpResponse, ApiError> {
+    caller.first_party()?;
     Ok(HttpResponse::Ok()
         .insert_header(("cache-control", "no-store"))
         .json(worp.passkey_registration(&caller.0).await?))
@@ -57,6 +59,7 @@ pub struct NewPasskey {
         (status = 201, description = "Registered", body = PasskeyView),
         (status = 400, description = "An unknown, used or expired ceremony, or a credential that does not verify", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A personal access token or an app's token: only the player, signed in or with their first token, does this", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "That passkey is registered already", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -67,6 +70,7 @@ pub async fn register_passkey(
     caller: Caller<AccountWrite>,
     body: Body<NewPasskey>,
 ) -> Result<HttpResponse, ApiError> {
+    caller.first_party()?;
     let body = body.into_inner()?;
     let name = body.name.unwrap_or_else(|| device_of(&req));
     let made = worp

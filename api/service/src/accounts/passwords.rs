@@ -22,6 +22,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::Semaphore;
 use unicode_normalization::UnicodeNormalization;
 use uuid::Uuid;
+use worp_domain::access::{CredentialKind, Grant};
 use worp_store::Player;
 use zxcvbn::Score;
 
@@ -43,6 +44,8 @@ pub const FREE_FAILURES_PER_ACCOUNT: i32 = 5;
 pub const FREE_FAILURES_PER_ADDRESS: i32 = 20;
 /// The longest wait after failures, in seconds.
 pub const MAX_WAIT_SECS: i64 = 15 * 60;
+/// Failures are forgotten this long after the last one.
+pub const FAILURE_MEMORY: chrono::Duration = chrono::Duration::hours(1);
 
 /// Hashes computed at once: each takes 19 MiB and a core for some milliseconds.
 static HASHING: Semaphore = Semaphore::const_new(4);
@@ -169,9 +172,10 @@ fn new_recovery_code() -> String {
 
 /// How many seconds a try must still wait after `failures` failures, the last at
 /// `last`, when the first `free` are free: 1 s after the first failure past them, then
-/// twice as long after each, up to [`MAX_WAIT_SECS`].
+/// twice as long after each, up to [`MAX_WAIT_SECS`]; nothing once [`FAILURE_MEMORY`]
+/// has passed since the last.
 pub fn wait_secs(failures: i32, last: DateTime<Utc>, now: DateTime<Utc>, free: i32) -> u64 {
-    if failures < free {
+    if failures < free || now - last >= FAILURE_MEMORY {
         return 0;
     }
     let exponent = u32::try_from((failures - free).min(20)).unwrap_or(20);
@@ -181,14 +185,18 @@ pub fn wait_secs(failures: i32, last: DateTime<Utc>, now: DateTime<Utc>, free: i
 }
 
 impl Worp {
-    /// Sets `player`'s password; one already set must be given as `current`.
+    /// Sets `player`'s password; one already set must be given as `current`, and changing
+    /// it signs out every session but the one of this request.
     pub async fn set_password(
         &self,
         player: &Player,
+        grant: &Grant,
         password: &str,
         current: Option<&str>,
     ) -> Result<(), Refusal> {
-        if let Some(phc) = self.store.password_of(player.id).await? {
+        let before = self.store.password_of(player.id).await?;
+        let changed = before.is_some();
+        if let Some(phc) = before {
             let current = current.ok_or_else(|| {
                 Refusal::Invalid(
                     "current_password: your password is set; give it to change it".into(),
@@ -201,6 +209,15 @@ impl Worp {
         let password = checked_password(password, &[&player.name])?;
         let phc = hash_password(password).await?;
         self.store.set_password(player.id, &phc, self.now()).await?;
+        if changed {
+            // Whoever signed in with the old password is signed out, but this browser.
+            let keep = grant
+                .credential
+                .filter(|_| grant.kind == CredentialKind::Session);
+            self.store
+                .delete_credentials_of(player.id, CredentialKind::Session, keep)
+                .await?;
+        }
         Ok(())
     }
 
@@ -289,9 +306,14 @@ impl Worp {
         };
         let Some(player) = player else {
             let now = self.now();
-            self.store.record_sign_in_failure(&account_key, now).await?;
+            let forget_before = now - FAILURE_MEMORY;
+            self.store
+                .record_sign_in_failure(&account_key, now, forget_before)
+                .await?;
             if let Some(k) = &address_key {
-                self.store.record_sign_in_failure(k, now).await?;
+                self.store
+                    .record_sign_in_failure(k, now, forget_before)
+                    .await?;
             }
             return Err(Refusal::UnknownToken(match proof {
                 Proof::Password(_) => "wrong name or password".into(),
@@ -337,6 +359,7 @@ mod tests {
         assert_eq!(wait_secs(9, t, t + chrono::Duration::seconds(10), 5), 6);
         assert_eq!(wait_secs(9, t, t + chrono::Duration::seconds(16), 5), 0);
         assert_eq!(wait_secs(60, t, t, 5), MAX_WAIT_SECS as u64);
+        assert_eq!(wait_secs(60, t, t + FAILURE_MEMORY, 5), 0, "forgotten");
     }
 
     #[test]

@@ -277,6 +277,22 @@ impl Worp {
         })
     }
 
+    /// Revokes `player`'s first token, at once and for good. Only once they have another
+    /// way in (a password or a passkey): the first token may be the only one.
+    pub async fn revoke_first_token(&self, player: &Player) -> Result<(), Refusal> {
+        let has_password = self.store.password_of(player.id).await?.is_some();
+        if !has_password && self.store.passkeys_of(player.id).await?.is_empty() {
+            return Err(Refusal::Conflict(
+                "set a password or register a passkey first: without the first token, it is your way in"
+                    .into(),
+            ));
+        }
+        let (_, nobodys) = new_secret_and_hash(CredentialKind::Legacy)?;
+        self.store.replace_first_token(player.id, &nobodys).await?;
+        self.cache.forget_player(player.id);
+        Ok(())
+    }
+
     /// Deletes credentials and authorisation codes that expired before `now`.
     pub async fn sweep_credentials(&self, now: DateTime<Utc>) -> Result<u64, Refusal> {
         Ok(self.store.delete_expired_credentials(now).await?)
