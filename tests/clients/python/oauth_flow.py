@@ -59,12 +59,13 @@ def consent(page: Page, url: str, name: str) -> str:
     """The player opens `url`, signs in if asked, and authorises: the callback URL."""
     Callback.ready.clear()
     page.goto(url)
-    authorise = page.get_by_role("button", name="Authorise")
-    sign_in = page.get_by_role("button", name="Sign in")
+    authorise = page.get_by_role("button", name="Authorise", exact=True)
+    form = page.get_by_role("form", name="Sign in", exact=True)
+    sign_in = form.get_by_role("button", name="Sign in", exact=True)
     authorise.or_(sign_in).first.wait_for(timeout=15000)
     if sign_in.is_visible():
-        page.get_by_label("Name").fill(name)
-        page.get_by_label("Password", exact=True).fill(PASSWORD)
+        form.get_by_label("Name", exact=True).fill(name)
+        form.get_by_label("Password", exact=True).fill(PASSWORD)
         sign_in.click()
     authorise.wait_for(timeout=15000)
     check(page.get_by_text(CLIENT_ID).first.is_visible(), "the consent screen names the client")
