@@ -85,6 +85,18 @@ pub async fn sign_in(app: &TestApp, name: &str) -> Browser {
     }
 }
 
+/// The status of `GET path` with the session cookie `cookie`.
+pub async fn status_by_cookie(app: &TestApp, cookie: &str, path: &str) -> u16 {
+    app.client
+        .get(app.url(path))
+        .header(COOKIE, cookie)
+        .send()
+        .await
+        .expect("request")
+        .status()
+        .as_u16()
+}
+
 fn insufficient(resp: &reqwest::Response, scope: &str) -> bool {
     resp.status() == 403
         && resp
@@ -307,23 +319,12 @@ async fn a_session_cookie_needs_its_csrf_token_to_change_anything() {
         let mut tampered = browser.cookie.clone();
         let last = tampered.pop().expect("a character");
         tampered.push(if last == 'a' { 'b' } else { 'a' });
-        let refused = app
-            .client
-            .get(app.url("/v1/players/me"))
-            .header(COOKIE, &tampered)
-            .send()
-            .await
-            .expect("request");
-        assert_eq!(refused.status(), 401);
+        assert_eq!(
+            status_by_cookie(&app, &tampered, "/v1/players/me").await,
+            401
+        );
         // A public page is still served to it.
-        let lobby = app
-            .client
-            .get(app.url("/v1/lobby"))
-            .header(COOKIE, &tampered)
-            .send()
-            .await
-            .expect("request");
-        assert_eq!(lobby.status(), 200);
+        assert_eq!(status_by_cookie(&app, &tampered, "/v1/lobby").await, 200);
 
         // The sessions are listed, this one marked; signing out ends it.
         let current = app
@@ -359,14 +360,10 @@ async fn a_session_cookie_needs_its_csrf_token_to_change_anything() {
             .get(SET_COOKIE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("__Host-worp_session=;")));
-        let after = app
-            .client
-            .get(app.url("/v1/players/me"))
-            .header(COOKIE, &browser.cookie)
-            .send()
-            .await
-            .expect("request");
-        assert_eq!(after.status(), 401);
+        assert_eq!(
+            status_by_cookie(&app, &browser.cookie, "/v1/players/me").await,
+            401
+        );
 
         // Signing out everywhere ends the other session too.
         let everywhere = app
@@ -623,14 +620,11 @@ async fn the_first_token_is_revoked_once_there_is_another_way_in() {
             .await
             .expect("request");
         assert_eq!(me.status(), 401, "the first token is gone");
-        let by_cookie = app
-            .client
-            .get(app.url("/v1/players/me"))
-            .header(COOKIE, &other.cookie)
-            .send()
-            .await
-            .expect("request");
-        assert_eq!(by_cookie.status(), 200, "the session stays");
+        assert_eq!(
+            status_by_cookie(&app, &other.cookie, "/v1/players/me").await,
+            200,
+            "the session stays"
+        );
 
         // Changing the password signs out every other session, not this one.
         let here = sign_in(&app, &name).await;
