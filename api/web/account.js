@@ -265,8 +265,9 @@ function tokensSection() {
         h('label', { for: 'new-token-value' }, 'Token'),
         h('div', { class: 'row' }, value, h('button', { type: 'button', class: 'secondary', id: 'copy-token', onclick: () => copy(value) }, 'Copy'))));
       form.reset();
-      await load();
+      // The focus goes to the new token at once (not after the list is read again).
       heading.focus();
+      await load();
     } catch (e) { r.fail(e.message); } finally { submit.disabled = false; }
   } },
   h('h3', { id: 'token-form-h' }, 'Make a token'),

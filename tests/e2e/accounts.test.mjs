@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
-import { BASE, launch, player, signIn, createGame, apiPlayer, PASSWORD } from './lib.mjs';
+import { BASE, freshBrowser, accountPage, player, signIn, createGame, apiPlayer, PASSWORD } from './lib.mjs';
 
 let uma; // signed up on the page, in her first browser
 let other; // uma's second browser (its own cookies and localStorage)
@@ -14,14 +14,9 @@ const opened = [];
 
 /** A fresh browser (context) with its page, not signed in. */
 async function browser(viewport) {
-  const context = await launch(viewport);
-  opened.push(context);
-  const page = context.pages()[0] || await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('dialog', (d) => d.accept());
-  await page.goto(`${BASE}/`);
-  return { context, page, errors };
+  const b = await freshBrowser({ viewport });
+  opened.push(b.context);
+  return b;
 }
 
 before(async () => {
@@ -34,13 +29,6 @@ after(async () => {
   await uma?.close();
   for (const c of opened) await c.close();
 });
-
-/** Opens the account page afresh (a page already there is loaded again). */
-async function accountPage(page) {
-  await page.goto(`${BASE}/#/account`);
-  await page.reload();
-  await page.waitForSelector('#password-form');
-}
 
 const status = (page, path, init) => page.evaluate(([p, i]) => fetch(p, i).then((r) => r.status), [path, init || {}]);
 const bearer = (token, path, init = {}) => fetch(`${BASE}${path}`, { ...init, headers: { ...(init.headers || {}), authorization: `Bearer ${token}` } });
