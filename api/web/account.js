@@ -1,8 +1,9 @@
-// The account page (#/account): the password, recovery codes, the sessions signed in
-// (sign one out, or all), personal access tokens (make one with chosen scopes, revoke)
-// and the apps authorised through OAuth (revoke).
+// The account page (#/account): the password, passkeys (add, remove), recovery codes,
+// the sessions signed in (sign one out, or all), personal access tokens (make one with
+// chosen scopes, revoke) and the apps authorised through OAuth (revoke).
 import { h, api, toast, account, setSession, signOut, fmtTime, agoText } from './core.js';
 import { signIn } from './signin.js';
+import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
 
 /** What each scope allows, as the server says it (`Scope::description`). */
 export const SCOPES = [
@@ -62,6 +63,7 @@ export async function accountView(main, { accountForm, route, toHome }) {
   const password = h('div');
   const recovery = h('div');
   main.append(section('password-section', 'Password', password),
+    passkeysSection(info),
     section('recovery-section', 'Recovery codes', recovery),
     sessionsSection(me, toHome),
     tokensSection(),
@@ -146,7 +148,7 @@ function recoveryPart(box, info) {
 
 /**
  * A section listing what `path` answers (sessions, tokens, apps), each item with a button
- * that deletes it at `path/<id>`. `row(x)`: the item's attributes and words; `button(x)`:
+ * that deletes it at `path/<id>`. `row(x)`: the item's attributes and words; `button(x, all)`:
  * the button's text, class, accessible name, confirmation, the words once done, and
  * `instead` (an action that replaces the deletion when it answers true).
  */
@@ -155,8 +157,8 @@ function listSection({ id, title, help, path, empty, row, button }) {
   const r = results();
   const sec = section(id, title, h('p', { class: 'help' }, help), list, ...r.nodes);
   const heading = sec.querySelector('h2');
-  const item = (x) => {
-    const b = button(x);
+  const item = (x, _, items) => {
+    const b = button(x, items);
     const { attrs, words } = row(x);
     return h('li', attrs, ...words,
       h('button', { type: 'button', class: `${b.cls} small`, 'data-action': b.action, 'aria-label': b.aria, onclick: async () => {
@@ -188,9 +190,9 @@ function sessionsSection(me, toHome) {
   const { sec, load, r } = listSection({
     id: 'sessions-section',
     title: 'Where you are signed in',
-    help: 'Each browser where you signed in with your password or a recovery code.',
+    help: 'Each browser where you signed in with your password, a passkey or a recovery code.',
     path: '/v1/players/me/sessions',
-    empty: 'None: you have not signed in with a password anywhere.',
+    empty: 'None: you have not signed in with a password or a passkey anywhere.',
     row: (s) => ({
       attrs: { 'data-session': s.id, 'data-current': s.current ? 'true' : null },
       words: [h('strong', {}, s.name), s.current ? h('span', { class: 'badge turn' }, 'this browser') : null,
@@ -301,3 +303,60 @@ function appsSection() {
     }),
   }).sec;
 }
+
+// ---------------------------------------------------------------- passkeys
+
+function passkeysSection(info) {
+  const { sec, load, r } = listSection({
+    id: 'passkeys-section',
+    title: 'Passkeys',
+    help: 'A passkey signs you in with this device\'s screen lock (fingerprint, face or PIN) or a security key: no name or password to type, and nothing a fake site can steal.',
+    path: '/v1/players/me/passkeys',
+    empty: 'No passkeys yet.',
+    row: (p) => ({
+      attrs: { 'data-passkey': p.id },
+      words: [h('strong', {}, p.name), h('span', {}, `added ${fmtTime(p.created_at)}`), lastUsed(p)],
+    }),
+    button: (p, all) => ({
+      text: 'Remove', cls: 'danger', action: 'remove', aria: `Remove the passkey ${p.name}`,
+      confirm: `Remove the passkey “${p.name}”? It signs you in no more.${all.length === 1 && !info.has_password
+        ? ' It is your only passkey and you have no password: set a password first, or you may be unable to sign in again.' : ''}`,
+      done: `The passkey “${p.name}” is removed: it signs you in no more. (Your device may still offer it: delete it there too.)`,
+    }),
+  });
+  if (!passkeysAvailable()) {
+    sec.append(h('p', { id: 'passkeys-unavailable' }, noPasskeysText('add one from a browser that can')));
+    return sec;
+  }
+  const fr = results();
+  const name = h('input', { id: 'passkey-name', maxlength: 100, autocomplete: 'off', 'aria-describedby': 'passkey-name-help' });
+  const add = h('button', { type: 'submit', id: 'add-passkey' }, 'Add a passkey');
+  const form = h('form', { id: 'passkey-form', 'aria-labelledby': 'passkey-form-h', onsubmit: async (ev) => {
+    ev.preventDefault();
+    r.clear();
+    fr.clear();
+    add.disabled = true;
+    try {
+      const p = await addPasskey(name.value.trim());
+      form.reset();
+      await load();
+      fr.say(`Your passkey “${p.name}” is added: sign in with it with no name or password (“Sign in with a passkey”).`);
+    } catch (e) {
+      if (e instanceof PasskeyError) fr.fail(e.message);
+      else if (e.status === 409) fr.fail('This passkey is added already.');
+      else if (e.status === 400 && /ceremony/.test(e.detail || '')) fr.fail('That took too long: try again.');
+      else if (e.status === 400) fr.fail(`No passkey was added: ${e.detail || e.message}.`);
+      else fr.fail(e.message);
+    } finally {
+      add.disabled = false;
+      add.focus();
+    }
+  } },
+  h('h3', { id: 'passkey-form-h' }, 'Add a passkey'),
+  h('label', { for: 'passkey-name' }, 'What to call it (optional)'),
+  h('p', { class: 'help', id: 'passkey-name-help' }, 'Such as “my phone” or “blue key”. Without a name it is called after this browser.'),
+  name, h('p', {}, add), ...fr.nodes);
+  sec.append(form);
+  return sec;
+}
+

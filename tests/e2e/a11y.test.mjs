@@ -109,6 +109,10 @@ test('axe: signing in and up (with a refusal shown), the account page with a new
     await page.click('#sign-in');
     await page.waitForFunction(() => document.querySelector('#sign-in-error').textContent !== '');
     await clean(page, 'a refused sign-in with a recovery code');
+    // A passkey at an IP address: the browser refuses it, the page says why.
+    await page.click('#sign-in-passkey');
+    await page.waitForFunction(() => /IP address/.test(document.querySelector('#sign-in-error').textContent));
+    await clean(page, 'a refused sign-in with a passkey');
     await page.goto(authorizeUrl());
     await page.waitForSelector('#consent-client');
     await page.waitForSelector('#sign-in-form');
@@ -131,7 +135,10 @@ test('axe: signing in and up (with a refusal shown), the account page with a new
     await page.fill('#new-password', 'password');
     await page.click('#set-password');
     await page.waitForFunction(() => /too easy/.test(document.querySelector('#password-form [role=alert]').textContent));
-    await clean(page, `account page with codes, a token and a refusal shown (${p.name})`);
+    // The passkeys, with a refusal shown (an IP address).
+    await page.click('#add-passkey');
+    await page.waitForFunction(() => /IP address/.test(document.querySelector('#passkey-form [role=alert]').textContent));
+    await clean(page, `account page with codes, a token and refusals shown (${p.name})`);
     await page.goto(authorizeUrl());
     await page.waitForSelector('#authorise');
     await clean(page, `consent screen (${p.name})`);
