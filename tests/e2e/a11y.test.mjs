@@ -171,7 +171,7 @@ test('keyboard only: signing in, then making a token on the account page', async
     await page.waitForSelector('#new-token-value');
     // The new token is where the focus goes, and read out as a group with its heading.
     assert.equal(await page.evaluate(() => document.activeElement.id), 'new-token-h');
-    assert.match(await page.textContent('#tokens'), /from the keyboard.*chat:write/);
+    await page.locator('#tokens li', { hasText: /from the keyboard.*chat:write/ }).waitFor();
   } finally {
     await context.close();
   }
