@@ -1,7 +1,8 @@
 // The account page (#/account): the password, passkeys (add, remove), recovery codes,
 // the sessions signed in (sign one out, or all), personal access tokens (make one with
-// chosen scopes, revoke) and the apps authorised through OAuth (revoke).
-import { h, api, toast, account, setSession, signOut, fmtTime, agoText } from './core.js';
+// chosen scopes, revoke), the apps authorised through OAuth (revoke), the first token
+// (revoke it for good) and leaving (download one's data, delete the account).
+import { h, api, toast, account, setAccount, setSession, signOut, fmtTime, agoText } from './core.js';
 import { signIn } from './signin.js';
 import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
 
@@ -67,7 +68,9 @@ export async function accountView(main, { accountForm, route, toHome }) {
     section('recovery-section', 'Recovery codes', recovery),
     sessionsSection(me, toHome),
     tokensSection(),
-    appsSection());
+    appsSection(),
+    firstTokenSection(me, toHome),
+    leaveSection(info, me, main));
   passwordPart(password, info, me, route);
   recoveryPart(recovery, info);
 }
@@ -360,3 +363,100 @@ function passkeysSection(info) {
   return sec;
 }
 
+// ---------------------------------------------------------------- the first token
+
+function firstTokenSection(me, toHome) {
+  const r = results();
+  const revoke = h('button', { type: 'button', class: 'danger', id: 'revoke-first-token', 'aria-describedby': 'first-token-what', onclick: async () => {
+    if (!confirm('Revoke your first token for good? Whatever uses it stops working, and you sign in with your password or a passkey only.')) return;
+    r.clear();
+    revoke.disabled = true;
+    try {
+      await api('DELETE', '/v1/players/me/token');
+      if (me.token) {
+        // It was this browser's way in: signed out here.
+        setAccount(null);
+        toast('Your first token is revoked. Sign in with your name and password, or a passkey.', 10000);
+        toHome();
+        return;
+      }
+      r.say('Your first token is revoked: it works no more. Sign in with your password or a passkey.');
+    } catch (e) {
+      r.fail(e.status === 409 ? `Not revoked: ${e.detail || e.message}.` : e.message);
+    } finally { revoke.disabled = false; }
+  } }, 'Revoke the first token');
+  return section('first-token-section', 'Your first token',
+    h('p', { id: 'first-token-what' }, 'When your player was made, Worp gave it a first token, which may do anything and never expires. ',
+      me.token ? 'This browser keeps it. ' : '',
+      'Once you sign in with a password or a passkey you need it no more: revoked, it works no more, for good, and you sign in with your password or a passkey only.'),
+    h('p', { class: 'help' }, 'A program that uses it stops working: give it a personal access token instead.'),
+    h('p', {}, revoke), ...r.nodes);
+}
+
+// ---------------------------------------------------------------- leaving
+
+function leaveSection(info, me, main) {
+  const r = results();
+  const download = h('button', { type: 'button', class: 'secondary', id: 'export-data', onclick: async () => {
+    r.clear();
+    download.disabled = true;
+    try {
+      const data = await api('GET', '/v1/players/me/export');
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const link = h('a', { href: url, download: 'worp-account.json', hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      r.say('Your data is downloaded, as worp-account.json.');
+    } catch (e) { r.fail(e.message); } finally {
+      download.disabled = false;
+      download.focus();
+    }
+  } }, 'Download my data');
+
+  const dr = results();
+  const confirmName = h('input', { id: 'delete-confirm-name', required: true, autocomplete: 'off', spellcheck: 'false',
+    'aria-describedby': 'delete-warning' });
+  const del = h('button', { type: 'submit', class: 'danger', id: 'delete-account' }, 'Delete my account');
+  const form = h('form', { id: 'delete-form', 'aria-labelledby': 'delete-h', onsubmit: async (ev) => {
+    ev.preventDefault();
+    dr.clear();
+    del.disabled = true;
+    try {
+      await api('DELETE', '/v1/players/me', { body: { confirm_name: confirmName.value.trim() } });
+    } catch (e) {
+      del.disabled = false;
+      if (e.status === 400) {
+        dr.fail(`Nothing was deleted: type your name exactly as shown, ${info.name}.`);
+        confirmName.focus();
+      } else dr.fail(e.message);
+      return;
+    }
+    deleted(main, info, me);
+  } },
+  h('h3', { id: 'delete-h' }, 'Delete your account'),
+  h('div', { id: 'delete-warning', class: 'warning' },
+    h('p', {}, h('strong', {}, 'This cannot be undone.'), ' Your password, passkeys, recovery codes, sessions, tokens, authorised apps and webhooks are deleted, and you are signed out everywhere.'),
+    h('p', {}, 'Your games stay, with your name shown as “Deleted player”; your ratings leave the leaderboard, and your name is free for anyone to take. Download your data first to keep it.')),
+  h('label', { for: 'delete-confirm-name' }, `Type your name, ${info.name}, to confirm`),
+  confirmName, h('p', {}, del), ...dr.nodes);
+
+  return section('leave-section', 'Leave Worp',
+    h('h3', {}, 'Your data'),
+    h('p', { class: 'help' }, 'Everything Worp holds about you (your account, games, ratings and messages; never a password or a token), as one JSON file.'),
+    h('p', {}, download), ...r.nodes,
+    form);
+}
+
+/** The account is gone: this browser is signed out, and the page says so. */
+function deleted(main, info, me) {
+  if (me.session) setSession(null); else setAccount(null);
+  const heading = h('h1', { id: 'account-deleted-h', tabindex: -1 }, 'Your account is deleted');
+  main.replaceChildren(h('section', { class: 'card', id: 'account-deleted', 'aria-labelledby': 'account-deleted-h' },
+    heading,
+    h('p', {}, `You are signed out. Your games stay, with “Deleted player” in place of ${info.name}.`),
+    h('p', {}, h('a', { href: '#/' }, 'Go to the home page'))));
+  heading.focus();
+  toast('Your account is deleted, and you are signed out.', 10000);
+}

@@ -135,9 +135,18 @@ test('axe: signing in and up (with a refusal shown), the account page with a new
     await page.fill('#new-password', 'password');
     await page.click('#set-password');
     await page.waitForFunction(() => /too easy/.test(document.querySelector('#password-form [role=alert]').textContent));
-    // The passkeys, with a refusal shown (an IP address).
+    // The new sections, each with its answer shown: a passkey refused (an IP address), the
+    // data downloaded, a deletion refused (a wrong name).
     await page.click('#add-passkey');
     await page.waitForFunction(() => /IP address/.test(document.querySelector('#passkey-form [role=alert]').textContent));
+    const download = page.waitForEvent('download');
+    await page.click('#export-data');
+    await download;
+    await page.waitForFunction(() => /downloaded/.test(document.querySelector('#leave-section [role=status]').textContent));
+    await page.fill('#delete-confirm-name', 'not my name');
+    await page.click('#delete-account');
+    await page.waitForFunction(() => /Nothing was deleted/.test(document.querySelector('#delete-form [role=alert]').textContent));
+    for (const id of ['passkeys-section', 'first-token-section', 'leave-section']) assert.equal(await page.locator(`#${id} h2`).count(), 1);
     await clean(page, `account page with codes, a token and refusals shown (${p.name})`);
     await page.goto(authorizeUrl());
     await page.waitForSelector('#authorise');

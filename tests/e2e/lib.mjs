@@ -62,6 +62,23 @@ export async function accountPage(page, base = BASE) {
   await page.waitForSelector('#password-form');
 }
 
+/**
+ * A virtual authenticator (a platform one, with user verification, that holds discoverable
+ * credentials and answers at once) for `page`, through the DevTools protocol: `{ cdp, id,
+ * credentials() }`.
+ */
+export async function virtualAuthenticator(context, page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      isUserVerified: true, automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, id: authenticatorId, credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials };
+}
+
 /** The password of every player the tests sign up on the page. */
 export const PASSWORD = 'gloomy otter paints the quay';
 

@@ -5,7 +5,7 @@
 // server's name, not its IP address: every page here is at `LOCAL` (localhost).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, LOCAL, freshBrowser, accountPage, player, createGame, apiPlayer, axeViolations } from './lib.mjs';
+import { BASE, LOCAL, freshBrowser, accountPage, virtualAuthenticator, player, createGame, apiPlayer, axeViolations } from './lib.mjs';
 
 let pia; // signs up with a password, then adds a passkey
 const opened = [];
@@ -15,22 +15,6 @@ async function browser(base = LOCAL) {
   const b = await freshBrowser({ base });
   opened.push(b.context);
   return b;
-}
-
-/**
- * A virtual authenticator (a platform one, with user verification, that holds discoverable
- * credentials and answers at once) for `page`: `{ cdp, id }`.
- */
-async function authenticator(context, page) {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
-      isUserVerified: true, automaticPresenceSimulation: true,
-    },
-  });
-  return { cdp, id: authenticatorId, credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials };
 }
 
 before(async () => {
@@ -48,7 +32,7 @@ const who = (page) => page.textContent('#who');
 test('a passkey added in one browser signs in there and in a second browser holding it, with no name typed; removed, it is refused', async () => {
   const { page, context } = pia;
   const game = await createGame(pia, 'hoofden', {});
-  const auth = await authenticator(context, page);
+  const auth = await virtualAuthenticator(context, page);
 
   // Added on the account page, with a name; listed, never used yet.
   await accountPage(page, LOCAL);
@@ -85,7 +69,7 @@ test('a passkey added in one browser signs in there and in a second browser hold
   await accountPage(page, LOCAL);
   await page.waitForFunction(() => /last used just now/.test(document.querySelector('#passkeys li[data-passkey]')?.textContent || ''));
   // The session signed in with it is listed, this browser's.
-  assert.equal(await page.locator('#sessions li[data-current="true"]').count(), 1);
+  await page.locator('#sessions li[data-current="true"]').waitFor();
 
   // A second browser: no cookie, its own authenticator, holding the credential exported
   // from the first (its private key, relying party, user handle, counter).
@@ -94,7 +78,7 @@ test('a passkey added in one browser signs in there and in a second browser hold
   const b = await browser();
   assert.deepEqual(await b.context.cookies(LOCAL), []);
   await b.page.waitForSelector('#sign-in-passkey');
-  const bAuth = await authenticator(b.context, b.page);
+  const bAuth = await virtualAuthenticator(b.context, b.page);
   await bAuth.cdp.send('WebAuthn.addCredential', { authenticatorId: bAuth.id, credential: cred });
   await b.page.click('#sign-in-passkey');
   await b.page.waitForSelector('#inbox');
@@ -115,7 +99,7 @@ test('a passkey added in one browser signs in there and in a second browser hold
   fresh.on('pageerror', (e) => b.errors.push(String(e)));
   await fresh.goto(`${LOCAL}/`);
   await fresh.waitForSelector('#sign-in-passkey');
-  const freshAuth = await authenticator(b.context, fresh);
+  const freshAuth = await virtualAuthenticator(b.context, fresh);
   await freshAuth.cdp.send('WebAuthn.addCredential', { authenticatorId: freshAuth.id, credential: bCred });
   await fresh.click('#sign-in-passkey');
   const refusal = fresh.locator('#sign-in-error');
@@ -133,14 +117,14 @@ test('where passkeys cannot work the page says why: no authenticator answers, an
   // An authenticator holding no passkey for Worp: the browser gives up.
   const none = await browser();
   await none.page.waitForSelector('#sign-in-passkey');
-  await authenticator(none.context, none.page);
+  await virtualAuthenticator(none.context, none.page);
   await none.page.click('#sign-in-passkey');
   await none.page.locator('#sign-in-error', { hasText: /cancelled, or took too long, or this device holds no passkey/ }).waitFor();
 
   // At 127.0.0.1 (an IP address), the browser refuses any relying party.
   const ip = await browser(BASE);
   await ip.page.waitForSelector('#sign-in-passkey');
-  await authenticator(ip.context, ip.page);
+  await virtualAuthenticator(ip.context, ip.page);
   await ip.page.click('#sign-in-passkey');
   await ip.page.locator('#sign-in-error', { hasText: /Passkeys do not work at an IP address \(127\.0\.0\.1\): open Worp by its name, e\.g\. localhost/ }).waitFor();
 
@@ -160,4 +144,36 @@ test('where passkeys cannot work the page says why: no authenticator answers, an
   await old.page.locator('#passkeys-unavailable', { hasText: /This browser cannot use passkeys: add one from a browser that can/ }).waitFor();
   assert.equal(await old.page.locator('#add-passkey').count(), 0);
   for (const b of [none, ip, old]) assert.deepEqual(b.errors, []);
+});
+
+test('a player with no password (a token kept in the browser) adds a passkey, revokes the first token, and signs in with the passkey', async () => {
+  const kim = await apiPlayer(`kim ${Date.now() % 100000}`);
+  const { page, context, errors } = await browser();
+  const auth = await virtualAuthenticator(context, page);
+  await page.click('summary');
+  await page.fill('#acct-token', kim.token);
+  await page.click('#use-token');
+  await page.waitForSelector('#inbox');
+  await page.goto(`${LOCAL}/#/account`);
+  await page.waitForSelector('#passkey-form');
+  // Unnamed, it is called after the browser.
+  await page.click('#add-passkey');
+  await page.locator('#passkeys li[data-passkey]', { hasText: /Chrom/ }).waitFor();
+  assert.equal((await auth.credentials()).length, 1);
+  // The first token was this browser's way in: revoked, the browser is signed out.
+  await page.click('#revoke-first-token');
+  await page.waitForSelector('#sign-in-passkey');
+  assert.equal(await page.evaluate(() => localStorage.getItem('worp.account')), null);
+  assert.equal((await fetch(`${BASE}/v1/players/me`, { headers: { authorization: `Bearer ${kim.token}` } })).status, 401);
+  await page.click('#sign-in-passkey');
+  await page.waitForSelector('#inbox');
+  assert.match(await who(page), new RegExp(`Signed in as ${kim.name}`));
+  // Her only way in now: removing it warns her so (answered No here).
+  await accountPage(page, LOCAL);
+  page.removeAllListeners('dialog');
+  const asked = new Promise((resolve) => { page.once('dialog', (d) => { resolve(d.message()); d.dismiss(); }); });
+  await page.locator('#passkeys li[data-passkey] button[data-action="remove"]').click();
+  assert.match(await asked, /your only passkey and you have no password: set a password first/);
+  assert.equal(await page.locator('#passkeys li[data-passkey]').count(), 1);
+  assert.deepEqual(errors, []);
 });
