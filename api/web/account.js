@@ -343,7 +343,7 @@ function passkeysSection(info) {
       const p = await addPasskey(name.value.trim());
       form.reset();
       await load();
-      fr.say(`Your passkey “${p.name}” is added: sign in with it with no name or password (“Sign in with a passkey”).`);
+      fr.say(`Your passkey “${p.name}” is added: “Sign in with a passkey” now signs you in, with no name or password to type.`);
     } catch (e) {
       if (e instanceof PasskeyError) fr.fail(e.message);
       else if (e.status === 409) fr.fail('This passkey is added already.');
@@ -388,7 +388,7 @@ function firstTokenSection(me, toHome) {
   return section('first-token-section', 'Your first token',
     h('p', { id: 'first-token-what' }, 'When your player was made, Worp gave it a first token, which may do anything and never expires. ',
       me.token ? 'This browser keeps it. ' : '',
-      'Once you sign in with a password or a passkey you need it no more: revoked, it works no more, for good, and you sign in with your password or a passkey only.'),
+      'Once you sign in with a password or a passkey, you no longer need it. Revoked, it stops working for good: from then on you sign in with your password or a passkey only.'),
     h('p', { class: 'help' }, 'A program that uses it stops working: give it a personal access token instead.'),
     h('p', {}, revoke), ...r.nodes);
 }
