@@ -1,8 +1,10 @@
-// The account page (#/account): the password, recovery codes, the sessions signed in
-// (sign one out, or all), personal access tokens (make one with chosen scopes, revoke)
-// and the apps authorised through OAuth (revoke).
-import { h, api, toast, account, setSession, signOut, fmtTime, agoText } from './core.js';
+// The account page (#/account): the password, passkeys (add, remove), recovery codes,
+// the sessions signed in (sign one out, or all), personal access tokens (make one with
+// chosen scopes, revoke), the apps authorised through OAuth (revoke), the first token
+// (revoke it for good) and leaving (download one's data, delete the account).
+import { h, api, toast, account, setAccount, setSession, signOut, fmtTime, agoText } from './core.js';
 import { signIn } from './signin.js';
+import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
 
 /** What each scope allows, as the server says it (`Scope::description`). */
 export const SCOPES = [
@@ -62,10 +64,13 @@ export async function accountView(main, { accountForm, route, toHome }) {
   const password = h('div');
   const recovery = h('div');
   main.append(section('password-section', 'Password', password),
+    passkeysSection(info),
     section('recovery-section', 'Recovery codes', recovery),
     sessionsSection(me, toHome),
     tokensSection(),
-    appsSection());
+    appsSection(),
+    firstTokenSection(me, toHome),
+    leaveSection(info, me, main));
   passwordPart(password, info, me, route);
   recoveryPart(recovery, info);
 }
@@ -146,7 +151,7 @@ function recoveryPart(box, info) {
 
 /**
  * A section listing what `path` answers (sessions, tokens, apps), each item with a button
- * that deletes it at `path/<id>`. `row(x)`: the item's attributes and words; `button(x)`:
+ * that deletes it at `path/<id>`. `row(x)`: the item's attributes and words; `button(x, all)`:
  * the button's text, class, accessible name, confirmation, the words once done, and
  * `instead` (an action that replaces the deletion when it answers true).
  */
@@ -155,8 +160,8 @@ function listSection({ id, title, help, path, empty, row, button }) {
   const r = results();
   const sec = section(id, title, h('p', { class: 'help' }, help), list, ...r.nodes);
   const heading = sec.querySelector('h2');
-  const item = (x) => {
-    const b = button(x);
+  const item = (x, _, items) => {
+    const b = button(x, items);
     const { attrs, words } = row(x);
     return h('li', attrs, ...words,
       h('button', { type: 'button', class: `${b.cls} small`, 'data-action': b.action, 'aria-label': b.aria, onclick: async () => {
@@ -188,9 +193,9 @@ function sessionsSection(me, toHome) {
   const { sec, load, r } = listSection({
     id: 'sessions-section',
     title: 'Where you are signed in',
-    help: 'Each browser where you signed in with your password or a recovery code.',
+    help: 'Each browser where you signed in with your password, a passkey or a recovery code.',
     path: '/v1/players/me/sessions',
-    empty: 'None: you have not signed in with a password anywhere.',
+    empty: 'None: you have not signed in with a password or a passkey anywhere.',
     row: (s) => ({
       attrs: { 'data-session': s.id, 'data-current': s.current ? 'true' : null },
       words: [h('strong', {}, s.name), s.current ? h('span', { class: 'badge turn' }, 'this browser') : null,
@@ -265,8 +270,9 @@ function tokensSection() {
         h('label', { for: 'new-token-value' }, 'Token'),
         h('div', { class: 'row' }, value, h('button', { type: 'button', class: 'secondary', id: 'copy-token', onclick: () => copy(value) }, 'Copy'))));
       form.reset();
-      await load();
+      // The focus goes to the new token at once (not after the list is read again).
       heading.focus();
+      await load();
     } catch (e) { r.fail(e.message); } finally { submit.disabled = false; }
   } },
   h('h3', { id: 'token-form-h' }, 'Make a token'),
@@ -299,4 +305,158 @@ function appsSection() {
       done: `${a.client_id} no longer has access.`,
     }),
   }).sec;
+}
+
+// ---------------------------------------------------------------- passkeys
+
+function passkeysSection(info) {
+  const { sec, load, r } = listSection({
+    id: 'passkeys-section',
+    title: 'Passkeys',
+    help: 'A passkey signs you in with this device\'s screen lock (fingerprint, face or PIN) or a security key: no name or password to type, and nothing a fake site can steal.',
+    path: '/v1/players/me/passkeys',
+    empty: 'No passkeys yet.',
+    row: (p) => ({
+      attrs: { 'data-passkey': p.id },
+      words: [h('strong', {}, p.name), h('span', {}, `added ${fmtTime(p.created_at)}`), lastUsed(p)],
+    }),
+    button: (p, all) => ({
+      text: 'Remove', cls: 'danger', action: 'remove', aria: `Remove the passkey ${p.name}`,
+      confirm: `Remove the passkey “${p.name}”? It signs you in no more.${all.length === 1 && !info.has_password
+        ? ' It is your only passkey and you have no password: set a password first, or you may be unable to sign in again.' : ''}`,
+      done: `The passkey “${p.name}” is removed: it signs you in no more. (Your device may still offer it: delete it there too.)`,
+    }),
+  });
+  if (!passkeysAvailable()) {
+    sec.append(h('p', { id: 'passkeys-unavailable' }, noPasskeysText('add one from a browser that can')));
+    return sec;
+  }
+  const fr = results();
+  const name = h('input', { id: 'passkey-name', maxlength: 100, autocomplete: 'off', 'aria-describedby': 'passkey-name-help' });
+  const add = h('button', { type: 'submit', id: 'add-passkey' }, 'Add a passkey');
+  const form = h('form', { id: 'passkey-form', 'aria-labelledby': 'passkey-form-h', onsubmit: async (ev) => {
+    ev.preventDefault();
+    r.clear();
+    fr.clear();
+    add.disabled = true;
+    try {
+      const p = await addPasskey(name.value.trim());
+      form.reset();
+      await load();
+      fr.say(`Your passkey “${p.name}” is added: “Sign in with a passkey” now signs you in, with no name or password to type.`);
+    } catch (e) {
+      if (e instanceof PasskeyError) fr.fail(e.message);
+      else if (e.status === 409) fr.fail('This passkey is added already.');
+      else if (e.status === 400 && /ceremony/.test(e.detail || '')) fr.fail('That took too long: try again.');
+      else if (e.status === 400) fr.fail(`No passkey was added: ${e.detail || e.message}.`);
+      else fr.fail(e.message);
+    } finally {
+      add.disabled = false;
+      add.focus();
+    }
+  } },
+  h('h3', { id: 'passkey-form-h' }, 'Add a passkey'),
+  h('label', { for: 'passkey-name' }, 'What to call it (optional)'),
+  h('p', { class: 'help', id: 'passkey-name-help' }, 'Such as “my phone” or “blue key”. Without a name it is called after this browser.'),
+  name, h('p', {}, add), ...fr.nodes);
+  sec.append(form);
+  return sec;
+}
+
+// ---------------------------------------------------------------- the first token
+
+function firstTokenSection(me, toHome) {
+  const r = results();
+  const revoke = h('button', { type: 'button', class: 'danger', id: 'revoke-first-token', 'aria-describedby': 'first-token-what', onclick: async () => {
+    if (!confirm('Revoke your first token for good? Whatever uses it stops working, and you sign in with your password or a passkey only.')) return;
+    r.clear();
+    revoke.disabled = true;
+    try {
+      await api('DELETE', '/v1/players/me/token');
+      if (me.token) {
+        // It was this browser's way in: signed out here.
+        setAccount(null);
+        toast('Your first token is revoked. Sign in with your name and password, or a passkey.', 10000);
+        toHome();
+        return;
+      }
+      r.say('Your first token is revoked: it works no more. Sign in with your password or a passkey.');
+    } catch (e) {
+      r.fail(e.status === 409 ? `Not revoked: ${e.detail || e.message}.` : e.message);
+    } finally { revoke.disabled = false; }
+  } }, 'Revoke the first token');
+  return section('first-token-section', 'Your first token',
+    h('p', { id: 'first-token-what' }, 'When your player was made, Worp gave it a first token, which may do anything and never expires. ',
+      me.token ? 'This browser keeps it. ' : '',
+      'Once you sign in with a password or a passkey, you no longer need it. Revoked, it stops working for good: from then on you sign in with your password or a passkey only.'),
+    h('p', { class: 'help' }, 'A program that uses it stops working: give it a personal access token instead.'),
+    h('p', {}, revoke), ...r.nodes);
+}
+
+// ---------------------------------------------------------------- leaving
+
+function leaveSection(info, me, main) {
+  const r = results();
+  const download = h('button', { type: 'button', class: 'secondary', id: 'export-data', onclick: async () => {
+    r.clear();
+    download.disabled = true;
+    try {
+      const data = await api('GET', '/v1/players/me/export');
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const link = h('a', { href: url, download: 'worp-account.json', hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      r.say('Your data is downloaded, as worp-account.json.');
+    } catch (e) { r.fail(e.message); } finally {
+      download.disabled = false;
+      download.focus();
+    }
+  } }, 'Download my data');
+
+  const dr = results();
+  const confirmName = h('input', { id: 'delete-confirm-name', required: true, autocomplete: 'off', spellcheck: 'false',
+    'aria-describedby': 'delete-warning' });
+  const del = h('button', { type: 'submit', class: 'danger', id: 'delete-account' }, 'Delete my account');
+  const form = h('form', { id: 'delete-form', 'aria-labelledby': 'delete-h', onsubmit: async (ev) => {
+    ev.preventDefault();
+    dr.clear();
+    del.disabled = true;
+    try {
+      await api('DELETE', '/v1/players/me', { body: { confirm_name: confirmName.value.trim() } });
+    } catch (e) {
+      del.disabled = false;
+      if (e.status === 400) {
+        dr.fail(`Nothing was deleted: type your name exactly as shown, ${info.name}.`);
+        confirmName.focus();
+      } else dr.fail(e.message);
+      return;
+    }
+    deleted(main, info, me);
+  } },
+  h('h3', { id: 'delete-h' }, 'Delete your account'),
+  h('div', { id: 'delete-warning', class: 'warning' },
+    h('p', {}, h('strong', {}, 'This cannot be undone.'), ' Your password, passkeys, recovery codes, sessions, tokens, authorised apps and webhooks are deleted, and you are signed out everywhere.'),
+    h('p', {}, 'Your games stay, with your name shown as “Deleted player”; your ratings leave the leaderboard, and your name is free for anyone to take. Download your data first to keep it.')),
+  h('label', { for: 'delete-confirm-name' }, `Type your name, ${info.name}, to confirm`),
+  confirmName, h('p', {}, del), ...dr.nodes);
+
+  return section('leave-section', 'Leave Worp',
+    h('h3', {}, 'Your data'),
+    h('p', { class: 'help' }, 'Everything Worp holds about you (your account, games, ratings and messages; never a password or a token), as one JSON file.'),
+    h('p', {}, download), ...r.nodes,
+    form);
+}
+
+/** The account is gone: this browser is signed out, and the page says so. */
+function deleted(main, info, me) {
+  if (me.session) setSession(null); else setAccount(null);
+  const heading = h('h1', { id: 'account-deleted-h', tabindex: -1 }, 'Your account is deleted');
+  main.replaceChildren(h('section', { class: 'card', id: 'account-deleted', 'aria-labelledby': 'account-deleted-h' },
+    heading,
+    h('p', {}, `You are signed out. Your games stay, with “Deleted player” in place of ${info.name}.`),
+    h('p', {}, h('a', { href: '#/' }, 'Go to the home page'))));
+  heading.focus();
+  toast('Your account is deleted, and you are signed out.', 10000);
 }

@@ -1,9 +1,11 @@
 // Signing in and signing up. A player signs in with their name and password (or one of
-// their recovery codes) and the browser gets a web session: a cookie that works on this
-// device until signed out. Signing up makes the player, sets the password with the first
-// token the server gives, and signs in; the token is then no longer kept. A token kept
-// from before passwords still signs in ("I already have a token").
+// their recovery codes), or with a passkey (no name typed), and the browser gets a web
+// session: a cookie that works on this device until signed out. Signing up makes the
+// player, sets the password with the first token the server gives, and signs in; the
+// token is then no longer kept. A token kept from before passwords still signs in ("I
+// already have a token").
 import { h, toast, api, setAccount, setSession } from './core.js';
+import { passkeySession, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
 
 /** Signs in by name (or player id) and password or recovery code; the session is kept. */
 export async function signIn(name, proof) {
@@ -21,9 +23,19 @@ function signInError(e, withCode) {
   return e.message;
 }
 
+/** Why a passkey sign-in failed, in words a player can act on. */
+function passkeyError(e) {
+  if (e instanceof PasskeyError) return e.message;
+  if (e.status === 401) {
+    return 'This passkey is not accepted: it was removed from its account (or the account is gone). Sign in with your name and password.';
+  }
+  if (e.status === 400 && /ceremony/.test(e.detail || '')) return 'That took too long: try again.';
+  return e.message;
+}
+
 /**
- * The sign-in form (name, then a password or a recovery code). `after(session)` runs once
- * signed in.
+ * The sign-in form (name, then a password or a recovery code; or a passkey, without a
+ * name). `after(session)` runs once signed in.
  */
 export function signInForm(after) {
   const name = h('input', { id: 'signin-name', name: 'username', required: true, maxlength: 64, autocomplete: 'username' });
@@ -42,6 +54,25 @@ export function signInForm(after) {
   } });
   const err = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' });
   const submit = h('button', { type: 'submit', id: 'sign-in' }, 'Sign in');
+  const withPasskey = h('button', { type: 'button', class: 'secondary', id: 'sign-in-passkey',
+    'aria-describedby': 'sign-in-passkey-help', onclick: async () => {
+      err.textContent = '';
+      if (!passkeysAvailable()) { err.textContent = noPasskeysText(); return; }
+      withPasskey.disabled = true;
+      let s;
+      try {
+        s = await passkeySession();
+      } catch (e) {
+        err.textContent = passkeyError(e);
+        withPasskey.disabled = false;
+        withPasskey.focus();
+        return;
+      }
+      withPasskey.disabled = false;
+      setSession(s);
+      toast(`Signed in as ${s.player_name}.`);
+      after(s);
+    } }, 'Sign in with a passkey');
   const form = h('form', { class: 'card', id: 'sign-in-form', 'aria-labelledby': 'sign-in-h', onsubmit: async (ev) => {
     ev.preventDefault();
     err.textContent = '';
@@ -60,7 +91,11 @@ export function signInForm(after) {
   h('label', { for: name.id }, 'Name'), name,
   passwordBox, codeBox,
   h('label', { class: 'inline', for: useCode.id }, useCode, 'I lost my password: use a recovery code'),
-  h('p', {}, submit), err);
+  h('p', {}, submit),
+  h('div', { class: 'passkey-way' },
+    h('p', { class: 'help', id: 'sign-in-passkey-help' }, 'Or, with a passkey you added on your account page: no name or password to type.'),
+    h('p', {}, withPasskey)),
+  err);
   return form;
 }
 

@@ -109,6 +109,10 @@ test('axe: signing in and up (with a refusal shown), the account page with a new
     await page.click('#sign-in');
     await page.waitForFunction(() => document.querySelector('#sign-in-error').textContent !== '');
     await clean(page, 'a refused sign-in with a recovery code');
+    // A passkey at an IP address: the browser refuses it, the page says why.
+    await page.click('#sign-in-passkey');
+    await page.waitForFunction(() => /IP address/.test(document.querySelector('#sign-in-error').textContent));
+    await clean(page, 'a refused sign-in with a passkey');
     await page.goto(authorizeUrl());
     await page.waitForSelector('#consent-client');
     await page.waitForSelector('#sign-in-form');
@@ -131,7 +135,19 @@ test('axe: signing in and up (with a refusal shown), the account page with a new
     await page.fill('#new-password', 'password');
     await page.click('#set-password');
     await page.waitForFunction(() => /too easy/.test(document.querySelector('#password-form [role=alert]').textContent));
-    await clean(page, `account page with codes, a token and a refusal shown (${p.name})`);
+    // The new sections, each with its answer shown: a passkey refused (an IP address), the
+    // data downloaded, a deletion refused (a wrong name).
+    await page.click('#add-passkey');
+    await page.waitForFunction(() => /IP address/.test(document.querySelector('#passkey-form [role=alert]').textContent));
+    const download = page.waitForEvent('download');
+    await page.click('#export-data');
+    await download;
+    await page.waitForFunction(() => /downloaded/.test(document.querySelector('#leave-section [role=status]').textContent));
+    await page.fill('#delete-confirm-name', 'not my name');
+    await page.click('#delete-account');
+    await page.waitForFunction(() => /Nothing was deleted/.test(document.querySelector('#delete-form [role=alert]').textContent));
+    for (const id of ['passkeys-section', 'first-token-section', 'leave-section']) assert.equal(await page.locator(`#${id} h2`).count(), 1);
+    await clean(page, `account page with codes, a token and refusals shown (${p.name})`);
     await page.goto(authorizeUrl());
     await page.waitForSelector('#authorise');
     await clean(page, `consent screen (${p.name})`);
@@ -164,7 +180,7 @@ test('keyboard only: signing in, then making a token on the account page', async
     await page.waitForSelector('#new-token-value');
     // The new token is where the focus goes, and read out as a group with its heading.
     assert.equal(await page.evaluate(() => document.activeElement.id), 'new-token-h');
-    assert.match(await page.textContent('#tokens'), /from the keyboard.*chat:write/);
+    await page.locator('#tokens li', { hasText: /from the keyboard.*chat:write/ }).waitFor();
   } finally {
     await context.close();
   }

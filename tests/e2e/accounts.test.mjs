@@ -1,12 +1,12 @@
 // Accounts that last: signing up with a password and signing in on another browser,
 // recovery codes, the sessions list, personal access tokens, OAuth's consent screen (with
-// a tiny app of the test's own on a loopback port), CSRF, password strength, and the
-// token kept in the browser from before passwords.
+// a tiny app of the test's own on a loopback port), CSRF, password strength, the token
+// kept in the browser from before passwords, and revoking the first token.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
-import { BASE, launch, player, signIn, createGame, apiPlayer, PASSWORD } from './lib.mjs';
+import { BASE, freshBrowser, accountPage, player, signIn, createGame, apiPlayer, PASSWORD } from './lib.mjs';
 
 let uma; // signed up on the page, in her first browser
 let other; // uma's second browser (its own cookies and localStorage)
@@ -14,14 +14,9 @@ const opened = [];
 
 /** A fresh browser (context) with its page, not signed in. */
 async function browser(viewport) {
-  const context = await launch(viewport);
-  opened.push(context);
-  const page = context.pages()[0] || await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('dialog', (d) => d.accept());
-  await page.goto(`${BASE}/`);
-  return { context, page, errors };
+  const b = await freshBrowser({ viewport });
+  opened.push(b.context);
+  return b;
 }
 
 before(async () => {
@@ -34,13 +29,6 @@ after(async () => {
   await uma?.close();
   for (const c of opened) await c.close();
 });
-
-/** Opens the account page afresh (a page already there is loaded again). */
-async function accountPage(page) {
-  await page.goto(`${BASE}/#/account`);
-  await page.reload();
-  await page.waitForSelector('#password-form');
-}
 
 const status = (page, path, init) => page.evaluate(([p, i]) => fetch(p, i).then((r) => r.status), [path, init || {}]);
 const bearer = (token, path, init = {}) => fetch(`${BASE}${path}`, { ...init, headers: { ...(init.headers || {}), authorization: `Bearer ${token}` } });
@@ -375,5 +363,42 @@ test('a token kept from before passwords still signs in; it cannot consent; a pa
   assert.equal(await status(page, '/v1/session'), 401);
   // The first token still works (it is the player's, not the browser's).
   assert.equal((await bearer(vic.token, '/v1/players/me')).status, 200);
+  assert.deepEqual(errors, []);
+});
+
+test('the first token, revoked on the account page, works no more; without a password or a passkey the page says why it cannot be', async () => {
+  const rue = await player('rue');
+  try {
+    const { page } = rue;
+    page.on('dialog', (d) => d.accept());
+    assert.equal((await bearer(rue.token, '/v1/players/me')).status, 200);
+    await accountPage(page);
+    assert.match(await page.textContent('#first-token-section'), /first token.*sign in with your password or a passkey only/);
+    await page.click('#revoke-first-token');
+    await page.locator('#first-token-section [role=status]', { hasText: /Your first token is revoked/ }).waitFor();
+    assert.equal((await bearer(rue.token, '/v1/players/me')).status, 401);
+    // Signed in with a session, this browser carries on.
+    await page.reload();
+    await page.waitForSelector('#password-form');
+    assert.equal(await status(page, '/v1/players/me'), 200);
+    assert.match(await page.textContent('#who'), new RegExp(rue.name));
+    assert.deepEqual(rue.errors, []);
+  } finally { await rue.close(); }
+
+  // A player with neither a password nor a passkey: the first token is their only way in.
+  const sol = await apiPlayer('sol');
+  const { page, errors } = await browser();
+  await page.click('summary');
+  await page.fill('#acct-token', sol.token);
+  await page.click('#use-token');
+  await page.waitForSelector('#inbox');
+  await accountPage(page);
+  assert.match(await page.textContent('#first-token-section'), /This browser keeps it/);
+  await page.click('#revoke-first-token');
+  const refusal = page.locator('#first-token-section [role=alert]');
+  await refusal.filter({ hasText: /Not revoked/ }).waitFor();
+  assert.match(await refusal.textContent(), /Not revoked: set a password or register a passkey first/);
+  assert.equal((await bearer(sol.token, '/v1/players/me')).status, 200);
+  assert.match(await page.textContent('#who'), /sol/);
   assert.deepEqual(errors, []);
 });

@@ -8,6 +8,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BASE = process.env.WORP_URL || 'http://127.0.0.1:8080';
+/**
+ * The same server by name (localhost, which resolves to 127.0.0.1): passkeys need it, for
+ * browsers refuse an IP address as a relying party. Cookies are per host: a player signed
+ * in at one is not at the other.
+ */
+export const LOCAL = BASE.replace('//127.0.0.1:', '//localhost:');
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SHOTS = path.join(ROOT, 'docs', 'screenshots');
 
@@ -35,6 +41,44 @@ export async function launch(viewport = { width: 1200, height: 900 }) {
   return context;
 }
 
+/**
+ * A fresh browser (context) with its page at `base`, not signed in, its dialogs accepted:
+ * `{ context, page, errors }` (the page's uncaught errors).
+ */
+export async function freshBrowser({ base = BASE, viewport } = {}) {
+  const context = await launch(viewport);
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('dialog', (d) => d.accept());
+  await page.goto(`${base}/`);
+  return { context, page, errors };
+}
+
+/** Opens the account page afresh at `base` (a page already there is loaded again). */
+export async function accountPage(page, base = BASE) {
+  await page.goto(`${base}/#/account`);
+  await page.reload();
+  await page.waitForSelector('#password-form');
+}
+
+/**
+ * A virtual authenticator (a platform one, with user verification, that holds discoverable
+ * credentials and answers at once) for `page`, through the DevTools protocol: `{ cdp, id,
+ * credentials() }`.
+ */
+export async function virtualAuthenticator(context, page) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+      isUserVerified: true, automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, id: authenticatorId, credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials };
+}
+
 /** The password of every player the tests sign up on the page. */
 export const PASSWORD = 'gloomy otter paints the quay';
 
@@ -42,9 +86,10 @@ export const PASSWORD = 'gloomy otter paints the quay';
  * A fresh player in its own browser context (its own cookies and localStorage), signed up
  * on the page with a name and a password: the browser is then signed in with a session.
  * The tests' own calls to the API use the first token the server answered the sign-up
- * with (the page does not keep it).
+ * with (the page does not keep it). `base`: the server's address the page is opened at
+ * (`LOCAL` for passkeys).
  */
-export async function player(name, viewport, { noStream = false } = {}) {
+export async function player(name, viewport, { noStream = false, base = BASE } = {}) {
   const context = await launch(viewport);
   const page = context.pages()[0] || await context.newPage();
   const errors = [];
@@ -52,7 +97,7 @@ export async function player(name, viewport, { noStream = false } = {}) {
   page.on('console', (m) => {
     if (m.type() === 'error' && !/stream|404|Failed to load resource/.test(m.text())) errors.push(m.text());
   });
-  await page.goto(`${BASE}/`);
+  await page.goto(`${base}/`);
   await page.evaluate(([ms, poll]) => {
     localStorage.setItem('worp.pollMs', String(ms));
     if (poll) localStorage.setItem('worp.noStream', '1');
@@ -74,7 +119,7 @@ export async function player(name, viewport, { noStream = false } = {}) {
     await page.waitForFunction(() => /looks the same/.test(document.querySelector('#account-form p.error')?.textContent || ''));
     if (n >= 20) throw new Error(`no name like ${name} is free`);
   }
-  return { page, context, name: made.name, id: made.id, token: made.token, errors, close: () => context.close() };
+  return { page, context, base, name: made.name, id: made.id, token: made.token, errors, close: () => context.close() };
 }
 
 /** Signs in on `page` (at its current address) with a name and a password or a recovery code. */
@@ -95,7 +140,7 @@ export async function signIn(page, name, { password = PASSWORD, code = null } = 
  */
 export async function createGame(p, variant, options = {}, seats = ['me', 'open'], { rated, publicChat } = {}) {
   const { page } = p;
-  await page.goto(`${BASE}/#/new${seats.some((s) => s.startsWith('invite:')) ? `?invite=${seats.find((s) => s.startsWith('invite:')).slice(7)}` : ''}`);
+  await page.goto(`${p.base || BASE}/#/new${seats.some((s) => s.startsWith('invite:')) ? `?invite=${seats.find((s) => s.startsWith('invite:')).slice(7)}` : ''}`);
   await page.waitForSelector('#create-game');
   await page.selectOption('#variant', variant);
   await page.selectOption('#seat-count', String(seats.length));
