@@ -146,3 +146,41 @@ async fn passkey_ceremonies_are_offered_and_refused_when_not_right() {
         assert_eq!(gone.status(), 404);
     }
 }
+
+#[tokio::test]
+async fn the_last_way_in_is_not_removed() {
+    for backend in BACKENDS {
+        let clock = ManualClock::new();
+        let app = spawn_app_with(backend, clock).await;
+        let kim = app.player("kim").await;
+        let stored = worp::store::passkeys::StoredPasskey {
+            credential_id: vec![1, 2, 3],
+            player_id: kim.id,
+            name: "phone".into(),
+            passkey: "{}".into(),
+            created_at: chrono::Utc::now(),
+            last_used_at: None,
+        };
+        app.store.create_passkey(&stored).await.expect("stored");
+        let remove = || {
+            app.client
+                .delete(app.url("/v1/players/me/passkeys/AQID"))
+                .bearer_auth(&kim.token)
+                .send()
+        };
+        // No password, no recovery codes: the passkey is the only way in but the token.
+        assert_eq!(
+            remove().await.expect("request").status(),
+            409,
+            "{backend:?}"
+        );
+        let export = app.get_json_as("/v1/players/me/export", &kim).await;
+        assert_eq!(export["passkeys"][0]["name"], "phone");
+        crate::accounts::with_password(&app, &kim).await;
+        assert_eq!(remove().await.expect("request").status(), 204);
+        assert_eq!(
+            app.get_json_as("/v1/players/me/passkeys", &kim).await,
+            json!([])
+        );
+    }
+}

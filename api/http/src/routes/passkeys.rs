@@ -105,6 +105,7 @@ pub async fn list_passkeys(
         (status = 204, description = "Removed"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such passkey of yours", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The only passkey of a player without a password or recovery codes: their last way in", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/v1/players/me/passkeys/{id}")]

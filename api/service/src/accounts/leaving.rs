@@ -16,6 +16,7 @@ use worp_domain::access::{CredentialKind, Grant};
 use worp_store::{GameFilter, ListedAt, Player};
 
 use super::oauth::AppView;
+use super::passkeys::PasskeyView;
 use super::{new_secret_and_hash, CredentialView};
 use crate::messages::Message;
 use crate::names::{self, VariantStanding};
@@ -57,6 +58,7 @@ pub struct AccountExport {
     pub sessions: Vec<CredentialView>,
     pub tokens: Vec<CredentialView>,
     pub apps: Vec<AppView>,
+    pub passkeys: Vec<PasskeyView>,
     pub webhooks: Vec<ExportedWebhook>,
     pub ratings: Vec<VariantStanding>,
     /// Every game the player holds a seat in, newest change first.
@@ -130,6 +132,7 @@ impl Worp {
                 .credentials(player, CredentialKind::Personal, grant)
                 .await?,
             apps: self.apps(player).await?,
+            passkeys: self.passkeys(player).await?,
             webhooks: self
                 .webhooks(player)
                 .await?

@@ -198,12 +198,24 @@ impl Worp {
             .collect())
     }
 
-    /// Removes `player`'s passkey `id` (base64url).
+    /// Removes `player`'s passkey `id` (base64url); not their last way in (the only
+    /// passkey of a player without a password or recovery codes).
     pub async fn remove_passkey(&self, player: &Player, id: &str) -> Result<(), Refusal> {
         use base64::Engine;
         let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(id)
             .map_err(|_| Refusal::NotFound("no such passkey of yours".into()))?;
+        let held = self.store.passkeys_of(player.id).await?;
+        let last = held.len() == 1 && held[0].credential_id == bytes;
+        if last
+            && self.store.password_of(player.id).await?.is_none()
+            && self.store.recovery_codes_left(player.id).await? == 0
+        {
+            return Err(Refusal::Conflict(
+                "this is your only passkey and you have no password: set a password first, or you could not sign in again"
+                    .into(),
+            ));
+        }
         if self.store.delete_passkey(player.id, &bytes).await? {
             Ok(())
         } else {
