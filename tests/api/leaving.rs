@@ -208,3 +208,42 @@ async fn another_server_process_forgets_a_deleted_players_token_at_once() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test]
+async fn a_game_of_a_deleted_player_is_never_answered_304_with_the_old_name() {
+    let app = spawn_app(BACKENDS[1]).await;
+    let (dan, eve) = (app.player("dan").await, app.player("eve").await);
+    let game = app
+        .create(
+            &dan,
+            "backgammon",
+            Value::Null,
+            vec![Some(dan.id), Some(eve.id)],
+        )
+        .await;
+    let id = game["id"].as_str().expect("id");
+    let version = game["version"].as_i64().expect("version");
+    let get = || {
+        app.client
+            .get(app.url(&format!("/v1/games/{id}")))
+            .header("if-none-match", format!("\"{version}\""))
+            .send()
+    };
+    assert_eq!(get().await.expect("request").status(), 304);
+    let name = name_of(&app, &dan).await;
+    assert_eq!(delete(&app, &dan, &name).await, 204);
+    // The version did not change, the names did: the whole game again.
+    let resp = get().await.expect("request");
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.expect("json");
+    assert!(body["seats"].to_string().contains("Deleted player"));
+    // Nobody registers the name a deleted account is shown by.
+    let taken = app
+        .client
+        .post(app.url("/v1/players"))
+        .json(&json!({ "name": "deleted PLAYER" }))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(taken.status(), 409);
+}

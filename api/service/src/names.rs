@@ -39,6 +39,9 @@ pub struct CheckedName {
     pub key: String,
 }
 
+/// The name a player who deleted their account is shown by; nobody registers it.
+pub const DELETED_NAME: &str = "Deleted player";
+
 /// The key of `name`: two names with one key look alike and cannot both be registered.
 /// Compatibility forms are mapped (NFKC: fullwidth letters become ASCII), case is
 /// folded, marks and invisible characters are dropped ("alíce", "alice\u{200B}"), and
@@ -80,6 +83,11 @@ pub fn checked_name(raw: &str) -> Result<CheckedName, Refusal> {
     if key.is_empty() {
         return Err(Refusal::Invalid(
             "name must contain a letter, digit or symbol".into(),
+        ));
+    }
+    if key == name_key(DELETED_NAME) {
+        return Err(Refusal::Conflict(
+            "that name is what the server shows for a deleted account; choose another".into(),
         ));
     }
     Ok(CheckedName { name, key })

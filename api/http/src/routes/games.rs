@@ -251,7 +251,9 @@ pub async fn get_game(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let table = worp.load(id.into_inner()).await?;
-    if version_header(&req, header::IF_NONE_MATCH).ok().flatten() == Some(table.version) {
+    if version_header(&req, header::IF_NONE_MATCH).ok().flatten() == Some(table.version)
+        && !worp.has_deleted_player(&table).await?
+    {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, format!("\"{}\"", table.version)))
             .finish());

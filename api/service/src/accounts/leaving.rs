@@ -13,6 +13,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_domain::access::{CredentialKind, Grant};
+use worp_domain::table::Table;
 use worp_store::{GameFilter, ListedAt, Player};
 
 use super::oauth::AppView;
@@ -24,8 +25,7 @@ use crate::read_model::GameSummary;
 use crate::refusal::Refusal;
 use crate::worp::Worp;
 
-/// The name a deleted player is shown by.
-pub const DELETED_NAME: &str = "Deleted player";
+pub use crate::names::DELETED_NAME;
 
 /// A webhook as exported (its signing secret is not: it is a credential, not data).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -178,6 +178,17 @@ impl Worp {
     pub fn forget_player(&self, id: Uuid) {
         self.cache.forget_player(id);
         self.names.forget(id);
+    }
+
+    /// Whether a player of `table` deleted their account: the game's answer then holds a
+    /// name its version (the `ETag`) does not tell, so it is never answered 304.
+    pub async fn has_deleted_player(&self, table: &Table) -> Result<bool, Refusal> {
+        self.learn_table_names(table).await?;
+        Ok(table
+            .seats
+            .iter()
+            .flat_map(|s| s.player_id.into_iter().chain(s.invited))
+            .any(|p| self.names.get(p).as_deref() == Some(DELETED_NAME)))
     }
 
     /// Whether player `id` deleted their account.
