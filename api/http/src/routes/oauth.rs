@@ -196,11 +196,8 @@ pub async fn token(
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let pairs = match form(&req, &body) {
-        Ok(p) => p,
-        Err(e) => return Ok(oauth_error(&e)),
-    };
     let result: Result<TokenResponse, OauthFailure> = async {
+        let pairs = form(&req, &body)?;
         match required(&pairs, "grant_type")? {
             "authorization_code" => {
                 worp.exchange_code(
@@ -245,16 +242,16 @@ pub async fn revoke(
     req: HttpRequest,
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
-    let pairs = match form(&req, &body) {
-        Ok(p) => p,
-        Err(e) => return Ok(oauth_error(&e)),
-    };
-    let token = match required(&pairs, "token") {
-        Ok(t) => t,
-        Err(e) => return Ok(oauth_error(&e)),
-    };
-    worp.revoke_token(token, param(&pairs, "client_id")).await?;
-    Ok(HttpResponse::Ok().finish())
+    let result: Result<(), OauthFailure> = async {
+        let pairs = form(&req, &body)?;
+        let token = required(&pairs, "token")?;
+        Ok(worp.revoke_token(token, param(&pairs, "client_id")).await?)
+    }
+    .await;
+    match result {
+        Ok(()) => Ok(HttpResponse::Ok().finish()),
+        Err(f) => failure(f),
+    }
 }
 
 /// The authorisation server's metadata (RFC 8414).
