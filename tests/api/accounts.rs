@@ -260,7 +260,14 @@ async fn a_session_cookie_needs_its_csrf_token_to_change_anything() {
             sign_in_with(&app, json!({ "name": name, "password": PASSWORD })).await;
         assert_eq!(status, 201, "{body}");
         let set_cookie = cookie.expect("cookie");
-        for attr in ["HttpOnly", "Secure", "SameSite=Lax", "Path=/"] {
+        // The browser keeps it 400 days: the server's sliding 30 days end the session.
+        for attr in [
+            "HttpOnly",
+            "Secure",
+            "SameSite=Lax",
+            "Path=/",
+            "Max-Age=34560000",
+        ] {
             assert!(set_cookie.contains(attr), "{set_cookie}");
         }
         assert_eq!(body["session"]["name"], "Firefox on Linux");
