@@ -35,6 +35,10 @@ pub struct Settings {
     /// `WORP_WEBHOOK_ALLOW`: comma-separated CIDR ranges that are not public which
     /// webhooks may reach anyway (none by default).
     pub webhooks: worp_service::webhooks::WebhookSettings,
+    /// `WORP_SMTP_URL`, `WORP_MAIL_FROM`, `WORP_NOTIFY_COALESCE_SECS`,
+    /// `WORP_CLOCK_REMINDERS`, `WORP_NOTIFY_POLL_MS`, `WORP_NOTIFY_BACKOFF_SECS`: mail and
+    /// push (docs/notifications.md).
+    pub notify: worp_service::notifications::NotifySettings,
     /// `WORP_RATE_PER_MINUTE` and `WORP_RATE_PER_MINUTE_PER_ADDRESS`: requests per minute
     /// per bearer token and per client address (`0`: no limit).
     pub rate_limits: worp_http::ratelimit::Limits,
@@ -130,6 +134,54 @@ fn seconds(name: &'static str, default: u64) -> Result<std::time::Duration, Sett
     ))
 }
 
+/// A list of times like `24h,1h,30m`.
+fn durations(name: &'static str, text: &str) -> Result<Vec<chrono::Duration>, SettingError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            let (number, unit) = t.split_at(t.len() - 1);
+            let n: i64 = number.parse().map_err(|_| SettingError {
+                name,
+                reason: format!("{t:?} is not a number of hours (h) or minutes (m)"),
+            })?;
+            match unit {
+                "h" if n > 0 => Ok(chrono::Duration::hours(n)),
+                "m" if n > 0 => Ok(chrono::Duration::minutes(n)),
+                _ => Err(SettingError {
+                    name,
+                    reason: format!("{t:?} is not a number of hours (h) or minutes (m)"),
+                }),
+            }
+        })
+        .collect()
+}
+
+fn notify_settings(port: u16) -> Result<worp_service::notifications::NotifySettings, SettingError> {
+    let public_url = var("WORP_PUBLIC_URL").unwrap_or_else(|| format!("http://localhost:{port}"));
+    // The host of the URL: after the scheme, before any port or path.
+    let host = public_url
+        .split_once("://")
+        .map_or(public_url.as_str(), |(_, rest)| rest)
+        .split(['/', ':'])
+        .next()
+        .filter(|h| !h.is_empty())
+        .unwrap_or("localhost")
+        .to_owned();
+    Ok(worp_service::notifications::NotifySettings {
+        smtp_url: var("WORP_SMTP_URL"),
+        from: var("WORP_MAIL_FROM").unwrap_or_else(|| format!("Worp <noreply@{host}>")),
+        public_url,
+        coalesce: chrono::Duration::seconds(parsed("WORP_NOTIFY_COALESCE_SECS", 180i64)?.max(0)),
+        reminders: durations(
+            "WORP_CLOCK_REMINDERS",
+            &var("WORP_CLOCK_REMINDERS").unwrap_or_else(|| "24h,1h".into()),
+        )?,
+        poll: std::time::Duration::from_millis(parsed("WORP_NOTIFY_POLL_MS", 1000u64)?.max(10)),
+        backoff: chrono::Duration::seconds(parsed("WORP_NOTIFY_BACKOFF_SECS", 30i64)?.max(1)),
+    })
+}
+
 impl Settings {
     /// Reads the settings from the environment.
     pub fn from_env() -> Result<Settings, SettingError> {
@@ -178,6 +230,7 @@ impl Settings {
                 })?,
                 ..Default::default()
             },
+            notify: notify_settings(port)?,
             rate_limits: Limits {
                 per_token: parsed("WORP_RATE_PER_MINUTE", Limits::default().per_token)?,
                 per_address: parsed(

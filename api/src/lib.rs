@@ -18,6 +18,6 @@ pub mod startup;
 pub use worp_domain::{bots, clock, dice, events, ratings, table};
 pub use worp_http::{admission, auth, lifecycle, openapi, problem, ratelimit, routes, timeouts};
 pub use worp_service as service;
-pub use worp_service::{audit, cache, checkpoints, export, live, webhooks};
+pub use worp_service::{audit, cache, checkpoints, export, live, notifications, webhooks};
 pub use worp_store as store;
 pub use worp_telemetry as telemetry;

@@ -20,6 +20,7 @@ use worp_http::ratelimit::RateLimit;
 use worp_http::routes;
 use worp_http::routes::streams::KeepAlive;
 use worp_http::timeouts::body_timeout;
+use worp_service::notifications::Notifier;
 use worp_service::{OpenGames, Worp};
 use worp_store::{Store, StoreError};
 use worp_telemetry::request_id;
@@ -31,6 +32,8 @@ pub enum StartupError {
     Store(#[from] StoreError),
     #[error("WORP_PUBLIC_URL: {0}")]
     PublicUrl(String),
+    #[error("notifications: {0}")]
+    Notifications(String),
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -72,7 +75,10 @@ impl Application {
             )
             .with_open_games(OpenGames::new(settings.open_games_per_player))
             .with_public_url(&settings.public_url)
-            .map_err(StartupError::PublicUrl)?;
+            .map_err(StartupError::PublicUrl)?
+            .with_notifier(
+                Notifier::new(settings.notify.clone()).map_err(StartupError::Notifications)?,
+            );
         // Before the first registration: names registered before keys were kept take
         // theirs, so that a new name cannot look like one of them. Not a reason to stay
         // down (a database that is read-only for now refuses the keys): `worp rebuild`,

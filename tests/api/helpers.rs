@@ -141,6 +141,12 @@ pub fn test_settings(database: String) -> Settings {
                 "::1/128".parse().expect("cidr"),
             ],
         },
+        notify: worp::notifications::NotifySettings {
+            public_url: "http://localhost".into(),
+            poll: std::time::Duration::from_millis(50),
+            backoff: chrono::Duration::milliseconds(200),
+            ..Default::default()
+        },
         rate_limits: worp::ratelimit::Limits::default(),
         write_queue: 4096,
         idempotency_ttl: std::time::Duration::from_secs(24 * 3600),

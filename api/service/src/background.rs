@@ -54,6 +54,7 @@ impl Worp {
                 Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
             }
         });
+        self.start_notifications();
         tokio::spawn(crate::webhooks::run(
             self.store.clone(),
             self.clock.clone(),

@@ -31,6 +31,7 @@ pub mod live;
 pub mod messages;
 mod name_book;
 pub mod names;
+pub mod notifications;
 pub mod players;
 pub mod ratings;
 pub mod read_model;

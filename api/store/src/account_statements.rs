@@ -338,6 +338,11 @@ macro_rules! account_statements {
                 "DELETE FROM name_keys WHERE player_id = $1",
                 "DELETE FROM passkeys WHERE player_id = $1",
                 "DELETE FROM webauthn_ceremonies WHERE player_id = $1",
+                "DELETE FROM email_addresses WHERE player_id = $1",
+                "DELETE FROM email_confirmations_sent WHERE player_id = $1",
+                "DELETE FROM notification_preferences WHERE player_id = $1",
+                "DELETE FROM muted_games WHERE player_id = $1",
+                "DELETE FROM notifications WHERE player_id = $1",
             ] {
                 sqlx::query(statement).bind(player).execute(&mut *tx).await?;
             }

@@ -49,6 +49,7 @@ pub mod error;
 pub mod group_commit;
 mod lone_move;
 mod migrations;
+mod notification_statements;
 mod oauth_statements;
 mod passkey_statements;
 pub mod postgres;
@@ -141,6 +142,7 @@ macro_rules! on_backend {
 // After `on_backend!`, which they use.
 pub mod accounts;
 mod name_keys;
+pub mod notifications;
 pub mod passkeys;
 
 impl Store {

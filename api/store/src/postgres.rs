@@ -15,6 +15,7 @@ super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Postgres);
 super::passkey_statements::passkey_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Postgres);
+super::notification_statements::notification_statements!(sqlx::Postgres);
 
 /// The names of those of `ids` who are players: one statement for them all, where a
 /// listing page would otherwise cost a round trip per player.

@@ -14,6 +14,7 @@ super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Sqlite);
 super::passkey_statements::passkey_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Sqlite);
+super::notification_statements::notification_statements!(sqlx::Sqlite);
 
 /// How many games `player` created that still wait for players.
 pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {

@@ -36,6 +36,9 @@ pub const STREAM_LOG_READS: &str = "worp_sse_log_reads_total";
 pub const WEBHOOK_DELIVERIES: &str = "worp_webhook_deliveries_total";
 /// Their latency in seconds (histogram), by outcome.
 pub const WEBHOOK_SECONDS: &str = "worp_webhook_delivery_seconds";
+/// Notification sends (mails and pushes), by channel (`email`, `digest`, `push`,
+/// `confirm`) and outcome (`sent`, `pending`: to retry, `dropped`, `failed`).
+pub const NOTIFICATIONS: &str = "worp_notifications_total";
 /// Deadline sweeps run, and seats that ran out of time in them.
 pub const DEADLINE_SWEEPS: &str = "worp_deadline_sweeps_total";
 pub const TIMEOUTS: &str = "worp_deadline_timeouts_total";
@@ -50,7 +53,8 @@ pub const DB_UNAVAILABLE: &str = "worp_db_unavailable_total";
 pub const RATE_LIMITED: &str = "worp_rate_limited_total";
 
 /// Every metric name above (the dashboard's test checks its queries against these).
-pub const NAMES: [&str; 22] = [
+pub const NAMES: [&str; 23] = [
+    NOTIFICATIONS,
     HTTP_REQUESTS,
     HTTP_SECONDS,
     MOVES_ACKNOWLEDGED,
@@ -136,6 +140,11 @@ fn at_zero() {
     for outcome in WEBHOOK_OUTCOMES {
         counter!(WEBHOOK_DELIVERIES, "outcome" => outcome).increment(0);
         let _ = histogram!(WEBHOOK_SECONDS, "outcome" => outcome);
+    }
+    for channel in NOTIFICATION_CHANNELS {
+        for outcome in NOTIFICATION_OUTCOMES {
+            counter!(NOTIFICATIONS, "channel" => channel, "outcome" => outcome).increment(0);
+        }
     }
 }
 
@@ -230,6 +239,24 @@ pub fn webhook_delivery(outcome: &'static str, took: Duration) {
     histogram!(WEBHOOK_SECONDS, "outcome" => outcome).record(took.as_secs_f64());
 }
 
+/// A notification sent through `channel` with `outcome`: both from a fixed set.
+pub fn notification(channel: &str, outcome: &str) {
+    let channel = NOTIFICATION_CHANNELS
+        .into_iter()
+        .find(|c| *c == channel)
+        .unwrap_or("other");
+    let outcome = NOTIFICATION_OUTCOMES
+        .into_iter()
+        .find(|o| *o == outcome)
+        .unwrap_or("other");
+    counter!(NOTIFICATIONS, "channel" => channel, "outcome" => outcome).increment(1);
+}
+
+/// The channels notifications go by.
+pub const NOTIFICATION_CHANNELS: [&str; 4] = ["email", "digest", "push", "confirm"];
+/// What a notification's attempt came to.
+pub const NOTIFICATION_OUTCOMES: [&str; 4] = ["sent", "pending", "dropped", "failed"];
+
 /// A deadline sweep that timed `timeouts` seats out.
 pub fn deadline_sweep(timeouts: usize) {
     counter!(DEADLINE_SWEEPS).increment(1);
@@ -315,6 +342,7 @@ mod tests {
         stream_log_read();
         webhook_delivery("delivered", Duration::from_millis(3));
         deadline_sweep(1);
+        notification("email", "sent");
         bot_move();
         db_pool(1, 2);
         db_unavailable();

@@ -10,6 +10,7 @@ pub mod leaving;
 pub mod lobby;
 pub mod me;
 pub mod messages;
+pub mod notifications;
 pub mod oauth;
 pub mod paging;
 pub mod passkeys;
@@ -73,6 +74,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(sessions::sign_in)
         .service(sessions::current_session)
         .service(sessions::sign_out)
+        .service(notifications::get_email)
+        .service(notifications::set_email)
+        .service(notifications::delete_email)
+        .service(notifications::confirm_page)
+        .service(notifications::confirm_email)
+        .service(notifications::unsubscribe_page)
+        .service(notifications::unsubscribe)
+        .service(notifications::get_preferences)
+        .service(notifications::set_preferences)
+        .service(notifications::muted_games)
+        .service(notifications::mute_game)
+        .service(notifications::unmute_game)
         .service(oauth::consent)
         .service(oauth::answer_consent)
         // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.
