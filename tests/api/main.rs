@@ -30,6 +30,7 @@ mod load;
 mod messages;
 mod metrics;
 mod names;
+mod notifications;
 mod oauth;
 mod openapi;
 mod passkeys;
@@ -41,6 +42,7 @@ mod ratings;
 mod scopes;
 mod settings;
 mod shutdown;
+mod smtp;
 
 mod sixth_game;
 mod sqlite_commit;

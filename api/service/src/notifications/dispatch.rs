@@ -206,18 +206,19 @@ impl Worp {
         }
     }
 
-    /// When `at` is, for a row's record (tests read the outbox through this).
+    /// `player`'s rows of the outbox, newest first: channel, status, when due, attempts
+    /// (what the tests look at).
     #[doc(hidden)]
     pub async fn outbox_of(
         &self,
         player: Uuid,
-    ) -> Result<Vec<(String, String, DateTime<Utc>)>, Refusal> {
+    ) -> Result<Vec<(String, String, DateTime<Utc>, i32)>, Refusal> {
         Ok(self
             .store
             .notifications_of(player, 100)
             .await?
             .into_iter()
-            .map(|r| (r.channel, r.status, r.due_at))
+            .map(|r| (r.channel, r.status, r.due_at, r.attempts))
             .collect())
     }
 }

@@ -51,7 +51,7 @@ impl Worp {
                 game_id: game,
                 version,
                 seat: None,
-                minutes_left: Some(left.num_minutes().max(0)),
+                minutes_left: Some(threshold.num_minutes()),
             };
             let mut notice = self
                 .route(player, game, version, "clock_reminder", item)
