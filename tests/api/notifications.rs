@@ -577,3 +577,147 @@ async fn nobody_can_make_the_server_mail_an_address_over_and_over() {
     assert_eq!(resp.status(), 404);
     let _ = Uuid::nil();
 }
+
+/// The statuses of the outbox's rows in the SQLite file `database`.
+fn outbox_statuses(database: &str) -> Vec<(String, String, i64)> {
+    let db = rusqlite::Connection::open(database).expect("the database");
+    let mut statement = db
+        .prepare("SELECT channel, status, attempts FROM notifications ORDER BY created_at")
+        .expect("a statement");
+    let rows = statement
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("rows");
+    rows.map(|r| r.expect("a row")).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mail_queued_when_the_server_is_killed_goes_out_once_after_it_restarts() {
+    use crate::faults::{free_port, player, start_server_with};
+    let sink = SmtpSink::start();
+    let smtp = sink.url();
+    let (database, _dir) = fresh_database(Backend::Sqlite).await;
+    let port = free_port();
+    let env = [
+        ("WORP_SMTP_URL", smtp.as_str()),
+        ("WORP_PUBLIC_URL", "http://localhost"),
+        ("WORP_NOTIFY_POLL_MS", "50"),
+        ("WORP_NOTIFY_COALESCE_SECS", "4"),
+        ("WORP_CONNECTIONS_PER_ADDRESS", "0"),
+        ("WORP_STREAMS_PER_ADDRESS", "0"),
+    ];
+    let server = start_server_with(&database, port, &env).await;
+    let client = reqwest::Client::new();
+    let url = server.url.clone();
+    let ada = player(&client, &url, "ada").await;
+    let bob = player(&client, &url, "bob").await;
+    let send = |method: reqwest::Method, path: &str, token: &str, body: Value| {
+        client
+            .request(method, format!("{url}{path}"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+    };
+    let resp = send(
+        reqwest::Method::PUT,
+        "/v1/players/me/email",
+        &ada.token,
+        json!({ "address": "ada@example.org" }),
+    )
+    .await
+    .expect("request");
+    assert_eq!(resp.status(), 202);
+    let link = sink.wait_for(1).await[0]
+        .link("http://localhost/v1/email/confirm?token=")
+        .expect("a link");
+    let path = link.strip_prefix("http://localhost").expect("local");
+    let resp = send(reqwest::Method::POST, path, "", Value::Null)
+        .await
+        .expect("confirm");
+    assert_eq!(resp.status(), 200);
+    let channels = json!({ "email": "now", "push": false });
+    let resp = send(
+        reqwest::Method::PUT,
+        "/v1/players/me/notifications",
+        &ada.token,
+        json!({
+            "your_turn": { "email": "off", "push": false }, "invited": channels,
+            "game_finished": channels, "message": channels, "clock_reminder": channels,
+            "quiet_hours": null, "time_zone": "UTC", "digest_hour": 8
+        }),
+    )
+    .await
+    .expect("preferences");
+    assert_eq!(resp.status(), 200);
+    // Bob invites Ada: mailed at once. Ada sits down and Bob writes: that notice waits
+    // for the coalescing window in the outbox, and the server is killed meanwhile.
+    let resp = send(
+        reqwest::Method::POST,
+        "/v1/games",
+        &bob.token,
+        json!({ "variant": "backgammon", "seats": [bob.id, ada.id] }),
+    )
+    .await
+    .expect("create");
+    assert_eq!(resp.status(), 201);
+    let game: Value = resp.json().await.expect("json");
+    let id = game["id"].as_str().expect("id").to_owned();
+    sink.wait_for(2).await;
+    let resp = send(
+        reqwest::Method::POST,
+        &format!("/v1/games/{id}/seats/1"),
+        &ada.token,
+        Value::Null,
+    )
+    .await
+    .expect("seat");
+    assert_eq!(resp.status(), 200);
+    let resp = send(
+        reqwest::Method::POST,
+        &format!("/v1/games/{id}/messages"),
+        &bob.token,
+        json!({ "text": "hi" }),
+    )
+    .await
+    .expect("message");
+    assert_eq!(resp.status(), 201);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !outbox_statuses(&database)
+        .iter()
+        .any(|r| r.0 == "email" && r.1 == "pending")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{:?}",
+            outbox_statuses(&database)
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop(server); // SIGKILL
+    assert_eq!(sink.mails().len(), 2);
+
+    let _server = start_server_with(&database, port, &env).await;
+    let mails = sink.wait_for(3).await;
+    assert!(
+        mails[2]
+            .subject()
+            .contains("wrote in your game of Backgammon"),
+        "{}",
+        mails[2].subject()
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let rows = outbox_statuses(&database);
+        if rows.iter().all(|r| r.1 == "sent") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{rows:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(sink.mails().len(), 3, "nothing twice");
+    let ids: std::collections::HashSet<_> = sink
+        .mails()
+        .iter()
+        .filter_map(|m| m.header("message-id").map(str::to_owned))
+        .collect();
+    assert_eq!(ids.len(), 3);
+}
