@@ -86,7 +86,18 @@ CREATE UNIQUE INDEX notifications_pending ON notifications (player_id, channel, 
 CREATE INDEX notifications_due ON notifications (due_at) WHERE status IN ('pending', 'sending');
 CREATE INDEX notifications_by_player ON notifications (player_id, channel, topic, sent_at);
 
+-- Password resets asked by mail: the SHA-256 of each link's secret, single-use, for an
+-- hour. Kept a day after, to count them against the limit.
+CREATE TABLE password_resets (
+    secret_hash  BYTEA PRIMARY KEY,
+    player_id    UUID NOT NULL REFERENCES players (id),
+    created_at   TIMESTAMPTZ NOT NULL,
+    expires_at   TIMESTAMPTZ NOT NULL,
+    used_at      TIMESTAMPTZ
+);
+CREATE INDEX password_resets_by_player ON password_resets (player_id, created_at);
+
 GRANT SELECT, INSERT, UPDATE, DELETE
     ON email_addresses, email_confirmations_sent, notification_preferences, muted_games,
-       notifier_cursor, notices_taken, notifications
+       notifier_cursor, notices_taken, notifications, password_resets
     TO worp_server;

@@ -86,3 +86,14 @@ CREATE UNIQUE INDEX notifications_pending ON notifications (player_id, channel, 
 CREATE INDEX notifications_due ON notifications (due_at) WHERE status IN ('pending', 'sending');
 CREATE INDEX notifications_by_player ON notifications (player_id, channel, topic, sent_at);
 
+
+-- Password resets asked by mail: the SHA-256 of each link's secret, single-use, for an
+-- hour. Kept a day after, to count them against the limit.
+CREATE TABLE password_resets (
+    secret_hash  BLOB PRIMARY KEY,
+    player_id    BLOB NOT NULL REFERENCES players (id),
+    created_at   TEXT NOT NULL,
+    expires_at   TEXT NOT NULL,
+    used_at      TEXT
+);
+CREATE INDEX password_resets_by_player ON password_resets (player_id, created_at);

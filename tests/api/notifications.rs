@@ -721,3 +721,83 @@ async fn a_mail_queued_when_the_server_is_killed_goes_out_once_after_it_restarts
         .collect();
     assert_eq!(ids.len(), 3);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forgotten_password_is_reset_through_a_link_mailed_to_the_confirmed_address() {
+    let sink = SmtpSink::start();
+    let app = app_with_mail(Backend::Sqlite, ManualClock::new(), &sink).await;
+    let ada = app.player("ada").await;
+    let name = app.get_json(&format!("/v1/players/{}", ada.id)).await["name"]
+        .as_str()
+        .expect("name")
+        .to_owned();
+    // Without a confirmed address, and for a name nobody has: the same answer, no mail.
+    for who in [name.as_str(), "nobody at all"] {
+        let resp = app
+            .client
+            .post(app.url("/v1/password-reset"))
+            .json(&json!({ "name": who }))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status(), 202);
+    }
+    confirm(&app, &sink, &ada, "ada@example.org").await;
+    assert_eq!(sink.mails().len(), 1, "only the confirmation");
+    let resp = app
+        .client
+        .post(app.url("/v1/password-reset"))
+        .json(&json!({ "name": name }))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(resp.status(), 202);
+    let mail = sink.wait_for(2).await.remove(1);
+    assert_eq!(mail.subject(), "Reset your Worp password");
+    let link = mail
+        .link("http://localhost/v1/password-reset?token=")
+        .expect("a reset link");
+    let page = app
+        .client
+        .get(local(&app, &link))
+        .send()
+        .await
+        .expect("page");
+    assert_eq!(page.status(), 200);
+    assert!(page
+        .text()
+        .await
+        .expect("html")
+        .contains("type=\"password\""));
+    let token = link.split("token=").nth(1).expect("token").to_owned();
+    let complete = |password: &'static str| {
+        app.client
+            .post(app.url("/v1/password-reset/complete"))
+            .json(&json!({ "token": token, "password": password }))
+            .send()
+    };
+    // A weak password is refused and the link still works.
+    assert_eq!(complete("password").await.expect("request").status(), 400);
+    assert_eq!(
+        complete("a lantern over the quiet harbour")
+            .await
+            .expect("request")
+            .status(),
+        204
+    );
+    assert_eq!(
+        complete("another lantern, another harbour")
+            .await
+            .expect("request")
+            .status(),
+        404
+    );
+    let resp = app
+        .client
+        .post(app.url("/v1/sessions"))
+        .json(&json!({ "name": name, "password": "a lantern over the quiet harbour" }))
+        .send()
+        .await
+        .expect("sign in");
+    assert_eq!(resp.status(), 201);
+}

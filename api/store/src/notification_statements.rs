@@ -535,6 +535,83 @@ macro_rules! notification_statements {
                 .collect()
         }
 
+        /// Stores a password reset's secret (its SHA-256) for `player` and queues its
+        /// mail, in one transaction; how many `player` asked for since `since` before.
+        pub async fn queue_password_reset(
+            pool: &Pool,
+            hash: &[u8],
+            expires_at: DateTime<Utc>,
+            since: DateTime<Utc>,
+            limit: i64,
+            mail: &Queued,
+        ) -> Result<bool, StoreError> {
+            let mut tx = pool.begin().await?;
+            let row = sqlx::query(
+                "SELECT count(*) AS n FROM password_resets WHERE player_id = $1 AND created_at > $2",
+            )
+            .bind(mail.player_id)
+            .bind(since)
+            .fetch_one(&mut *tx)
+            .await?;
+            let n: i64 = row.try_get("n")?;
+            if n >= limit {
+                return Ok(false);
+            }
+            sqlx::query(
+                "INSERT INTO password_resets (secret_hash, player_id, created_at, expires_at) \
+                 VALUES ($1, $2, $3, $4)",
+            )
+            .bind(hash)
+            .bind(mail.player_id)
+            .bind(mail.created_at)
+            .bind(expires_at)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM password_resets WHERE created_at < $1")
+                .bind(since - chrono::Duration::days(1))
+                .execute(&mut *tx)
+                .await?;
+            queue_into(&mut *tx, mail).await?;
+            tx.commit().await?;
+            Ok(true)
+        }
+
+        /// The player of the unused, unexpired password reset whose secret has SHA-256
+        /// `hash`.
+        pub async fn password_reset_holder(
+            pool: &Pool,
+            hash: &[u8],
+            now: DateTime<Utc>,
+        ) -> Result<Option<Uuid>, StoreError> {
+            let row = sqlx::query(
+                "SELECT player_id FROM password_resets WHERE secret_hash = $1 \
+                 AND used_at IS NULL AND expires_at > $2",
+            )
+            .bind(hash)
+            .bind(now)
+            .fetch_optional(pool)
+            .await?;
+            Ok(row.map(|r| r.try_get("player_id")).transpose()?)
+        }
+
+        /// Uses the password reset whose secret has SHA-256 `hash`, if it is unused and
+        /// unexpired at `now`: its player.
+        pub async fn use_password_reset(
+            pool: &Pool,
+            hash: &[u8],
+            now: DateTime<Utc>,
+        ) -> Result<Option<Uuid>, StoreError> {
+            let row = sqlx::query(
+                "UPDATE password_resets SET used_at = $2 WHERE secret_hash = $1 \
+                 AND used_at IS NULL AND expires_at > $2 RETURNING player_id",
+            )
+            .bind(hash)
+            .bind(now)
+            .fetch_optional(pool)
+            .await?;
+            Ok(row.map(|r| r.try_get("player_id")).transpose()?)
+        }
+
         /// How many events the log holds with positions in `(after, upto]`.
         pub async fn log_count(pool: &Pool, after: i64, upto: i64) -> Result<i64, StoreError> {
             let row = sqlx::query(

@@ -282,6 +282,38 @@ impl Store {
         on_backend!(self.deadlines_between(after, until, limit))
     }
 
+    /// Stores a password reset for the mail's player and queues the mail, unless they
+    /// asked for `limit` since `since`; whether it did.
+    pub async fn queue_password_reset(
+        &self,
+        hash: &[u8],
+        expires_at: DateTime<Utc>,
+        since: DateTime<Utc>,
+        limit: i64,
+        mail: &Queued,
+    ) -> Result<bool, StoreError> {
+        on_backend!(self.queue_password_reset(hash, expires_at, since, limit, mail))
+    }
+
+    /// The player of the unused, unexpired password reset whose secret has SHA-256 `hash`.
+    pub async fn password_reset_holder(
+        &self,
+        hash: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<Option<Uuid>, StoreError> {
+        on_backend!(self.password_reset_holder(hash, now))
+    }
+
+    /// Uses the unexpired, unused password reset whose secret has SHA-256 `hash`: its
+    /// player.
+    pub async fn use_password_reset(
+        &self,
+        hash: &[u8],
+        now: DateTime<Utc>,
+    ) -> Result<Option<Uuid>, StoreError> {
+        on_backend!(self.use_password_reset(hash, now))
+    }
+
     /// How many events the log holds with positions in `(after, upto]`.
     pub async fn log_count(&self, after: i64, upto: i64) -> Result<i64, StoreError> {
         on_backend!(self.log_count(after, upto))

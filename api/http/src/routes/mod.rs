@@ -86,6 +86,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(notifications::muted_games)
         .service(notifications::mute_game)
         .service(notifications::unmute_game)
+        .service(notifications::forgot_password)
+        .service(notifications::reset_page)
+        .service(notifications::reset_password)
         .service(oauth::consent)
         .service(oauth::answer_consent)
         // After `/v1/players/me`, which the pattern `/v1/players/{id}` would match too.

@@ -355,3 +355,109 @@ fn page(title: &str, body: &str) -> HttpResponse {
              <h1>{title}</h1>{body}</body></html>"
         ))
 }
+
+/// `POST /v1/password-reset`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForgotPassword {
+    /// The account's name (or id).
+    pub name: String,
+}
+
+/// Mails a link to choose a new password, valid an hour, to the account's confirmed
+/// address (at most three a day). The answer is the same whether or not the account
+/// exists or has an address.
+#[utoipa::path(
+    tag = "notifications",
+    request_body = ForgotPassword,
+    responses(
+        (status = 202, description = "If the account has a confirmed address, a link is on its way"),
+        (status = 400, description = "No name", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/password-reset")]
+pub async fn forgot_password(
+    worp: web::Data<Worp>,
+    body: web::Json<ForgotPassword>,
+) -> Result<HttpResponse, ApiError> {
+    worp.request_password_reset(&body.name).await?;
+    Ok(HttpResponse::Accepted().finish())
+}
+
+/// The page a reset link opens: a form for the new password.
+#[utoipa::path(
+    tag = "notifications",
+    params(ConfirmLink),
+    responses(
+        (status = 200, description = "An HTML page with the form", content_type = "text/html"),
+        (status = 400, description = "No token", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[get("/v1/password-reset")]
+pub async fn reset_page(link: web::Query<ConfirmLink>) -> HttpResponse {
+    page(
+        "Choose a new password",
+        &format!(
+            "<form method=\"post\" action=\"/v1/password-reset/complete\">\
+             <input type=\"hidden\" name=\"token\" value=\"{}\">\
+             <p><label for=\"password\">New password (at least 8 characters, not easy to guess)</label><br>\
+             <input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"new-password\" minlength=\"8\" required></p>\
+             <button type=\"submit\">Set the password</button></form>",
+            escape(&link.token)
+        ),
+    )
+}
+
+/// `POST /v1/password-reset/complete`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetPassword {
+    /// The secret of the reset link.
+    pub token: String,
+    pub password: String,
+}
+
+/// Sets a new password with a reset link's secret (JSON, or the reset page's form), and
+/// signs every session of the account out.
+#[utoipa::path(
+    tag = "notifications",
+    request_body = ResetPassword,
+    responses(
+        (status = 204, description = "The password is set"),
+        (status = 400, description = "A password too short or too easy to guess", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "An unknown, used or expired link", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+#[post("/v1/password-reset/complete")]
+pub async fn reset_password(
+    worp: web::Data<Worp>,
+    body: web::Either<web::Json<ResetPassword>, web::Form<ResetPassword>>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let body = match body {
+        web::Either::Left(json) => json.into_inner(),
+        web::Either::Right(form) => form.into_inner(),
+    };
+    let done = worp
+        .complete_password_reset(&body.token, &body.password)
+        .await;
+    if wants_html(&req) {
+        return Ok(match done {
+            Ok(()) => page(
+                "Password set",
+                "<p>Your new password is set. <a href=\"/#/account\">Sign in.</a></p>",
+            ),
+            Err(e) => {
+                let e = ApiError::from(e);
+                let mut resp = page(
+                    "The password was not set",
+                    &format!("<p role=\"alert\">{}</p>", escape(&e.to_string())),
+                );
+                *resp.status_mut() = actix_web::ResponseError::status_code(&e);
+                resp
+            }
+        });
+    }
+    done?;
+    Ok(HttpResponse::NoContent().finish())
+}

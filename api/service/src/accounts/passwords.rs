@@ -102,7 +102,7 @@ pub fn checked_password(raw: &str, inputs: &[&str]) -> Result<String, Refusal> {
 }
 
 /// The Argon2id hash of `password`, in PHC string format.
-async fn hash_password(password: String) -> Result<String, Refusal> {
+pub(crate) async fn hash_password(password: String) -> Result<String, Refusal> {
     let _permit = HASHING
         .acquire()
         .await

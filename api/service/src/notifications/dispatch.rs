@@ -78,6 +78,7 @@ impl Worp {
     async fn send_row(&self, row: &Outgoing) -> Result<Outcome, Refusal> {
         match row.channel.as_str() {
             "confirm" => self.send_confirmation(row).await,
+            "reset" => self.send_reset(row).await,
             "email" | "digest" => self.send_notices_by_mail(row).await,
             "push" => self.push_notices(row).await,
             other => Ok(Outcome::Dropped(format!("no channel {other:?}"))),
@@ -135,6 +136,54 @@ impl Worp {
             unsubscribe: None,
         };
         self.mail(row.player_id, &c.address, &mail).await
+    }
+
+    async fn send_reset(&self, row: &Outgoing) -> Result<Outcome, Refusal> {
+        #[derive(serde::Deserialize)]
+        struct Reset {
+            secret: String,
+        }
+        let Some(reset) = row
+            .items
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Reset>(l).ok())
+            .last()
+        else {
+            return Ok(Outcome::Dropped("no reset in the row".into()));
+        };
+        let Some(address) = self
+            .store
+            .email_address(row.player_id)
+            .await?
+            .filter(|a| a.confirmed_at.is_some() && a.disabled_at.is_none())
+        else {
+            return Ok(Outcome::Dropped("no confirmed address".into()));
+        };
+        let name = self
+            .store
+            .player(row.player_id)
+            .await?
+            .map(|p| p.name)
+            .unwrap_or_default();
+        let link = format!(
+            "{}/v1/password-reset?token={}",
+            self.notifier.settings.public_url.trim_end_matches('/'),
+            reset.secret
+        );
+        let body = format!(
+            "Someone asked to reset the password of {name}'s account on Worp.\n\n\
+             To choose a new password, open this link within an hour:\n{link}\n\n\
+             Every session of the account is signed out when the password changes. If you \
+             did not ask for this, ignore this mail: nothing changes.\n"
+        );
+        let mail = Mail {
+            to: address.address.clone(),
+            subject: "Reset your Worp password".into(),
+            body,
+            id: row.id,
+            unsubscribe: None,
+        };
+        self.mail(row.player_id, &address.address, &mail).await
     }
 
     async fn send_notices_by_mail(&self, row: &Outgoing) -> Result<Outcome, Refusal> {

@@ -19,6 +19,7 @@ mod mail;
 mod outbox;
 pub mod preferences;
 mod reminders;
+mod resets;
 mod tail;
 mod texts;
 
