@@ -35,7 +35,7 @@ pub struct Worp {
     /// The WebAuthn relying party, for passkeys (`WORP_PUBLIC_URL`).
     pub(crate) webauthn: Option<Arc<webauthn_rs::Webauthn>>,
     /// Mail and push: their settings and this process's state (`notifications/`).
-    pub(crate) notifier: Arc<crate::notifications::Notifier>,
+    pub(crate) notifier: Arc<crate::notifications::state::Notifier>,
 }
 
 impl Worp {

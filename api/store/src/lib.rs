@@ -50,6 +50,7 @@ pub mod group_commit;
 mod lone_move;
 mod migrations;
 mod notification_statements;
+mod notifier_statements;
 mod oauth_statements;
 mod passkey_statements;
 pub mod postgres;

@@ -15,6 +15,7 @@ super::account_statements::account_statements!(sqlx::Sqlite);
 super::passkey_statements::passkey_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Sqlite);
 super::notification_statements::notification_statements!(sqlx::Sqlite);
+super::notifier_statements::notifier_statements!();
 
 /// How many games `player` created that still wait for players.
 pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {

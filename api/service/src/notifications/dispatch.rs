@@ -107,8 +107,8 @@ impl Worp {
         let Some(c) = row
             .items
             .lines()
-            .filter_map(|l| serde_json::from_str::<Confirmation>(l).ok())
-            .last()
+            .rev()
+            .find_map(|l| serde_json::from_str::<Confirmation>(l).ok())
         else {
             return Ok(Outcome::Dropped("no confirmation in the row".into()));
         };
@@ -146,8 +146,8 @@ impl Worp {
         let Some(reset) = row
             .items
             .lines()
-            .filter_map(|l| serde_json::from_str::<Reset>(l).ok())
-            .last()
+            .rev()
+            .find_map(|l| serde_json::from_str::<Reset>(l).ok())
         else {
             return Ok(Outcome::Dropped("no reset in the row".into()));
         };

@@ -20,91 +20,17 @@ mod outbox;
 pub mod preferences;
 mod reminders;
 mod resets;
+pub mod state;
 mod tail;
 mod texts;
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 pub use addresses::EmailView;
 pub use preferences::Preferences;
+pub use state::{Notifier, NotifySettings};
 
 use crate::worp::Worp;
-
-/// How notifications are sent (`api/src/configuration.rs` reads them).
-#[derive(Debug, Clone)]
-pub struct NotifySettings {
-    /// `WORP_SMTP_URL`: `smtps://user:pass@host:465` (implicit TLS),
-    /// `smtp://user:pass@host:587?tls=required` (STARTTLS), or `smtp://host:port`
-    /// (plain: loopback relays and tests only). None: no mail is sent.
-    pub smtp_url: Option<String>,
-    /// `WORP_MAIL_FROM`: the sender of every mail.
-    pub from: String,
-    /// `WORP_PUBLIC_URL`: where links in notices point.
-    pub public_url: String,
-    /// `WORP_NOTIFY_COALESCE_SECS`: the least time between two mails or pushes about one
-    /// game; notices meanwhile join the one waiting.
-    pub coalesce: chrono::Duration,
-    /// `WORP_CLOCK_REMINDERS`: the time left on a clock at which a reminder goes out.
-    pub reminders: Vec<chrono::Duration>,
-    /// How often the log and the outbox are looked at.
-    pub poll: Duration,
-    /// The wait before the first retry of a failed send; it doubles each attempt.
-    pub backoff: chrono::Duration,
-}
-
-impl Default for NotifySettings {
-    fn default() -> Self {
-        NotifySettings {
-            smtp_url: None,
-            from: "Worp <noreply@localhost>".into(),
-            public_url: "http://localhost:8080".into(),
-            coalesce: chrono::Duration::minutes(3),
-            reminders: vec![chrono::Duration::hours(24), chrono::Duration::hours(1)],
-            poll: Duration::from_secs(1),
-            backoff: chrono::Duration::seconds(30),
-        }
-    }
-}
-
-/// The notifier's state in this process.
-#[derive(Debug)]
-pub struct Notifier {
-    pub(crate) settings: NotifySettings,
-    pub(crate) mailer: Option<mail::Mailer>,
-    /// The players who can be reached, refreshed now and then (`tail.rs`).
-    pub(crate) reachable: Mutex<tail::Reachable>,
-}
-
-impl Notifier {
-    /// The notifier with `settings`; an error names what in `WORP_SMTP_URL` or
-    /// `WORP_MAIL_FROM` is wrong.
-    pub fn new(settings: NotifySettings) -> Result<Notifier, String> {
-        let mailer = match &settings.smtp_url {
-            Some(url) => Some(mail::Mailer::new(
-                url,
-                &settings.from,
-                &settings.public_url,
-            )?),
-            None => None,
-        };
-        Ok(Notifier {
-            settings,
-            mailer,
-            reachable: Mutex::new(tail::Reachable::default()),
-        })
-    }
-}
-
-impl Default for Notifier {
-    fn default() -> Self {
-        Notifier {
-            settings: NotifySettings::default(),
-            mailer: None,
-            reachable: Mutex::new(tail::Reachable::default()),
-        }
-    }
-}
 
 impl Worp {
     /// With notifications sent as `notifier` says.

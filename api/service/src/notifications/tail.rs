@@ -24,21 +24,6 @@ const EVENTS_PER_READ: i64 = 500;
 /// How long the set of players who can be reached is trusted.
 const REACHABLE_FOR: Duration = Duration::from_secs(5);
 
-/// The players who can be reached by some channel, as last read.
-#[derive(Debug, Default)]
-pub(crate) struct Reachable {
-    players: HashSet<Uuid>,
-    read_at: Option<Instant>,
-}
-
-impl super::Notifier {
-    /// Reads the reachable players again on next use (one was added here).
-    pub(crate) fn forget_reachable(&self) {
-        let mut r = self.reachable.lock().unwrap_or_else(|e| e.into_inner());
-        r.read_at = None;
-    }
-}
-
 /// Where this process has read the log to.
 #[derive(Debug, Default)]
 pub(crate) struct Tail {
