@@ -58,6 +58,7 @@ pub mod sqlite;
 mod sqlite_change;
 pub mod sqlite_commit;
 mod statements;
+mod vacation_statements;
 mod watched;
 mod webhook_statements;
 
@@ -142,6 +143,7 @@ macro_rules! on_backend {
 pub mod accounts;
 mod name_keys;
 pub mod passkeys;
+pub mod vacations;
 
 impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or
