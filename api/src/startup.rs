@@ -71,6 +71,7 @@ impl Application {
                     .unwrap_or(chrono::Duration::MAX),
             )
             .with_open_games(OpenGames::new(settings.open_games_per_player))
+            .with_vacation_days(settings.vacation_days)
             .with_public_url(&settings.public_url)
             .map_err(StartupError::PublicUrl)?;
         // Before the first registration: names registered before keys were kept take

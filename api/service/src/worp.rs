@@ -34,6 +34,8 @@ pub struct Worp {
     pub(crate) checkpoint_queue: crate::checkpoints::stored::Queue,
     /// The WebAuthn relying party, for passkeys (`WORP_PUBLIC_URL`).
     pub(crate) webauthn: Option<Arc<webauthn_rs::Webauthn>>,
+    /// Days of vacation per player per calendar year (`WORP_VACATION_DAYS`).
+    pub(crate) vacation_days: u32,
 }
 
 impl Worp {
@@ -54,6 +56,7 @@ impl Worp {
             message_limit: super::limits::MessageLimit::default(),
             checkpoint_queue: crate::checkpoints::stored::Queue::default(),
             webauthn: None,
+            vacation_days: 30,
         }
     }
 
@@ -72,6 +75,12 @@ impl Worp {
     /// With `open_games` as the limit on open games per player.
     pub fn with_open_games(mut self, open_games: super::limits::OpenGames) -> Worp {
         self.open_games = open_games;
+        self
+    }
+
+    /// With `days` of vacation per player per calendar year.
+    pub fn with_vacation_days(mut self, days: u32) -> Worp {
+        self.vacation_days = days;
         self
     }
 
