@@ -349,6 +349,18 @@ fn audit(file: &str) -> i32 {
                 "  {} moves replayed through the rules: all legal",
                 r.moves_replayed
             );
+            if r.vacation_events > 0 {
+                println!(
+                    "  {} vacation events: each of a seated player, in order, in a game not over",
+                    r.vacation_events
+                );
+            }
+            if let Some(deadline) = r.deadline {
+                println!(
+                    "  the seat to move runs out of time at {} (folded from the log)",
+                    worp_domain::events::format_time(&deadline)
+                );
+            }
             match &r.result {
                 Some(res) => println!(
                     "  result: {} ({:?}, {} points)",

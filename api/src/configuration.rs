@@ -53,6 +53,9 @@ pub struct Settings {
     /// `WORP_OPEN_GAMES_PER_PLAYER`: waiting games a player may have created at once
     /// (`0`: no limit).
     pub open_games_per_player: u32,
+    /// `WORP_VACATION_DAYS`: the days of vacation each player may take per calendar
+    /// year (UTC), their correspondence clocks paused meanwhile (docs/vacation.md).
+    pub vacation_days: u32,
     /// `WORP_HEADER_TIMEOUT_SECS`: the longest wait for a request's head.
     pub header_timeout: std::time::Duration,
     /// `WORP_BODY_TIMEOUT_SECS`: the longest wait for a request's whole body.
@@ -245,6 +248,7 @@ impl Settings {
             )?),
             players_per_hour_per_address: parsed("WORP_PLAYERS_PER_HOUR_PER_ADDRESS", 20)?,
             open_games_per_player: parsed("WORP_OPEN_GAMES_PER_PLAYER", 20)?,
+            vacation_days: parsed("WORP_VACATION_DAYS", 30)?,
             header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
             max_connections: parsed(

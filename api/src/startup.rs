@@ -74,6 +74,7 @@ impl Application {
                     .unwrap_or(chrono::Duration::MAX),
             )
             .with_open_games(OpenGames::new(settings.open_games_per_player))
+            .with_vacation_days(settings.vacation_days)
             .with_public_url(&settings.public_url)
             .map_err(StartupError::PublicUrl)?
             .with_notifier(

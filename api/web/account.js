@@ -1,10 +1,12 @@
 // The account page (#/account): the password, passkeys (add, remove), recovery codes,
 // the sessions signed in (sign one out, or all), personal access tokens (make one with
 // chosen scopes, revoke), the apps authorised through OAuth (revoke), the first token
-// (revoke it for good) and leaving (download one's data, delete the account).
+// (revoke it for good), vacation (`vacation.js`) and leaving (download one's data,
+// delete the account).
 import { h, api, toast, account, setAccount, setSession, signOut, fmtTime, agoText } from './core.js';
 import { signIn } from './signin.js';
 import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
+import { vacationSection } from './vacation.js';
 
 /** What each scope allows, as the server says it (`Scope::description`). */
 export const SCOPES = [
@@ -69,6 +71,7 @@ export async function accountView(main, { accountForm, route, toHome }) {
     sessionsSection(me, toHome),
     tokensSection(),
     appsSection(),
+    vacationSection(),
     firstTokenSection(me, toHome),
     leaveSection(info, me, main));
   passwordPart(password, info, me, route);

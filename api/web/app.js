@@ -3,7 +3,7 @@
 // pages (each in its own module) and draws a game's page.
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
-import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, titleOf, deadlineText, playerLink, ENDINGS } from './core.js';
+import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, titleOf, deadlineText, playerLink, fmtTime, ENDINGS } from './core.js';
 import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
@@ -15,7 +15,7 @@ import { accountView } from './account.js';
 import { consentView } from './consent.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
-const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted'];
+const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted', 'vacation_started', 'vacation_ended'];
 
 const main = document.getElementById('main');
 let cleanup = () => {};
@@ -152,6 +152,7 @@ async function gameView(id) {
       const li = h('li', { 'data-seat': s.seat },
         h('span', {}, colour ? h('span', { class: 'swatch', style: `background:${colour}`, 'aria-hidden': 'true' }) : null,
           h('strong', {}, seatLabel(g, s.seat)), ': ', who, s.retired ? ' (retired)' : '',
+          s.vacation_until ? [' ', h('span', { class: 'badge vacation' }, `On vacation until ${fmtTime(s.vacation_until)}`)] : null,
           g.to_move === s.seat && g.status === 'active' ? [' ', h('span', { class: 'badge turn' }, 'to move')] : null));
       if (me && s.invited === me.id && g.status === 'waiting') {
         li.append(h('a', { class: 'button answer-challenge', href: `#/join/${g.id}/${s.seat}` }, 'Answer the challenge'));

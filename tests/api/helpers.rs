@@ -154,6 +154,7 @@ pub fn test_settings(database: String) -> Settings {
         // waiting; `edge.rs` tests these limits.
         players_per_hour_per_address: 0,
         open_games_per_player: 0,
+        vacation_days: 30,
         header_timeout: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),
         max_connections: 512,

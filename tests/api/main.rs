@@ -49,4 +49,5 @@ mod sqlite_commit;
 mod store;
 mod stored_checkpoints;
 mod telemetry;
+mod vacation;
 mod webhooks;

@@ -133,12 +133,19 @@ async fn anyone_sees_a_players_name_and_when_they_joined() {
             chrono::DateTime::parse_from_rfc3339(joined).is_ok(),
             "{backend:?}: {profile}"
         );
-        // Nothing private: no token, no settings.
+        // Nothing private: no token, no settings (a vacation is public: opponents see it).
         let mut keys: Vec<&String> = profile.as_object().expect("object").keys().collect();
         keys.sort();
         assert_eq!(
             keys,
-            ["id", "joined", "name", "ratings", "recent_games"],
+            [
+                "id",
+                "joined",
+                "name",
+                "ratings",
+                "recent_games",
+                "vacation_until"
+            ],
             "{backend:?}: {profile}"
         );
         let unknown = app

@@ -59,6 +59,7 @@ fn body_of(op_id: &str, me: &TestPlayer, scope_token_scopes: &[&str]) -> Option<
         "post_message" => json!({ "text": "hello" }),
         "play_move" => json!({ "move": [] }),
         "update_me" => json!({}),
+        "start_vacation" => json!({ "days": 1 }),
         "create_webhook" => json!({ "url": "https://hooks.example/worp" }),
         "set_password" => json!({ "password": "an uncommon phrase of some length" }),
         "create_token" => json!({ "name": "matrix", "scopes": scope_token_scopes }),

@@ -16,6 +16,16 @@ pub struct Player {
     pub token_hash: Vec<u8>,
 }
 
+/// A player's vacation (a row of `vacations`): their clocks are paused from `started_at`
+/// until `until`, or until `ended_at` when it ended (early, or by the sweep).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Vacation {
+    pub player_id: Uuid,
+    pub started_at: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+}
+
 /// A `game_finished` event as the ratings read it, with its game's listing entry
 /// (absent while the read models are rebuilt).
 #[derive(Debug, Clone)]

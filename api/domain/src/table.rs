@@ -9,8 +9,12 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, AnyGame, Awaiting, EndReason, GameResult, Seat};
 
-use crate::bots::BotKind;
 use crate::events::{Event, LogEntry, RetireReason};
+
+mod deadline;
+mod seats;
+pub use deadline::{MoveClock, SeatVacation};
+pub use seats::SeatInfo;
 
 /// Why a stored log could not be folded into a game (a corrupt or foreign log).
 #[derive(Debug, thiserror::Error)]
@@ -79,36 +83,6 @@ pub enum FinishReason {
     ResignationAccepted,
 }
 
-/// One seat of a table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct SeatInfo {
-    /// The player in the seat; absent while the seat is open.
-    pub player_id: Option<Uuid>,
-    /// The seat left the game (resigned or timed out).
-    pub retired: bool,
-    /// The client seed the player added to the dice, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_seed: Option<String>,
-    /// Set when the computer plays this seat.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bot: Option<BotKind>,
-    /// The player the seat is reserved for, until they accept (take it) or decline.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub invited: Option<Uuid>,
-}
-
-impl SeatInfo {
-    /// Nobody sits here yet, and the seat is reserved for nobody: anyone may take it.
-    pub fn is_open(&self) -> bool {
-        self.player_id.is_none() && self.bot.is_none() && self.invited.is_none()
-    }
-
-    /// Nobody sits here yet (the seat may be reserved).
-    pub fn is_empty(&self) -> bool {
-        self.player_id.is_none() && self.bot.is_none()
-    }
-}
-
 /// The last dice rolled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct LastDice {
@@ -151,6 +125,8 @@ pub struct Table {
     pub updated_at: DateTime<Utc>,
     /// When the last move (or resignation) was made.
     pub last_move_at: Option<DateTime<Utc>>,
+    /// The clock of the seat to move (`deadline.rs`).
+    pub clock: MoveClock,
     /// Days each seat has for each move; `None`: no clock.
     pub days_per_move: Option<u32>,
     /// Why the seat that retired last left (what ended a game won by retirement).
@@ -213,6 +189,7 @@ impl Table {
                 client_seed: client_seeds.get(i).cloned().flatten(),
                 bot: bots.get(i).copied().flatten(),
                 invited: invited.get(i).copied().flatten(),
+                vacation: None,
             })
             .collect();
         Ok(Table {
@@ -235,6 +212,7 @@ impl Table {
             created_at: e.recorded_at(),
             updated_at: e.recorded_at(),
             last_move_at: None,
+            clock: MoveClock::starting(e.recorded_at()),
             days_per_move,
             last_retirement: None,
             rated,
@@ -257,6 +235,7 @@ impl Table {
         let engine = |error: worp_engine::EngineError| ReplayError::Engine { seq, error };
         if event.changes_the_game() {
             self.board_version = seq;
+            self.clock = MoveClock::starting(e.recorded_at());
         }
         match event {
             Event::GameCreated { .. } => return Err(invalid(seq, "a second game_created")),
@@ -320,6 +299,7 @@ impl Table {
                 self.last_retirement = Some(reason);
                 if let Some(s) = self.seats.get_mut(usize::from(seat)) {
                     s.retired = true;
+                    s.vacation = None;
                 }
                 self.last_move_at = Some(e.recorded_at());
             }
@@ -356,7 +336,13 @@ impl Table {
                 }
                 self.result = Some(result);
                 self.server_seed = Some(server_seed);
+                // A vacation pauses nothing in a finished game.
+                self.seats.iter_mut().for_each(|s| s.vacation = None);
             }
+            Event::VacationStarted { seat, until } => {
+                self.vacation_started(seq, seat, until, e.recorded_at())?;
+            }
+            Event::VacationEnded { seat } => self.vacation_ended(seq, seat, e.recorded_at())?,
         }
         self.advance_to(e);
         Ok(())
@@ -370,6 +356,7 @@ impl Table {
         mv: &Value,
     ) -> Result<(), ReplayError> {
         self.board_version = self.next_seq(e)?;
+        self.clock = MoveClock::starting(e.recorded_at());
         self.move_played(e, seat, mv)?;
         self.advance_to(e);
         Ok(())
@@ -462,39 +449,7 @@ impl Table {
             .and_then(|s| self.seats.get(s.index()))
             .and_then(|s| s.player_id)
     }
-
-    /// When the seat to move runs out of time (people only; bots never do).
-    pub fn deadline(&self) -> Option<DateTime<Utc>> {
-        let days = self.days_per_move?;
-        let seat = self.to_move()?;
-        if self.seats.get(seat.index())?.bot.is_some() {
-            return None;
-        }
-        Some(self.updated_at + chrono::Duration::days(i64::from(days)))
-    }
-
-    /// The seats `player` holds.
-    pub fn seats_of(&self, player: Uuid) -> Vec<Seat> {
-        self.seats
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.player_id == Some(player))
-            .map(|(i, _)| Seat(i as u8))
-            .collect()
-    }
-
-    /// The seats reserved for `player`.
-    pub fn invitations_of(&self, player: Uuid) -> Vec<Seat> {
-        self.seats
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.invited == Some(player))
-            .map(|(i, _)| Seat(i as u8))
-            .collect()
-    }
-
-    /// The client seeds in seat order, as the dice derivation uses them.
-    pub fn client_seeds(&self) -> Vec<Option<String>> {
-        self.seats.iter().map(|s| s.client_seed.clone()).collect()
-    }
 }
+
+#[cfg(test)]
+mod tests;

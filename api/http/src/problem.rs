@@ -65,6 +65,9 @@ pub enum ApiError {
     PayloadTooLarge(String),
     #[error("{0}")]
     Unprocessable(String),
+    /// More than the caller's allowance (days of vacation left this year).
+    #[error("{0}")]
+    OutOfAllowance(String),
     /// An `Idempotency-Key` sent again with another request than the one it answered.
     #[error("{0}")]
     KeyReused(String),
@@ -96,6 +99,7 @@ impl ApiError {
             ApiError::PreconditionFailed(_) => ("stale-version", "Stale version"),
             ApiError::PayloadTooLarge(_) => ("payload-too-large", "Request body too large"),
             ApiError::Unprocessable(_) => ("illegal-move", "Illegal move"),
+            ApiError::OutOfAllowance(_) => ("out-of-allowance", "Not enough days left"),
             ApiError::KeyReused(_) => ("idempotency-key-reused", "Idempotency-Key reused"),
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
             ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
@@ -132,7 +136,9 @@ impl ResponseError for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::Unprocessable(_) | ApiError::KeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unprocessable(_) | ApiError::KeyReused(_) | ApiError::OutOfAllowance(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRequests(_) | ApiError::SlowDown(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -177,6 +183,7 @@ impl From<Refusal> for ApiError {
             Refusal::IllegalMove(m) => ApiError::Unprocessable(m),
             Refusal::Unavailable(m) => ApiError::Unavailable(m),
             Refusal::TooMany(m) => ApiError::TooManyRequests(m),
+            Refusal::OutOfAllowance(m) => ApiError::OutOfAllowance(m),
             Refusal::Internal(m) => ApiError::Internal(m),
             Refusal::InsufficientScope(s) => ApiError::InsufficientScope(s),
             Refusal::SlowDown {

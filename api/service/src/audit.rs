@@ -1,6 +1,10 @@
 //! Checking a game's log without trusting whoever stored it: the hash chain, the
-//! sequence, every roll against the revealed seed, and every move against the rules.
+//! sequence, every roll against the revealed seed, every move against the rules, and
+//! every vacation (a seat with a player, an `until` after its start, an end only after a
+//! start, none in a finished game): the clock is a fold of the log, so the replay gives
+//! the deadline after every event.
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -21,6 +25,12 @@ pub struct AuditReport {
     pub seed_revealed: bool,
     /// The result the log ends with, if the game is over.
     pub result: Option<worp_engine::GameResult>,
+    /// Vacations' starts and ends checked (`vacation_started`, `vacation_ended`).
+    pub vacation_events: usize,
+    /// When the seat to move runs out of time, as the log alone gives it (paused
+    /// clocks included); absent without a clock or a seat to move.
+    #[serde(serialize_with = "worp_domain::clock::rfc3339_option")]
+    pub deadline: Option<DateTime<Utc>>,
 }
 
 /// The first broken link.
@@ -59,6 +69,8 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
         moves_replayed: 0,
         seed_revealed: seed.is_some(),
         result: None,
+        vacation_events: 0,
+        deadline: None,
     };
     for (i, e) in events.iter().enumerate() {
         let expected_seq = i as i64 + 1;
@@ -129,8 +141,12 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
                         report.rolls_verified += 1;
                     }
                 }
-                if matches!(event, Event::MovePlayed { .. }) {
-                    report.moves_replayed += 1;
+                match event {
+                    Event::MovePlayed { .. } => report.moves_replayed += 1,
+                    Event::VacationStarted { .. } | Event::VacationEnded { .. } => {
+                        report.vacation_events += 1;
+                    }
+                    _ => {}
                 }
                 t.apply(e).map_err(|err| broken(e.seq, err.to_string()))?;
             }
@@ -146,6 +162,7 @@ pub fn audit(events: &[StoredEvent]) -> Result<AuditReport, AuditError> {
             ));
         }
         report.result = t.result.clone();
+        report.deadline = t.deadline();
     }
     Ok(report)
 }

@@ -22,6 +22,13 @@ impl Worp {
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
+                // Vacations end first: a clock they paused runs again before time-outs
+                // are judged.
+                match w.sweep_vacations().await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!("{n} vacations ended"),
+                    Err(e) => tracing::warn!("the vacation sweep failed: {e}"),
+                }
                 match w.sweep_deadlines().await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!("{n} seats ran out of time"),

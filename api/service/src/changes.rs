@@ -204,6 +204,25 @@ impl Worp {
             .map(|p| p.table)
     }
 
+    /// Records `events` on `table` in one change (judged on its version), then every roll
+    /// the server owes and every move bots play.
+    pub(super) async fn change_all(
+        &self,
+        table: &Table,
+        events: Vec<Event>,
+        now: DateTime<Utc>,
+    ) -> Result<Arc<Table>, Refusal> {
+        let mut draft = self.draft(table, now).await?;
+        for event in events {
+            draft.push(event)?;
+        }
+        draft.advance()?;
+        let played = self
+            .record(Some(table), draft, table.version, None, None, false)
+            .await?;
+        Ok(played.table)
+    }
+
     /// [`Self::change`], with the game's view written while the commit is in flight if
     /// `answered`.
     pub(super) async fn change_answered(

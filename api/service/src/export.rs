@@ -81,6 +81,8 @@ pub fn record_steps(
             | Event::SeatTaken { .. }
             | Event::InvitationDeclined { .. }
             | Event::MessagePosted { .. }
+            | Event::VacationStarted { .. }
+            | Event::VacationEnded { .. }
             | Event::GameFinished { .. } => {}
         }
     }

@@ -199,6 +199,14 @@ impl Worp {
             seed: seed.to_vec(),
             passed: Vec::new(),
         };
+        // A creator on vacation sits down paused.
+        if req.days_per_move.is_some() {
+            let mine =
+                (0..count).filter(|s| players.get(usize::from(*s)) == Some(&Some(creator.id)));
+            for event in self.vacation_of_seats(creator.id, mine, now).await? {
+                draft.push(event)?;
+            }
+        }
         draft.advance()?;
         self.record(None, draft, 0, Some(&seed), None, false)
             .await

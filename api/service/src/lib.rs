@@ -16,6 +16,7 @@
 //!   how checkpoints are stored.
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
 //! - [`text`]: the checks of the strings and JSON that are stored.
+//! - [`vacation`]: a player's yearly vacation days, which pause their clocks.
 
 pub mod accounts;
 pub mod audit;
@@ -41,6 +42,7 @@ mod refusal;
 pub mod seats;
 mod stored_checkpoints;
 pub mod text;
+pub mod vacation;
 pub mod views;
 pub mod webhooks;
 mod worp;

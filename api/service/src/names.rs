@@ -115,6 +115,10 @@ pub struct PlayerProfile {
     pub ratings: Vec<VariantStanding>,
     /// The player's newest finished games.
     pub recent_games: Vec<GameSummary>,
+    /// While the player is on vacation: when it ends at the latest (their clocks are
+    /// paused until then).
+    #[serde(serialize_with = "worp_domain::clock::rfc3339_option")]
+    pub vacation_until: Option<DateTime<Utc>>,
 }
 
 /// A player's standing in one variant.
@@ -238,12 +242,14 @@ impl Worp {
             .map(|(game, _)| game)
             .collect();
         self.name_seats(&mut recent_games).await?;
+        let vacation_until = self.store.current_vacation(id).await?.map(|v| v.until);
         Ok(PlayerProfile {
             id,
             name,
             joined,
             ratings,
             recent_games,
+            vacation_until,
         })
     }
 }

@@ -31,6 +31,9 @@ pub enum Refusal {
     /// The rules refuse the move.
     #[error("{0}")]
     IllegalMove(String),
+    /// More than the caller's allowance (days of vacation left this year).
+    #[error("{0}")]
+    OutOfAllowance(String),
     /// The caller has reached a limit (open games per player); try again later.
     #[error("{0}")]
     TooMany(String),

@@ -36,12 +36,17 @@ impl Worp {
                 "seat {seat} is reserved for the player invited to it"
             )));
         }
-        let event = Event::SeatTaken {
+        let now = self.now();
+        let mut events = vec![Event::SeatTaken {
             seat,
             player_id: player.id,
             client_seed,
-        };
-        self.change(&table, event, self.now(), None).await
+        }];
+        // A player on vacation sits down paused.
+        if table.days_per_move.is_some() {
+            events.extend(self.vacation_of_seats(player.id, [seat], now).await?);
+        }
+        self.change_all(&table, events, now).await
     }
 
     /// Declines the invitation to `seat` (or to the caller's only reserved seat): the

@@ -31,6 +31,10 @@ pub struct SeatView {
     pub invited: Option<Uuid>,
     /// The invited player's name.
     pub invited_name: Option<String>,
+    /// While the seat's player is on vacation in this game: when it ends at the latest
+    /// (the seat's clock is paused until then; docs/vacation.md).
+    #[serde(serialize_with = "worp_domain::clock::rfc3339_option")]
+    pub vacation_until: Option<DateTime<Utc>>,
 }
 
 /// A game as the API shows it.
@@ -119,6 +123,7 @@ impl GameView {
                     bot: s.bot,
                     invited: s.invited,
                     invited_name: s.invited.and_then(|p| names.get(p)),
+                    vacation_until: s.vacation.map(|v| v.until),
                 })
                 .collect(),
             to_move: t.to_move().map(|s| s.0),

@@ -36,6 +36,8 @@ pub struct Worp {
     pub(crate) webauthn: Option<Arc<webauthn_rs::Webauthn>>,
     /// Mail and push: their settings and this process's state (`notifications/`).
     pub(crate) notifier: Arc<crate::notifications::state::Notifier>,
+    /// Days of vacation per player per calendar year (`WORP_VACATION_DAYS`).
+    pub(crate) vacation_days: u32,
 }
 
 impl Worp {
@@ -57,6 +59,7 @@ impl Worp {
             checkpoint_queue: crate::checkpoints::stored::Queue::default(),
             webauthn: None,
             notifier: Arc::default(),
+            vacation_days: 30,
         }
     }
 
@@ -75,6 +78,12 @@ impl Worp {
     /// With `open_games` as the limit on open games per player.
     pub fn with_open_games(mut self, open_games: super::limits::OpenGames) -> Worp {
         self.open_games = open_games;
+        self
+    }
+
+    /// With `days` of vacation per player per calendar year.
+    pub fn with_vacation_days(mut self, days: u32) -> Worp {
+        self.vacation_days = days;
         self
     }
 

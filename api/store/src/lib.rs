@@ -60,6 +60,7 @@ pub mod sqlite;
 mod sqlite_change;
 pub mod sqlite_commit;
 mod statements;
+mod vacation_statements;
 mod watched;
 mod webhook_statements;
 
@@ -145,6 +146,7 @@ pub mod accounts;
 mod name_keys;
 pub mod notifications;
 pub mod passkeys;
+pub mod vacations;
 
 impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or

@@ -97,6 +97,19 @@ pub enum Event {
     InvitationDeclined { seat: u8, player_id: Uuid },
     /// A seat left the game.
     SeatRetired { seat: u8, reason: RetireReason },
+    /// The player of a seat went on vacation until `until`: while it lasts the seat's
+    /// clock is paused (docs/vacation.md). Recorded in each unfinished game with a clock
+    /// where the player holds a seat that has not retired, when the vacation starts or
+    /// the seat is taken during it.
+    VacationStarted {
+        seat: u8,
+        /// When the vacation ends at the latest (RFC 3339); after the event's time.
+        #[serde(serialize_with = "crate::clock::rfc3339")]
+        until: DateTime<Utc>,
+    },
+    /// The vacation of a seat's player ended (at its `until`, or early): the time the seat
+    /// had left runs again from this event's time.
+    VacationEnded { seat: u8 },
     /// The game is over; the server seed is revealed so anyone can recompute every roll.
     GameFinished {
         result: GameResult,
@@ -126,10 +139,15 @@ pub fn message_commitment(salt: Option<&str>, text: &str) -> Option<String> {
 
 impl Event {
     /// Whether the event changes the game's state (its board, seats, dice or result).
-    /// A message does not: it moves the game's version, never its board, so it makes
-    /// no move stale.
+    /// A message does not, nor does a vacation's start or end: they move the game's
+    /// version, never its board, so they make no move stale (and restart no clock).
     pub fn changes_the_game(&self) -> bool {
-        !matches!(self, Event::MessagePosted { .. })
+        !matches!(
+            self,
+            Event::MessagePosted { .. }
+                | Event::VacationStarted { .. }
+                | Event::VacationEnded { .. }
+        )
     }
 
     /// The kind stored beside the payload.
@@ -142,6 +160,8 @@ impl Event {
             Event::MovePlayed { .. } => "move_played",
             Event::SeatRetired { .. } => "seat_retired",
             Event::MessagePosted { .. } => "message_posted",
+            Event::VacationStarted { .. } => "vacation_started",
+            Event::VacationEnded { .. } => "vacation_ended",
             Event::GameFinished { .. } => "game_finished",
         }
     }

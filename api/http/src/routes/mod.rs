@@ -17,6 +17,7 @@ pub mod passkeys;
 pub mod players;
 pub mod sessions;
 pub mod streams;
+pub mod vacation;
 pub mod variants;
 #[path = "web.rs"]
 pub mod web_client;
@@ -52,6 +53,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::list_webhooks)
         .service(me::delete_webhook)
         .service(me::deliveries)
+        .service(vacation::get_vacation)
+        .service(vacation::start_vacation)
+        .service(vacation::end_vacation)
         .service(leaving::export_account)
         .service(leaving::delete_account)
         .service(accounts::set_password)

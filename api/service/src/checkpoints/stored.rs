@@ -35,7 +35,7 @@ use worp_engine::json::RawJson;
 use worp_engine::GameResult;
 
 use worp_domain::events::{LogEntry, RetireReason};
-use worp_domain::table::{LastDice, SeatInfo, Table};
+use worp_domain::table::{LastDice, MoveClock, SeatInfo, Table};
 use worp_store::{Store, StoredCheckpoint};
 
 /// A game's checkpoint is stored each time it passes a multiple of this many events: a
@@ -52,8 +52,9 @@ pub fn is_stored(version: i64) -> bool {
 pub const MOST_WAITING: usize = 10_000;
 
 /// The layout of a body; a body of another layout is ignored (the fold starts from an
-/// earlier one, or from the log). 2: with `board_version` and the moves per seat.
-pub const FORMAT: i32 = 2;
+/// earlier one, or from the log). 2: with `board_version` and the moves per seat; 3: with
+/// the clock of the seat to move and the seats' vacations.
+pub const FORMAT: i32 = 3;
 
 /// The rules a checkpoint is written under: the engine's.
 pub fn rules_version() -> i32 {
@@ -98,6 +99,7 @@ struct Body {
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     last_move_at: Option<DateTime<Utc>>,
+    clock: MoveClock,
     days_per_move: Option<u32>,
     last_retirement: Option<RetireReason>,
     rated: bool,
@@ -127,6 +129,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         created_at: t.created_at,
         updated_at: t.updated_at,
         last_move_at: t.last_move_at,
+        clock: t.clock,
         days_per_move: t.days_per_move,
         last_retirement: t.last_retirement,
         rated: t.rated,
@@ -192,6 +195,7 @@ pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
         created_at: b.created_at,
         updated_at: b.updated_at,
         last_move_at: b.last_move_at,
+        clock: b.clock,
         days_per_move: b.days_per_move,
         last_retirement: b.last_retirement,
         rated: b.rated,
@@ -336,5 +340,50 @@ mod tests {
         assert!(!is_stored(STORED_EVERY + 1));
         assert!(is_stored(3 * STORED_EVERY));
         assert!(!is_stored(-STORED_EVERY));
+    }
+
+    #[test]
+    fn a_vacation_in_progress_and_the_clock_round_trip() {
+        use worp_domain::events::{Event, EventRow};
+        let (game, a, b) = (Uuid::from_u128(1), Uuid::from_u128(2), Uuid::from_u128(3));
+        let t0 = chrono::Utc::now();
+        let created = Event::GameCreated {
+            variant: "backgammon".into(),
+            options: serde_json::json!({}),
+            seats: vec![Some(a), Some(b)],
+            invited: Vec::new(),
+            client_seeds: Vec::new(),
+            bots: Vec::new(),
+            days_per_move: Some(3),
+            dice_commitment: "00".repeat(32),
+            created_by: a,
+            rated: false,
+            public_chat: false,
+        };
+        let first = EventRow::new(game, 1, &created, t0, "").expect("an event");
+        let mut t = Table::from_events(&[first.event]).expect("a game");
+        let away = Event::VacationStarted {
+            seat: 1,
+            until: t0 + chrono::Duration::days(7),
+        };
+        let second = EventRow::new(
+            game,
+            2,
+            &away,
+            t0 + chrono::Duration::hours(5),
+            &t.head_hash,
+        )
+        .expect("an event");
+        t.apply(&second.event).expect("a vacation");
+        let back = table(game, &stored(&t).expect("stored")).expect("it fits");
+        assert_eq!(back.seats, t.seats);
+        assert!(back.seats[1].vacation.is_some());
+        assert_eq!(back.clock, t.clock);
+        assert_eq!(back.deadline(), t.deadline());
+        assert_eq!(back.version, 2);
+        // A checkpoint of the layout before vacations is not used.
+        let mut old = stored(&t).expect("stored");
+        old.format = 2;
+        assert!(matches!(table(game, &old), Err(Unfit::Format(2))));
     }
 }
