@@ -801,3 +801,43 @@ async fn a_forgotten_password_is_reset_through_a_link_mailed_to_the_confirmed_ad
         .expect("sign in");
     assert_eq!(resp.status(), 201);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_on_vacation_hears_of_no_turn_while_their_clock_is_paused() {
+    let sink = SmtpSink::start();
+    let clock = ManualClock::new();
+    let app = app_with_mail(Backend::Sqlite, clock.clone(), &sink).await;
+    let ada = app.player("ada").await;
+    let bob = app.player("bob").await;
+    confirm(&app, &sink, &ada, "ada@example.org").await;
+    mail_everything(&app, &ada).await;
+    let resp = app
+        .post("/v1/players/me/vacation", &ada, json!({ "days": 7 }))
+        .await;
+    assert_eq!(
+        resp.status(),
+        201,
+        "{}",
+        resp.text().await.unwrap_or_default()
+    );
+    let game = app
+        .create_from(
+            &bob,
+            json!({ "variant": "backgammon", "seats": [bob.id, ada.id], "days_per_move": 3 }),
+        )
+        .await;
+    let id = game["id"].as_str().expect("id").to_owned();
+    until_turn_of(&app, &id, &[&ada, &bob], &ada).await;
+    post_message(&app, &id, &bob, "whenever you are back").await;
+    let mails = advance_until_mails(&sink, &clock, chrono::Duration::seconds(30), 2).await;
+    let last = mails.last().expect("a mail");
+    assert!(
+        last.body.contains("wrote in your game of Backgammon"),
+        "{}",
+        last.body
+    );
+    assert!(
+        mails.iter().all(|m| !m.body.contains("Your turn")),
+        "no turn is pressed on a player on vacation: {mails:#?}"
+    );
+}

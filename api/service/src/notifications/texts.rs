@@ -109,10 +109,13 @@ impl Worp {
     }
 }
 
-/// Whether what `item` tells `player` is still so.
+/// Whether what `item` tells `player` is still so. A player on vacation in the game
+/// hears of no turn there: their clock is paused, nothing presses.
 fn stands(table: &Table, player: Uuid, item: &Item) -> bool {
     match item.kind.as_str() {
-        "your_turn" | "clock_reminder" => table.to_move_player() == Some(player),
+        "your_turn" | "clock_reminder" => {
+            table.to_move_player() == Some(player) && !table.clock_paused()
+        }
         "invited" => table.seats.iter().any(|s| s.invited == Some(player)),
         _ => true,
     }
