@@ -5,6 +5,7 @@
 import { h, api, toast, account, setAccount, setSession, signOut, fmtTime, agoText } from './core.js';
 import { signIn } from './signin.js';
 import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
+import { notificationSections } from './notifications.js';
 
 /** What each scope allows, as the server says it (`Scope::description`). */
 export const SCOPES = [
@@ -66,6 +67,7 @@ export async function accountView(main, { accountForm, route, toHome }) {
   main.append(section('password-section', 'Password', password),
     passkeysSection(info),
     section('recovery-section', 'Recovery codes', recovery),
+    ...notificationSections(),
     sessionsSection(me, toHome),
     tokensSection(),
     appsSection(),
