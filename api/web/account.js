@@ -7,6 +7,7 @@ import { h, api, toast, account, setAccount, setSession, signOut, fmtTime, agoTe
 import { signIn } from './signin.js';
 import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
 import { vacationSection } from './vacation.js';
+import { notificationSections } from './notifications.js';
 
 /** What each scope allows, as the server says it (`Scope::description`). */
 export const SCOPES = [
@@ -68,6 +69,7 @@ export async function accountView(main, { accountForm, route, toHome }) {
   main.append(section('password-section', 'Password', password),
     passkeysSection(info),
     section('recovery-section', 'Recovery codes', recovery),
+    ...notificationSections(),
     sessionsSection(me, toHome),
     tokensSection(),
     appsSection(),

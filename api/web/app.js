@@ -13,6 +13,7 @@ import { lastMoves } from './last_move.js';
 import { accountForm } from './signin.js';
 import { accountView } from './account.js';
 import { consentView } from './consent.js';
+import { muteToggle } from './notifications.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
 const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted', 'vacation_started', 'vacation_ended'];
@@ -118,6 +119,7 @@ async function gameView(id) {
   const resignBtn = h('button', { type: 'button', class: 'danger', id: 'resign', hidden: true, onclick: resign }, 'Resign');
   const finishedBox = h('div', { id: 'finished-box' });
   const chat = chatPanel(id, () => st.game, () => mySeats(st.game || { seats: [] }));
+  const mute = muteToggle(id, me);
   const title = h('h1', { id: 'game-title' }, 'Game');
   const extra = h('div', { id: 'extra', class: 'legend' });
   main.append(title, h('div', { class: 'game' },
@@ -126,6 +128,7 @@ async function gameView(id) {
       finishedBox,
       h('div', { class: 'card' }, dice, extra),
       h('div', { class: 'card' }, h('h2', {}, 'Players'), seatsList),
+      mute.el,
       h('div', { class: 'card replay' }, h('h2', {}, 'Replay'),
         slider, h('div', { class: 'row' }, prevBtn, replayLabel, nextBtn), h('p', {}, liveBtn)),
       chat.el,
@@ -224,6 +227,7 @@ async function gameView(id) {
     status.className = `status${live && myTurn(g) ? ' mine' : ''}`;
     renderDice(g);
     renderSeats(st.game);
+    mute.update(st.game);
     extra.replaceChildren(...(st.board && st.board.extra ? [st.board.extra(g)].flat().filter(Boolean) : []));
     if (st.game.deadline) extra.append(h('p', { class: 'deadline' }, `Deadline: ${deadlineText(st.game.deadline)}`));
     resignBtn.hidden = !(live && g.status === 'active' && mySeats(g).length);

@@ -20,6 +20,8 @@ fi
 (cd "$ROOT" && cargo build -q -p worp)
 # Where cargo put it (CARGO_TARGET_DIR, when set, is relative to the workspace).
 WORP="$(cd "$ROOT" && cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/worp"
+# The tests that need a server of their own (with mail: notifications_mail.test.mjs) start this one.
+export WORP_BIN="$WORP"
 
 TMP="$(mktemp -d)"
 PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
