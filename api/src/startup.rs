@@ -31,6 +31,9 @@ pub enum StartupError {
     Store(#[from] StoreError),
     #[error("WORP_PUBLIC_URL: {0}")]
     PublicUrl(String),
+    /// `WORP_VAPID_PRIVATE_KEY` or `WORP_VAPID_SUBJECT` (the message names which).
+    #[error("{0}")]
+    Push(String),
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -72,7 +75,9 @@ impl Application {
             )
             .with_open_games(OpenGames::new(settings.open_games_per_player))
             .with_public_url(&settings.public_url)
-            .map_err(StartupError::PublicUrl)?;
+            .map_err(StartupError::PublicUrl)?
+            .with_push(&settings.push, &settings.public_url)
+            .map_err(StartupError::Push)?;
         // Before the first registration: names registered before keys were kept take
         // theirs, so that a new name cannot look like one of them. Not a reason to stay
         // down (a database that is read-only for now refuses the keys): `worp rebuild`,

@@ -141,6 +141,7 @@ pub fn test_settings(database: String) -> Settings {
                 "::1/128".parse().expect("cidr"),
             ],
         },
+        push: Default::default(),
         rate_limits: worp::ratelimit::Limits::default(),
         write_queue: 4096,
         idempotency_ttl: std::time::Duration::from_secs(24 * 3600),

@@ -34,6 +34,8 @@ pub struct Worp {
     pub(crate) checkpoint_queue: crate::checkpoints::stored::Queue,
     /// The WebAuthn relying party, for passkeys (`WORP_PUBLIC_URL`).
     pub(crate) webauthn: Option<Arc<webauthn_rs::Webauthn>>,
+    /// Web Push: the VAPID key and subject, the HTTP client (`push/`).
+    pub(crate) push: crate::push::state::PushState,
 }
 
 impl Worp {
@@ -54,6 +56,7 @@ impl Worp {
             message_limit: super::limits::MessageLimit::default(),
             checkpoint_queue: crate::checkpoints::stored::Queue::default(),
             webauthn: None,
+            push: crate::push::state::PushState::default(),
         }
     }
 

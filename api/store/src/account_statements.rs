@@ -338,6 +338,7 @@ macro_rules! account_statements {
                 "DELETE FROM name_keys WHERE player_id = $1",
                 "DELETE FROM passkeys WHERE player_id = $1",
                 "DELETE FROM webauthn_ceremonies WHERE player_id = $1",
+                "DELETE FROM push_subscriptions WHERE player_id = $1",
             ] {
                 sqlx::query(statement).bind(player).execute(&mut *tx).await?;
             }

@@ -52,6 +52,7 @@ mod migrations;
 mod oauth_statements;
 mod passkey_statements;
 pub mod postgres;
+mod push_statements;
 pub use worp_domain::records;
 pub mod sql;
 pub mod sqlite;
@@ -142,6 +143,7 @@ macro_rules! on_backend {
 pub mod accounts;
 mod name_keys;
 pub mod passkeys;
+pub mod push;
 
 impl Store {
     /// Connects (PostgreSQL for `postgres://` URLs, else an SQLite file path or

@@ -14,6 +14,7 @@ super::statements::statements!(
 super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Postgres);
 super::passkey_statements::passkey_statements!();
+super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Postgres);
 
 /// The names of those of `ids` who are players: one statement for them all, where a

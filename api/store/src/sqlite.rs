@@ -13,6 +13,7 @@ super::statements::statements!(
 super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Sqlite);
 super::passkey_statements::passkey_statements!();
+super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Sqlite);
 
 /// How many games `player` created that still wait for players.
