@@ -381,7 +381,7 @@ function devicesSection() {
         h('span', { class: 'muted' }, `last notified ${d.last_used_at ? agoText(d.last_used_at) : 'never'}`)],
     }),
     button: (d) => ({
-      text: 'Remove', cls: 'danger', action: 'remove', aria: `Stop notifications to ${d.device}`,
+      text: 'Remove', cls: 'danger', action: 'remove', aria: `Remove ${d.device} from the devices notified`,
       done: `${d.device} gets no more notifications.`,
     }),
   });

@@ -30,6 +30,16 @@ function fromB64url(s) {
   return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
+/** `promise`, or a PushError saying `late` after `ms` milliseconds. */
+function within(promise, ms, late) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new PushError(late)), ms); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** How long the browser's push service has to answer a subscription. */
+const SUBSCRIBE_MS = 15000;
+
 function sameBytes(buffer, bytes) {
   if (!buffer) return false;
   const a = new Uint8Array(buffer);
@@ -49,7 +59,8 @@ export async function turnOnPush(device) {
       : 'Notifications were not allowed: try again, and choose “Allow”.');
   }
   await registerServiceWorker();
-  const registration = await navigator.serviceWorker.ready;
+  const registration = await within(navigator.serviceWorker.ready, SUBSCRIBE_MS,
+    'The page\'s service worker did not start: reload the page, and try again.');
   const { public_key: publicKey } = await api('GET', '/v1/push/key', { auth: false });
   const key = fromB64url(publicKey);
   let subscription = await registration.pushManager.getSubscription();
@@ -60,8 +71,10 @@ export async function turnOnPush(device) {
   }
   if (!subscription) {
     try {
-      subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+      subscription = await within(registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }),
+        SUBSCRIBE_MS, 'This browser could not subscribe to notifications (its push service did not answer): try again later, or from another browser.');
     } catch (e) {
+      if (e instanceof PushError) throw e;
       throw new PushError(`This browser could not subscribe to notifications (${e && e.message ? e.message : e}): try again later, or from another browser.`);
     }
   }
