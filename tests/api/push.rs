@@ -497,3 +497,58 @@ async fn subscriptions_are_the_players_own_and_leave_with_them() {
         assert_eq!(left, Ok(vec![]), "{backend:?}: nothing left to send to");
     }
 }
+
+#[tokio::test]
+async fn a_push_reaches_no_address_the_screening_refuses_even_when_stored() {
+    // A server whose allowed ranges no longer cover loopback: subscriptions stored while
+    // they did are refused at sending, whether the address is written or resolved.
+    let app = app_with(Backend::Sqlite, |s| s.webhooks.allow.clear()).await;
+    let ann = app.player("ann").await;
+    let service = PushService::start(&public_key(&app).await).await;
+    let endpoint = service.subscription["endpoint"].as_str().expect("endpoint");
+    for (n, endpoint) in [
+        endpoint.to_owned(),
+        endpoint.replace("127.0.0.1", "localhost"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        app.store
+            .save_push_subscription(&worp::store::push::StoredPushSubscription {
+                id: uuid::Uuid::new_v4(),
+                player_id: ann.id,
+                endpoint,
+                p256dh: service.subscription["keys"]["p256dh"]
+                    .as_str()
+                    .expect("p256dh")
+                    .into(),
+                auth: service.subscription["keys"]["auth"]
+                    .as_str()
+                    .expect("auth")
+                    .into(),
+                device: format!("device {n}"),
+                created_at: chrono::Utc::now(),
+                last_used_at: None,
+            })
+            .await
+            .expect("stored");
+    }
+    let outcomes = app
+        .worp
+        .push_to_devices_of(ann.id, &your_turn())
+        .await
+        .expect("tried");
+    assert_eq!(outcomes.len(), 2);
+    for outcome in &outcomes {
+        assert!(
+            matches!(outcome, Err(PushFailure::Permanent(m)) if m.contains("refused")),
+            "{outcomes:?}"
+        );
+    }
+    assert!(service.messages().await.is_empty());
+    assert_eq!(
+        devices(&app, &ann).await.len(),
+        2,
+        "kept: a refusal is not a 410"
+    );
+}

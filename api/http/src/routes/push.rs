@@ -36,7 +36,8 @@ pub struct PushKey {
 #[get("/v1/push/key")]
 pub async fn push_key(worp: web::Data<Worp>) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok()
-        .insert_header(("cache-control", "public, max-age=3600"))
+        // Revalidated: a browser that subscribed with an old key would be refused.
+        .insert_header(("cache-control", "no-cache"))
         .json(PushKey {
             public_key: worp.push_public_key().await?,
         }))

@@ -87,3 +87,40 @@ impl Worp {
         Ok(self.vapid().await?.public.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_subject_is_a_mailto_or_https_uri_by_default_at_the_public_host() {
+        assert_eq!(
+            subject(None, "https://worp.example:8443/"),
+            Ok("mailto:noreply@worp.example".into())
+        );
+        assert_eq!(
+            subject(Some(" https://worp.example/contact "), "http://localhost"),
+            Ok("https://worp.example/contact".into())
+        );
+        assert!(subject(Some("http://worp.example"), "http://localhost").is_err());
+        assert!(subject(Some("nobody"), "http://localhost").is_err());
+    }
+
+    #[test]
+    fn a_new_key_reads_back_with_an_uncompressed_public_point() {
+        let made = new_private_key();
+        let key = vapid_key(&made).expect("a key");
+        let point = base64::Engine::decode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            &key.public,
+        )
+        .expect("base64url");
+        assert_eq!((point.len(), point[0]), (65, 4));
+        assert_eq!(vapid_key(&made).expect("again").public, key.public);
+        assert!(vapid_key("AAAA").is_err());
+        assert!(vapid_key(&made[..40]).is_err());
+        assert!(vapid_key(&format!("{made}AAAA")).is_err());
+        // Zero is no private key, however long.
+        assert!(vapid_key(&"A".repeat(43)).is_err());
+    }
+}

@@ -193,3 +193,19 @@ impl Worp {
         Ok(outcomes)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::topic;
+
+    #[test]
+    fn a_topic_is_at_most_32_base64url_characters_and_one_per_tag() {
+        let t = topic(&"game:".repeat(100));
+        assert_eq!(t.len(), 32);
+        assert!(t
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        assert_eq!(topic("game:1"), topic("game:1"));
+        assert_ne!(topic("game:1"), topic("game:2"));
+    }
+}

@@ -39,8 +39,16 @@ pub(crate) fn base64url(bytes: &[u8]) -> String {
 
 /// Reads a private key: the P-256 scalar, base64url.
 pub(crate) fn vapid_key(private: &str) -> Result<VapidKey, String> {
-    let signer = VapidSignatureBuilder::from_base64_no_sub(private.trim())
-        .map_err(|_| "not a P-256 private key (32 bytes, base64url without padding)".to_owned())?;
+    let refused = || "not a P-256 private key (32 bytes, base64url without padding)".to_owned();
+    let private = private.trim();
+    // Of another length, the key would make `web-push`'s parser panic, not refuse it.
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(private)
+        .map_err(|_| refused())?;
+    if bytes.len() != 32 {
+        return Err(refused());
+    }
+    let signer = VapidSignatureBuilder::from_base64_no_sub(private).map_err(|_| refused())?;
     let public = base64url(&signer.get_public_key());
     Ok(VapidKey { signer, public })
 }

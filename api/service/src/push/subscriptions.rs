@@ -239,3 +239,72 @@ impl Worp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 8291's example subscription keys (section 5).
+    const P256DH: &str =
+        "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4";
+    const AUTH: &str = "BTBZMqHH6r4Tts7J_aSIgg";
+
+    fn loopback() -> Vec<ipnet::IpNet> {
+        vec!["127.0.0.0/8".parse().expect("range")]
+    }
+
+    #[test]
+    fn endpoints_are_https_on_public_hosts_or_http_to_allowed_ranges() {
+        for ok in [
+            "https://fcm.googleapis.com/fcm/send/abc",
+            "https://updates.push.services.mozilla.com/wpush/v2/x",
+            "http://127.0.0.1:8080/push/x",
+            "http://localhost:8080/push/x",
+            "https://127.0.0.1/push/x",
+        ] {
+            assert!(check_endpoint(ok, &loopback()).is_ok(), "{ok}");
+        }
+        for refused in [
+            "http://push.example/x",
+            "http://10.0.0.1/x",
+            "https://10.0.0.1/x",
+            "https://[::1]/x",
+            "https://user@push.example/x",
+            "https://push.example/x#f",
+            "wss://push.example/x",
+            "push.example/x",
+        ] {
+            assert!(check_endpoint(refused, &loopback()).is_err(), "{refused}");
+        }
+        assert!(check_endpoint("http://127.0.0.1/x", &[]).is_err());
+        let long = format!("https://push.example/{}", "a".repeat(MAX_ENDPOINT));
+        assert!(check_endpoint(&long, &[]).is_err());
+    }
+
+    #[test]
+    fn keys_are_a_point_of_p256_and_a_16_byte_secret() {
+        assert_eq!(check_keys(P256DH, AUTH), Ok(()));
+        assert_eq!(
+            check_keys(&format!("{P256DH}="), &format!("{AUTH}==")),
+            Ok(())
+        );
+        // The point with its last coordinate byte changed is off the curve.
+        let off = format!("{}A", &P256DH[..P256DH.len() - 1]);
+        assert!(check_keys(&off, AUTH).is_err());
+        assert!(check_keys(&P256DH[..44], AUTH).is_err());
+        assert!(check_keys(P256DH, "AAAA").is_err());
+        assert!(check_keys("!", AUTH).is_err());
+    }
+
+    #[test]
+    fn the_origin_keeps_a_port_other_than_the_default() {
+        assert_eq!(
+            origin_of("http://127.0.0.1:8080/push/x"),
+            "http://127.0.0.1:8080"
+        );
+        assert_eq!(
+            origin_of("https://push.example:443/x"),
+            "https://push.example"
+        );
+    }
+}
