@@ -39,6 +39,10 @@ pub struct Settings {
     /// `WORP_CLOCK_REMINDERS`, `WORP_NOTIFY_POLL_MS`, `WORP_NOTIFY_BACKOFF_SECS`: mail and
     /// push (docs/notifications.md).
     pub notify: worp_service::notifications::NotifySettings,
+    /// `WORP_VAPID_PRIVATE_KEY`: the Web Push VAPID private key (the P-256 scalar,
+    /// base64url; unset: made once and kept in the database); `WORP_VAPID_SUBJECT`: the
+    /// contact push services see (default `mailto:noreply@<host of WORP_PUBLIC_URL>`).
+    pub push: worp_service::push::PushSettings,
     /// `WORP_RATE_PER_MINUTE` and `WORP_RATE_PER_MINUTE_PER_ADDRESS`: requests per minute
     /// per bearer token and per client address (`0`: no limit).
     pub rate_limits: worp_http::ratelimit::Limits,
@@ -234,6 +238,10 @@ impl Settings {
                 ..Default::default()
             },
             notify: notify_settings(port)?,
+            push: worp_service::push::PushSettings {
+                vapid_private_key: var("WORP_VAPID_PRIVATE_KEY"),
+                subject: var("WORP_VAPID_SUBJECT"),
+            },
             rate_limits: Limits {
                 per_token: parsed("WORP_RATE_PER_MINUTE", Limits::default().per_token)?,
                 per_address: parsed(

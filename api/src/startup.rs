@@ -34,6 +34,9 @@ pub enum StartupError {
     PublicUrl(String),
     #[error("notifications: {0}")]
     Notifications(String),
+    /// `WORP_VAPID_PRIVATE_KEY` or `WORP_VAPID_SUBJECT` (the message names which).
+    #[error("{0}")]
+    Push(String),
     #[error("cannot listen on {address}: {source}")]
     Listen {
         address: SocketAddr,
@@ -79,7 +82,9 @@ impl Application {
             .map_err(StartupError::PublicUrl)?
             .with_notifier(
                 Notifier::new(settings.notify.clone()).map_err(StartupError::Notifications)?,
-            );
+            )
+            .with_push(&settings.push, &settings.public_url)
+            .map_err(StartupError::Push)?;
         // Before the first registration: names registered before keys were kept take
         // theirs, so that a new name cannot look like one of them. Not a reason to stay
         // down (a database that is read-only for now refuses the keys): `worp rebuild`,

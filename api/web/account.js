@@ -1,4 +1,5 @@
-// The account page (#/account): the password, passkeys (add, remove), recovery codes,
+// The account page (#/account): the password, passkeys (add, remove), notifications on
+// this device (turn on; the devices that get them, remove), recovery codes,
 // the sessions signed in (sign one out, or all), personal access tokens (make one with
 // chosen scopes, revoke), the apps authorised through OAuth (revoke), the first token
 // (revoke it for good), vacation (`vacation.js`) and leaving (download one's data,
@@ -8,6 +9,7 @@ import { signIn } from './signin.js';
 import { addPasskey, passkeysAvailable, noPasskeysText, PasskeyError } from './passkeys.js';
 import { vacationSection } from './vacation.js';
 import { notificationSections } from './notifications.js';
+import { turnOnPush, pushAvailable, noPushText, PushError } from './devices.js';
 
 /** What each scope allows, as the server says it (`Scope::description`). */
 export const SCOPES = [
@@ -68,6 +70,7 @@ export async function accountView(main, { accountForm, route, toHome }) {
   const recovery = h('div');
   main.append(section('password-section', 'Password', password),
     passkeysSection(info),
+    devicesSection(),
     section('recovery-section', 'Recovery codes', recovery),
     ...notificationSections(),
     sessionsSection(me, toHome),
@@ -365,6 +368,50 @@ function passkeysSection(info) {
   h('p', { class: 'help', id: 'passkey-name-help' }, 'Such as “my phone” or “blue key”. Without a name it is called after this browser.'),
   name, h('p', {}, add), ...fr.nodes);
   sec.append(form);
+  return sec;
+}
+
+// ---------------------------------------------------------------- notifications
+
+function devicesSection() {
+  const { sec, load, r } = listSection({
+    id: 'devices-section',
+    title: 'Notifications on this device',
+    help: 'Worp can tell you when it is your turn, even while no page of Worp is open: turn notifications on in each browser where you want them. These devices get them:',
+    path: '/v1/players/me/push-subscriptions',
+    empty: 'No device gets notifications yet.',
+    row: (d) => ({
+      attrs: { 'data-device': d.id },
+      words: [h('strong', {}, d.device), h('span', {}, `added ${fmtTime(d.created_at)}`),
+        h('span', { class: 'muted' }, `last notified ${d.last_used_at ? agoText(d.last_used_at) : 'never'}`)],
+    }),
+    button: (d) => ({
+      text: 'Remove', cls: 'danger', action: 'remove', aria: `Remove ${d.device} from the devices notified`,
+      done: `${d.device} gets no more notifications.`,
+    }),
+  });
+  if (!pushAvailable()) {
+    sec.append(h('p', { id: 'push-unavailable' }, noPushText()));
+    return sec;
+  }
+  const fr = results();
+  const turnOn = h('button', { type: 'button', id: 'turn-on-push', onclick: async () => {
+    r.clear();
+    fr.clear();
+    turnOn.disabled = true;
+    try {
+      const d = await turnOnPush();
+      await load();
+      fr.say(`Notifications are on for ${d.device}.`);
+    } catch (e) {
+      if (e instanceof PushError) fr.fail(e.message);
+      else fr.fail(`Notifications could not be turned on: ${e.detail || e.message}`);
+    } finally {
+      turnOn.disabled = false;
+      turnOn.focus();
+    }
+  } }, 'Turn on notifications on this device');
+  sec.append(h('p', {}, turnOn), ...fr.nodes);
   return sec;
 }
 

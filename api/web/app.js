@@ -14,6 +14,7 @@ import { accountForm } from './signin.js';
 import { accountView } from './account.js';
 import { consentView } from './consent.js';
 import { muteToggle } from './notifications.js';
+import { registerServiceWorker } from './devices.js';
 
 // The `event:` names of a game's stream: the kinds of the stored events.
 const EVENT_TYPES = ['game_created', 'seat_taken', 'invitation_declined', 'dice_rolled', 'move_played', 'seat_retired', 'game_finished', 'message_posted', 'vacation_started', 'vacation_ended'];
@@ -499,3 +500,4 @@ async function gameView(id) {
 
 // Whether this browser has a session decides what every page shows: asked first.
 loadSession().then(() => { showWho(); route(); });
+registerServiceWorker();

@@ -147,6 +147,7 @@ pub fn test_settings(database: String) -> Settings {
             backoff: chrono::Duration::milliseconds(200),
             ..Default::default()
         },
+        push: Default::default(),
         rate_limits: worp::ratelimit::Limits::default(),
         write_queue: 4096,
         idempotency_ttl: std::time::Duration::from_secs(24 * 3600),

@@ -256,6 +256,31 @@ async fn the_server_role_cannot_change_events_and_the_server_runs_as_it() {
             )
             .await;
         assert_eq!(resp.status(), 201);
+        // Web Push: the VAPID key made and kept, a subscription kept and removed.
+        let key = app.get_json("/v1/push/key").await;
+        assert!(key["public_key"].is_string(), "{key}");
+        let resp = app
+            .post(
+                "/v1/players/me/push-subscriptions",
+                &c,
+                json!({"endpoint": "https://push.example/send/c", "keys": {
+                    "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                    "auth": "BTBZMqHH6r4Tts7J_aSIgg"}}),
+            )
+            .await;
+        assert_eq!(resp.status(), 201);
+        let made: Value = resp.json().await.expect("json");
+        let resp = app
+            .client
+            .delete(app.url(&format!(
+                "/v1/players/me/push-subscriptions/{}",
+                made["id"].as_str().expect("id")
+            )))
+            .bearer_auth(&c.token)
+            .send()
+            .await
+            .expect("delete");
+        assert_eq!(resp.status(), 204);
         let open = app
             .create(&c, two_seat_variant(), Value::Null, vec![Some(c.id), None])
             .await;

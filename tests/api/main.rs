@@ -37,6 +37,7 @@ mod passkeys;
 mod play;
 mod process;
 mod profiles;
+mod push;
 mod races;
 mod ratings;
 mod scopes;

@@ -66,6 +66,14 @@ fn body_of(op_id: &str, me: &TestPlayer, scope_token_scopes: &[&str]) -> Option<
         "create_player" => json!({ "name": format!("matrix {}", Uuid::new_v4().simple()) }),
         "sign_in" => json!({ "name": "nobody", "password": "no password here" }),
         "answer_consent" => json!({ "approve": false }),
+        // RFC 8291's example keys, at a push service on a public name.
+        "subscribe_push" => json!({
+            "endpoint": format!("https://push.example/send/{}", Uuid::new_v4().simple()),
+            "keys": {
+                "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+                "auth": "BTBZMqHH6r4Tts7J_aSIgg",
+            },
+        }),
         // Not the player's name: the account stays (400).
         "delete_account" => json!({ "confirm_name": "not the player's name" }),
         _ => return None,

@@ -71,6 +71,9 @@ pub enum ApiError {
     /// An `Idempotency-Key` sent again with another request than the one it answered.
     #[error("{0}")]
     KeyReused(String),
+    /// A push subscription the server cannot use (its endpoint or keys).
+    #[error("{0}")]
+    InvalidSubscription(String),
     #[error("{0}")]
     Unavailable(String),
     #[error("{0}")]
@@ -101,6 +104,9 @@ impl ApiError {
             ApiError::Unprocessable(_) => ("illegal-move", "Illegal move"),
             ApiError::OutOfAllowance(_) => ("out-of-allowance", "Not enough days left"),
             ApiError::KeyReused(_) => ("idempotency-key-reused", "Idempotency-Key reused"),
+            ApiError::InvalidSubscription(_) => {
+                ("invalid-push-subscription", "Unusable push subscription")
+            }
             ApiError::Unavailable(_) => ("unavailable", "Service unavailable"),
             ApiError::TooManyRequests(_) => ("rate-limited", "Too many requests"),
             ApiError::Internal(_) => ("internal", "Internal error"),
@@ -136,9 +142,10 @@ impl ResponseError for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PreconditionFailed(_) => StatusCode::PRECONDITION_FAILED,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::Unprocessable(_) | ApiError::KeyReused(_) | ApiError::OutOfAllowance(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ApiError::Unprocessable(_)
+            | ApiError::KeyReused(_)
+            | ApiError::OutOfAllowance(_)
+            | ApiError::InvalidSubscription(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::TooManyRequests(_) | ApiError::SlowDown(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -9,7 +9,7 @@
 //! - [`games`]: creating, moving, resigning, time-outs; [`seats`]: taking a seat,
 //!   accepting or declining an invitation; `changes`: how each of them is drafted,
 //!   appended, cached and published.
-//! - [`players`]: registering, tokens, webhooks; [`accounts`]: credentials beside the
+//! - [`players`]: registering, tokens, webhooks; [`push`]: Web Push to players' devices; [`accounts`]: credentials beside the
 //!   first token (scoped tokens, sessions, passwords, OAuth).
 //! - [`reads`]: tables, listings, event pages, exports, the read-model rebuild;
 //!   `stored_checkpoints`: where a fold starts from the game's stored checkpoint, and
@@ -34,6 +34,7 @@ mod name_book;
 pub mod names;
 pub mod notifications;
 pub mod players;
+pub mod push;
 pub mod ratings;
 pub mod read_model;
 mod readiness;

@@ -38,6 +38,8 @@ pub struct Worp {
     pub(crate) notifier: Arc<crate::notifications::state::Notifier>,
     /// Days of vacation per player per calendar year (`WORP_VACATION_DAYS`).
     pub(crate) vacation_days: u32,
+    /// Web Push: the VAPID key and subject, the HTTP client (`push/`).
+    pub(crate) push: crate::push::state::PushState,
 }
 
 impl Worp {
@@ -60,6 +62,7 @@ impl Worp {
             webauthn: None,
             notifier: Arc::default(),
             vacation_days: 30,
+            push: crate::push::state::PushState::default(),
         }
     }
 

@@ -344,6 +344,7 @@ macro_rules! account_statements {
                 "DELETE FROM muted_games WHERE player_id = $1",
                 "DELETE FROM notifications WHERE player_id = $1",
                 "DELETE FROM password_resets WHERE player_id = $1",
+                "DELETE FROM push_subscriptions WHERE player_id = $1",
             ] {
                 sqlx::query(statement).bind(player).execute(&mut *tx).await?;
             }

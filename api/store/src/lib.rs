@@ -54,6 +54,7 @@ mod notifier_statements;
 mod oauth_statements;
 mod passkey_statements;
 pub mod postgres;
+mod push_statements;
 pub use worp_domain::records;
 pub mod sql;
 pub mod sqlite;
@@ -146,6 +147,7 @@ pub mod accounts;
 mod name_keys;
 pub mod notifications;
 pub mod passkeys;
+pub mod push;
 pub mod vacations;
 
 impl Store {

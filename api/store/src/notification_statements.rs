@@ -462,11 +462,13 @@ macro_rules! notification_statements {
             rows.iter().map(|r| Ok(r.try_get("game_id")?)).collect()
         }
 
-        /// The players with a confirmed address that is not disabled.
-        pub async fn mailable_players(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {
+        /// The players who can be reached: by a confirmed address that is not disabled,
+        /// or on a device subscribed to pushes.
+        pub async fn reachable_players(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {
             let rows = sqlx::query(
                 "SELECT player_id FROM email_addresses \
-                 WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL",
+                 WHERE confirmed_at IS NOT NULL AND disabled_at IS NULL \
+                 UNION SELECT player_id FROM push_subscriptions",
             )
             .fetch_all(pool)
             .await?;

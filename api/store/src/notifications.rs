@@ -248,9 +248,10 @@ impl Store {
         on_backend!(self.muted_games(player))
     }
 
-    /// The players with a confirmed address that is not disabled.
-    pub async fn mailable_players(&self) -> Result<Vec<Uuid>, StoreError> {
-        on_backend!(self.mailable_players())
+    /// The players who can be reached: by a confirmed address that is not disabled, or
+    /// on a device subscribed to pushes.
+    pub async fn reachable_players(&self) -> Result<Vec<Uuid>, StoreError> {
+        on_backend!(self.reachable_players())
     }
 
     pub async fn notifier_cursor(&self) -> Result<i64, StoreError> {

@@ -15,6 +15,7 @@ super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Postgres);
 super::passkey_statements::passkey_statements!();
 super::vacation_statements::vacation_statements!();
+super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Postgres);
 super::notification_statements::notification_statements!(sqlx::Postgres);
 super::notifier_statements::notifier_statements!();

@@ -15,6 +15,7 @@ pub mod oauth;
 pub mod paging;
 pub mod passkeys;
 pub mod players;
+pub mod push;
 pub mod sessions;
 pub mod streams;
 pub mod vacation;
@@ -75,6 +76,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(passkeys::remove_passkey)
         .service(passkeys::sign_in_options)
         .service(passkeys::sign_in_with_passkey)
+        .service(push::push_key)
+        .service(push::subscribe_push)
+        .service(push::list_push_subscriptions)
+        .service(push::unsubscribe_push)
         .service(sessions::sign_in)
         .service(sessions::current_session)
         .service(sessions::sign_out)

@@ -96,10 +96,18 @@ async fn file(req: HttpRequest, path: web::Path<String>) -> HttpResponse {
     serve(&req, &path, "public, max-age=300, must-revalidate")
 }
 
+/// `GET /sw.js`: the service worker (Web Push notices), served from the root so that its
+/// scope is the whole site; revalidated each time, as browsers do for workers anyway.
+async fn service_worker(req: HttpRequest) -> HttpResponse {
+    serve(&req, "sw.js", "no-cache")
+}
+
 /// Registers the client's routes.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(page))
         .route("/", web::head().to(page))
+        .route("/sw.js", web::get().to(service_worker))
+        .route("/sw.js", web::head().to(service_worker))
         .route("/web/{path:.*}", web::get().to(file))
         .route("/web/{path:.*}", web::head().to(file));
 }
@@ -181,6 +189,20 @@ mod tests {
             let body = read_body(resp).await;
             assert_eq!(Some(&body[..]), lookup(f), "{f}");
         }
+    }
+
+    #[actix_web::test]
+    async fn the_service_worker_is_served_from_the_root_as_javascript() {
+        let app = init_service(App::new().configure(configure)).await;
+        let resp = call_service(&app, TestRequest::get().uri("/sw.js").to_request()).await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert_eq!(
+            header_of(&resp, header::CONTENT_TYPE),
+            "text/javascript; charset=utf-8"
+        );
+        assert_eq!(header_of(&resp, header::CACHE_CONTROL), "no-cache");
+        let body = read_body(resp).await;
+        assert_eq!(Some(&body[..]), lookup("sw.js"));
     }
 
     #[actix_web::test]

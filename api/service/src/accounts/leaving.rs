@@ -2,11 +2,11 @@
 //! deleting the account.
 //!
 //! Deleting removes what the server holds of the player beside the log (credentials,
-//! password, recovery codes, apps, webhooks, the name's key) and replaces their name
-//! with [`DELETED_NAME`] wherever it is shown. The log stays as it was: it holds ids,
-//! never names, so every game still replays and every audit still verifies. Their
-//! ratings leave the leaderboard; their messages stay in their games' chats, as the
-//! words of a deleted player.
+//! password, recovery codes, apps, webhooks, push subscriptions, the name's key) and
+//! replaces their name with [`DELETED_NAME`] wherever it is shown. The log stays as it
+//! was: it holds ids, never names, so every game still replays and every audit still
+//! verifies. Their ratings leave the leaderboard; their messages stay in their games'
+//! chats, as the words of a deleted player.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -21,6 +21,7 @@ use super::passkeys::PasskeyView;
 use super::{new_secret_and_hash, CredentialView};
 use crate::messages::Message;
 use crate::names::{self, VariantStanding};
+use crate::push::ExportedPushSubscription;
 use crate::read_model::GameSummary;
 use crate::refusal::Refusal;
 use crate::worp::Worp;
@@ -60,6 +61,8 @@ pub struct AccountExport {
     pub apps: Vec<AppView>,
     pub passkeys: Vec<PasskeyView>,
     pub webhooks: Vec<ExportedWebhook>,
+    /// The devices that receive Web Push notices (never their endpoints or keys).
+    pub push_subscriptions: Vec<ExportedPushSubscription>,
     pub ratings: Vec<VariantStanding>,
     /// Every game the player holds a seat in, newest change first.
     pub games: Vec<GameSummary>,
@@ -143,6 +146,7 @@ impl Worp {
                     created_at: w.created_at,
                 })
                 .collect(),
+            push_subscriptions: self.exported_push_subscriptions(player).await?,
             ratings: profile.ratings,
             games,
             messages,

@@ -86,7 +86,7 @@ impl Worp {
     }
 
     /// The notices of `row` that still stand, in words.
-    async fn said(&self, row: &Outgoing) -> Result<Vec<Said>, Refusal> {
+    pub(super) async fn said(&self, row: &Outgoing) -> Result<Vec<Said>, Refusal> {
         let mut said: Vec<Said> = Vec::new();
         for item in Item::parse_lines(&row.items) {
             if let Some(s) = self.say(row.player_id, &item).await? {
@@ -269,17 +269,5 @@ impl Worp {
             .into_iter()
             .map(|r| (r.channel, r.status, r.due_at, r.attempts))
             .collect())
-    }
-}
-
-impl Worp {
-    /// Whether `player` has a device to push to.
-    pub(super) async fn has_push(&self, _player: Uuid) -> Result<bool, Refusal> {
-        Ok(false)
-    }
-
-    /// Pushes the notices of `row` to each of its player's devices.
-    async fn push_notices(&self, _row: &Outgoing) -> Result<Outcome, Refusal> {
-        Ok(Outcome::Dropped("push is not set up".into()))
     }
 }

@@ -18,6 +18,7 @@ mod dispatch;
 mod mail;
 mod outbox;
 pub mod preferences;
+mod pushes;
 mod reminders;
 mod resets;
 pub mod state;

@@ -113,7 +113,7 @@ impl Worp {
                 return Ok(r.players.clone());
             }
         }
-        let players: HashSet<Uuid> = self.store.mailable_players().await?.into_iter().collect();
+        let players: HashSet<Uuid> = self.store.reachable_players().await?.into_iter().collect();
         let mut r = self
             .notifier
             .reachable

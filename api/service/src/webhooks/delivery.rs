@@ -162,7 +162,7 @@ pub async fn deliver_due(store: &Store, clock: &dyn Clock, settings: &WebhookSet
 
 /// Why an address was refused, if that is why `e` failed (the resolver's refusal
 /// travels as the source of the connection error).
-fn refusal(e: &reqwest::Error) -> Option<&Refused> {
+pub(crate) fn refusal(e: &reqwest::Error) -> Option<&Refused> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = source {
         if let Some(r) = err.downcast_ref::<Refused>() {
