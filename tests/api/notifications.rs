@@ -841,3 +841,59 @@ async fn a_player_on_vacation_hears_of_no_turn_while_their_clock_is_paused() {
         "no turn is pressed on a player on vacation: {mails:#?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_is_mailed_to_its_players() {
+    let sink = SmtpSink::start();
+    let clock = ManualClock::new();
+    let app = app_with_mail(Backend::Sqlite, clock.clone(), &sink).await;
+    let ada = app.player("ada").await;
+    let bob = app.player("bob").await;
+    confirm(&app, &sink, &ada, "ada@example.org").await;
+    mail_everything(&app, &ada).await;
+    let game = app
+        .create(
+            &bob,
+            "backgammon",
+            Value::Null,
+            vec![Some(bob.id), Some(ada.id)],
+        )
+        .await;
+    let id = game["id"].as_str().expect("id").to_owned();
+    let resp = app
+        .post(&format!("/v1/games/{id}/resign"), &bob, Value::Null)
+        .await;
+    assert_eq!(
+        resp.status(),
+        200,
+        "{}",
+        resp.text().await.unwrap_or_default()
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let finished = loop {
+        if let Some(m) = sink
+            .mails()
+            .into_iter()
+            .find(|m| m.body.contains("has finished"))
+        {
+            break m;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no mail of the finish: {:#?}",
+            sink.mails()
+        );
+        clock.advance(chrono::Duration::seconds(30));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(finished
+        .body
+        .contains(&format!("http://localhost/#/game/{id}")));
+    assert!(
+        finished
+            .header("list-unsubscribe")
+            .is_some_and(|l| l.contains("game_finished")),
+        "{:?}",
+        finished.headers
+    );
+}
