@@ -65,10 +65,8 @@ mod vacation_statements;
 mod watched;
 mod webhook_statements;
 
-use std::future::Future;
-use std::str::FromStr;
-use std::sync::Arc;
 use std::time::Duration;
+use std::{future::Future, str::FromStr, sync::Arc};
 
 use chrono::{DateTime, Utc};
 use futures_util::future::{Either, FutureExt};
