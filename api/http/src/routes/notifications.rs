@@ -60,7 +60,7 @@ pub struct SetEmail {
         (status = 400, description = "Not an e-mail address", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "Too many confirmation mails today", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "This server sends no mail", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "This server sends no mail (no `WORP_SMTP_URL`)", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[put("/v1/players/me/email")]
@@ -310,6 +310,7 @@ pub async fn mute_game(
     responses(
         (status = 204, description = "Not muted (whether it was or not)"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Not a game's id", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/v1/players/me/muted-games/{id}")]

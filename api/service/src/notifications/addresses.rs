@@ -95,7 +95,8 @@ impl Worp {
     ) -> Result<EmailView, Refusal> {
         let address = checked_address(address)?;
         if self.notifier.mailer.is_none() {
-            return Err(Refusal::Unavailable(
+            // Not a failure that passes (503): how this server is set up.
+            return Err(Refusal::Conflict(
                 "this server sends no mail (WORP_SMTP_URL is not set)".into(),
             ));
         }
