@@ -55,6 +55,34 @@ pub enum Command {
     Openapi,
     /// Print every game with its options and JSON Schemas (as `GET /v1/variants`).
     Variants,
+    /// The computer's players, offline.
+    Bots {
+        #[command(subcommand)]
+        command: BotsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BotsCommand {
+    /// Play bot A against bot B through the engine alone and print the win rates with
+    /// their 95 % intervals. A takes one seat (rotating game by game), B the others.
+    Duel {
+        /// The game, e.g. `backgammon`.
+        variant: String,
+        /// Bot A: `random` or `greedy`.
+        a: String,
+        /// Bot B.
+        b: String,
+        /// How many games.
+        #[arg(long, default_value_t = 1000)]
+        games: u32,
+        /// The seed of the dice and the bots' choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The seats (default: the fewest the game allows).
+        #[arg(long)]
+        seats: Option<u8>,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -84,6 +112,17 @@ pub fn main() -> i32 {
                 }
             }
         }
+        Command::Bots {
+            command:
+                BotsCommand::Duel {
+                    variant,
+                    a,
+                    b,
+                    games,
+                    seed,
+                    seats,
+                },
+        } => duel(&variant, &a, &b, games, seed, seats),
         Command::Openapi => match worp_http::openapi::openapi_json() {
             Ok(doc) => {
                 print!("{doc}");
@@ -94,6 +133,32 @@ pub fn main() -> i32 {
                 1
             }
         },
+    }
+}
+
+/// `worp bots duel`.
+fn duel(variant: &str, a: &str, b: &str, games: u32, seed: u64, seats: Option<u8>) -> i32 {
+    use worp_domain::bots::BotKind;
+    let bot = |name: &str| -> Result<BotKind, String> {
+        serde_json::from_value(serde_json::Value::String(name.to_owned()))
+            .map_err(|_| format!("{name:?} is not a bot: random or greedy"))
+    };
+    let (a_kind, b_kind) = match (bot(a), bot(b)) {
+        (Ok(x), Ok(y)) => (x, y),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("worp bots duel: {e}");
+            return 2;
+        }
+    };
+    match worp_domain::duel::duel(variant, a_kind, b_kind, games, seats, seed) {
+        Ok(d) => {
+            print!("{}", d.report(a, b, seed));
+            0
+        }
+        Err(e) => {
+            eprintln!("worp bots duel: {e}");
+            1
+        }
     }
 }
 

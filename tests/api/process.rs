@@ -96,3 +96,54 @@ fn replay_that_cannot_write_its_states_says_so() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("cannot write the states"), "{stderr}");
 }
+
+/// `worp bots duel` plays bots against each other offline and prints win rates with
+/// their intervals; a bot that does not exist is refused with the two that do.
+#[test]
+fn bots_duel_prints_win_rates_with_their_intervals() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_worp"))
+            .args(args)
+            .output()
+            .expect("worp runs")
+    };
+    let out = run(&[
+        "bots",
+        "duel",
+        "backgammon",
+        "greedy",
+        "random",
+        "--games",
+        "40",
+        "--seed",
+        "5",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("greedy   wins"), "{text}");
+    assert!(text.contains("of 40"), "{text}");
+    assert!(text.contains("95 % interval"), "{text}");
+    assert_eq!(
+        run(&[
+            "bots",
+            "duel",
+            "backgammon",
+            "greedy",
+            "random",
+            "--games",
+            "40",
+            "--seed",
+            "5"
+        ])
+        .stdout,
+        out.stdout,
+        "the same seed, the same report"
+    );
+    let out = run(&["bots", "duel", "backgammon", "stockfish", "random"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("random or greedy"));
+}

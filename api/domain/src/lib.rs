@@ -7,6 +7,7 @@ pub mod access;
 pub mod bots;
 pub mod clock;
 pub mod dice;
+pub mod duel;
 pub mod events;
 pub mod ratings;
 pub mod records;
