@@ -107,17 +107,9 @@ fn bots_duel_prints_win_rates_with_their_intervals() {
             .output()
             .expect("worp runs")
     };
-    let out = run(&[
-        "bots",
-        "duel",
-        "backgammon",
-        "greedy",
-        "random",
-        "--games",
-        "40",
-        "--seed",
-        "5",
-    ]);
+    let args = "bots duel backgammon greedy random --games 40 --seed 5";
+    let args: Vec<&str> = args.split(' ').collect();
+    let out = run(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -128,18 +120,7 @@ fn bots_duel_prints_win_rates_with_their_intervals() {
     assert!(text.contains("of 40"), "{text}");
     assert!(text.contains("95 % interval"), "{text}");
     assert_eq!(
-        run(&[
-            "bots",
-            "duel",
-            "backgammon",
-            "greedy",
-            "random",
-            "--games",
-            "40",
-            "--seed",
-            "5"
-        ])
-        .stdout,
+        run(&args).stdout,
         out.stdout,
         "the same seed, the same report"
     );

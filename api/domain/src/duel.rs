@@ -150,24 +150,18 @@ mod tests {
 
     #[test]
     fn a_duel_is_reproducible_and_greedy_beats_random_beyond_chance() {
-        let first = duel(
-            "mens_erger_je_niet",
-            BotKind::Greedy,
-            BotKind::Random,
-            60,
-            None,
-            7,
-        )
-        .expect("a duel");
-        let again = duel(
-            "mens_erger_je_niet",
-            BotKind::Greedy,
-            BotKind::Random,
-            60,
-            None,
-            7,
-        )
-        .expect("a duel");
+        let play = || {
+            duel(
+                "mens_erger_je_niet",
+                BotKind::Greedy,
+                BotKind::Random,
+                60,
+                None,
+                7,
+            )
+            .expect("a duel")
+        };
+        let (first, again) = (play(), play());
         assert_eq!(first, again, "the same seed, the same games");
         assert_eq!(
             first.a_wins + first.b_wins + first.draws + first.unfinished,
