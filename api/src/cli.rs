@@ -69,7 +69,7 @@ pub enum BotsCommand {
     Duel {
         /// The game, e.g. `backgammon`.
         variant: String,
-        /// Bot A: `random` or `greedy`.
+        /// Bot A: `random`, `greedy` or `expectimax`.
         a: String,
         /// Bot B.
         b: String,
@@ -141,7 +141,7 @@ fn duel(variant: &str, a: &str, b: &str, games: u32, seed: u64, seats: Option<u8
     use worp_domain::bots::BotKind;
     let bot = |name: &str| -> Result<BotKind, String> {
         serde_json::from_value(serde_json::Value::String(name.to_owned()))
-            .map_err(|_| format!("{name:?} is not a bot: random or greedy"))
+            .map_err(|_| format!("{name:?} is not a bot: random, greedy or expectimax"))
     };
     let (a_kind, b_kind) = match (bot(a), bot(b)) {
         (Ok(x), Ok(y)) => (x, y),

@@ -33,7 +33,8 @@ export async function newGameView(main, { accountForm }) {
       h('option', { value: 'open', selected: i > 0 && !(opponent && i === 1) }, 'Open seat (anyone may join)'),
       opponent ? h('option', { value: `invite:${opponent.id}`, selected: i === 1 }, `Challenge ${opponent.name}`) : null,
       h('option', { value: 'bot:random' }, 'Computer: random moves'),
-      h('option', { value: 'bot:greedy' }, 'Computer: greedy')));
+      h('option', { value: 'bot:greedy' }, 'Computer: greedy'),
+      h('option', { value: 'bot:expectimax' }, 'Computer: looks a roll ahead')));
   const context = () => {
     const options = {};
     for (const [k, f] of fields) {

@@ -24,6 +24,7 @@ pub mod mens_erger_je_niet;
 pub mod playout;
 pub mod replay;
 pub mod rolloff;
+pub mod search;
 mod seat;
 mod step;
 pub mod variant;

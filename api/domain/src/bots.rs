@@ -19,7 +19,14 @@ pub enum BotKind {
     /// `worp_engine::backgammon`'s `advice.rs`), so it doubles, takes and passes, and
     /// never offers to resign.
     Greedy,
+    /// Looks one roll ahead: each legal move judged by the position after it, averaged
+    /// over every roll of the next seat answering with its best move, by the greedy
+    /// bot's measure (`worp_engine::search`); at most 20,000 positions a decision.
+    Expectimax,
 }
+
+/// The most positions the expectimax bot looks at for one decision.
+pub const EXPECTIMAX_BUDGET: u64 = 20_000;
 
 /// The index of the legal move a bot of `kind` plays for `seat`; `entropy` is random
 /// bits the caller supplies. `None` when there is no legal move; an error when the
@@ -38,6 +45,9 @@ pub fn choose(
     let pick = |n: usize| ((entropy >> 11) % n as u64) as usize;
     Ok(match kind {
         BotKind::Random => Some(pick(moves.len())),
+        BotKind::Expectimax => {
+            worp_engine::search::expectimax_choice(game, seat, seats, EXPECTIMAX_BUDGET)?
+        }
         BotKind::Greedy => {
             if let Some(i) = game.decision_hint().filter(|i| *i < moves.len()) {
                 return Ok(Some(i));
@@ -49,13 +59,7 @@ pub fn choose(
                     if after.apply_move(mv).is_err() {
                         return i64::MIN;
                     }
-                    let mine = i64::from(after.progress(seat));
-                    let best_other = (0..seats)
-                        .filter(|s| *s != seat.index())
-                        .map(|s| i64::from(after.progress(Seat(s as u8))))
-                        .max()
-                        .unwrap_or(0);
-                    mine * 4 - best_other * 3
+                    worp_engine::search::progress_score(after.as_ref(), seat, seats)
                 })
                 .collect();
             let Some(best) = scores.iter().copied().max() else {

@@ -176,4 +176,11 @@ mod tests {
         let report = first.report("greedy", "random", 7);
         assert!(report.contains("95 % interval"), "{report}");
     }
+
+    #[test]
+    fn looking_a_roll_ahead_beats_greedy_beyond_chance() {
+        let d = duel("ludo", BotKind::Expectimax, BotKind::Greedy, 100, None, 1).expect("a duel");
+        let (_, lo, _) = wilson(d.a_wins, d.games);
+        assert!(lo > 0.5, "expectimax beats greedy in Ludo: {d:?}");
+    }
 }
