@@ -31,6 +31,14 @@ pub(super) enum Outcome {
     Failed(String),
 }
 
+/// The newest line of an outbox row's items that reads as a `T`.
+fn newest_item<T: serde::de::DeserializeOwned>(items: &str) -> Option<T> {
+    items
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<T>(l).ok())
+}
+
 impl Worp {
     /// Sends the rows of the outbox that are due.
     pub(crate) async fn send_due(&self) -> Result<(), Refusal> {
@@ -104,12 +112,7 @@ impl Worp {
             address: String,
             secret: String,
         }
-        let Some(c) = row
-            .items
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str::<Confirmation>(l).ok())
-        else {
+        let Some(c) = newest_item::<Confirmation>(&row.items) else {
             return Ok(Outcome::Dropped("no confirmation in the row".into()));
         };
         let current = self.store.email_address(row.player_id).await?;
@@ -143,12 +146,7 @@ impl Worp {
         struct Reset {
             secret: String,
         }
-        let Some(reset) = row
-            .items
-            .lines()
-            .rev()
-            .find_map(|l| serde_json::from_str::<Reset>(l).ok())
-        else {
+        let Some(reset) = newest_item::<Reset>(&row.items) else {
             return Ok(Outcome::Dropped("no reset in the row".into()));
         };
         let Some(address) = self
