@@ -17,6 +17,7 @@ use crate::helpers::{
     spawn_app, spawn_app_from, test_settings, Backend, TestApp, TestPlayer, BACKENDS,
 };
 use crate::settings::app_with;
+use crate::smtp::python;
 
 /// The loopback push service, killed when dropped.
 struct PushService {
@@ -32,21 +33,6 @@ impl Drop for PushService {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// The Python of `tests/notifications/python.sh` (made on first use).
-fn python() -> String {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let out = Command::new("bash")
-        .arg(format!("{root}/tests/notifications/python.sh"))
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("tests/notifications/python.sh runs");
-    assert!(out.status.success(), "tests/notifications/python.sh failed");
-    String::from_utf8(out.stdout)
-        .expect("a path")
-        .trim()
-        .to_owned()
 }
 
 impl PushService {

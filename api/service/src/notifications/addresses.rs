@@ -84,6 +84,18 @@ impl Worp {
         Ok(self.store.email_address(player).await?.map(EmailView::from))
     }
 
+    /// `player`'s address if notices may be mailed to it: confirmed and not disabled.
+    pub(crate) async fn mailable_address(
+        &self,
+        player: Uuid,
+    ) -> Result<Option<EmailAddress>, Refusal> {
+        Ok(self
+            .store
+            .email_address(player)
+            .await?
+            .filter(|a| a.confirmed_at.is_some() && a.disabled_at.is_none()))
+    }
+
     /// Sets `address` as `player`'s (unconfirmed) and mails it a confirmation link;
     /// `client` is the requester's address, for the limits. Giving the same address again
     /// sends a new link.

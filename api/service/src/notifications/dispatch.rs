@@ -149,12 +149,7 @@ impl Worp {
         let Some(reset) = newest_item::<Reset>(&row.items) else {
             return Ok(Outcome::Dropped("no reset in the row".into()));
         };
-        let Some(address) = self
-            .store
-            .email_address(row.player_id)
-            .await?
-            .filter(|a| a.confirmed_at.is_some() && a.disabled_at.is_none())
-        else {
+        let Some(address) = self.mailable_address(row.player_id).await? else {
             return Ok(Outcome::Dropped("no confirmed address".into()));
         };
         let name = self
@@ -185,12 +180,7 @@ impl Worp {
     }
 
     async fn send_notices_by_mail(&self, row: &Outgoing) -> Result<Outcome, Refusal> {
-        let Some(address) = self
-            .store
-            .email_address(row.player_id)
-            .await?
-            .filter(|a| a.confirmed_at.is_some() && a.disabled_at.is_none())
-        else {
+        let Some(address) = self.mailable_address(row.player_id).await? else {
             return Ok(Outcome::Dropped("no confirmed address".into()));
         };
         let said = self.said(row).await?;

@@ -96,11 +96,7 @@ impl Worp {
         let now = self.now();
         let line = item.line()?;
         let topic = game.to_string();
-        let mailable = self
-            .store
-            .email_address(player)
-            .await?
-            .is_some_and(|a| a.confirmed_at.is_some() && a.disabled_at.is_none());
+        let mailable = self.mailable_address(player).await?.is_some();
         if mailable {
             match channels.email {
                 EmailChoice::Now => {

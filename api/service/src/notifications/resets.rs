@@ -34,11 +34,7 @@ impl Worp {
         let Some(id) = id else {
             return Ok(());
         };
-        let mailable = self
-            .store
-            .email_address(id)
-            .await?
-            .is_some_and(|a| a.confirmed_at.is_some() && a.disabled_at.is_none());
+        let mailable = self.mailable_address(id).await?.is_some();
         if !mailable || self.notifier.mailer.is_none() {
             return Ok(());
         }
