@@ -69,7 +69,8 @@ pub enum BotsCommand {
     Duel {
         /// The game, e.g. `backgammon`.
         variant: String,
-        /// Bot A: `random`, `greedy` or `expectimax`.
+        /// Bot A: `random`, `greedy`, `expectimax`, or (backgammon, with gnubg installed)
+        /// `gnubg-beginner`, `gnubg-intermediate`, `gnubg-expert`, `gnubg-world-class`.
         a: String,
         /// Bot B.
         b: String,
@@ -82,6 +83,9 @@ pub enum BotsCommand {
         /// The seats (default: the fewest the game allows).
         #[arg(long)]
         seats: Option<u8>,
+        /// The game's options as JSON, e.g. `{"match_length": 5}` or `{"cube": true}`.
+        #[arg(long, default_value = "{}")]
+        options: String,
     },
 }
 
@@ -121,8 +125,9 @@ pub fn main() -> i32 {
                     games,
                     seed,
                     seats,
+                    options,
                 },
-        } => duel(&variant, &a, &b, games, seed, seats),
+        } => duel(&variant, &a, &b, &options, games, seed, seats),
         Command::Openapi => match worp_http::openapi::openapi_json() {
             Ok(doc) => {
                 print!("{doc}");
@@ -137,20 +142,69 @@ pub fn main() -> i32 {
 }
 
 /// `worp bots duel`.
-fn duel(variant: &str, a: &str, b: &str, games: u32, seed: u64, seats: Option<u8>) -> i32 {
+fn duel(
+    variant: &str,
+    a: &str,
+    b: &str,
+    options: &str,
+    games: u32,
+    seed: u64,
+    seats: Option<u8>,
+) -> i32 {
     use worp_domain::bots::BotKind;
+    use worp_domain::duel::{duel_with, engine_bots, DuelError, Setup};
+    let names: Vec<&str> = BotKind::ALL.iter().map(|k| k.name()).collect();
     let bot = |name: &str| -> Result<BotKind, String> {
-        serde_json::from_value(serde_json::Value::String(name.to_owned()))
-            .map_err(|_| format!("{name:?} is not a bot: random, greedy or expectimax"))
+        BotKind::named(name).ok_or_else(|| format!("{name:?} is not a bot: {}", names.join(", ")))
     };
-    let (a_kind, b_kind) = match (bot(a), bot(b)) {
-        (Ok(x), Ok(y)) => (x, y),
-        (Err(e), _) | (_, Err(e)) => {
+    let parsed = bot(a).and_then(|a| Ok((a, bot(b)?))).and_then(|bots| {
+        let options: serde_json::Value =
+            serde_json::from_str(options).map_err(|e| format!("--options is not JSON: {e}"))?;
+        Ok((bots, options))
+    });
+    let ((a_kind, b_kind), options) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
             eprintln!("worp bots duel: {e}");
             return 2;
         }
     };
-    match worp_domain::duel::duel(variant, a_kind, b_kind, games, seats, seed) {
+    let settings = worp_service::bots::BotSettings {
+        workers: 1,
+        ..Default::default()
+    };
+    let gnubg = if a_kind.is_gnubg() || b_kind.is_gnubg() {
+        match worp_service::bots::start_gnubg(&settings) {
+            Some(pool) => Some(pool),
+            None => {
+                eprintln!(
+                    "worp bots duel: GNU Backgammon's bots need gnubg (apt-get install gnubg)"
+                );
+                return 2;
+            }
+        }
+    } else {
+        None
+    };
+    let mut choose = |kind: BotKind, game: &dyn worp_engine::AnyGame, seat, seats, entropy| {
+        if !kind.is_gnubg() {
+            return engine_bots(kind, game, seat, seats, entropy);
+        }
+        worp_service::bots::decide(kind, gnubg.as_deref(), game, seat, seats, entropy).map_err(
+            |reason| DuelError::Bot {
+                bot: kind.name(),
+                reason,
+            },
+        )
+    };
+    let setup = Setup {
+        variant,
+        options: &options,
+        seats,
+        games,
+        seed,
+    };
+    match duel_with(&setup, a_kind, b_kind, &mut choose) {
         Ok(d) => {
             print!("{}", d.report(a, b, seed));
             0

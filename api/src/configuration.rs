@@ -60,6 +60,9 @@ pub struct Settings {
     /// `WORP_VACATION_DAYS`: the days of vacation each player may take per calendar
     /// year (UTC), their correspondence clocks paused meanwhile (docs/vacation.md).
     pub vacation_days: u32,
+    /// `WORP_GNUBG` (the program, or `off`), `WORP_GNUBG_WORKERS`, `WORP_BOT_QUEUE`,
+    /// `WORP_BOT_TIMEOUT_SECS`: how bots that think are run (docs/bots.md).
+    pub bots: worp_service::bots::BotSettings,
     /// `WORP_HEADER_TIMEOUT_SECS`: the longest wait for a request's head.
     pub header_timeout: std::time::Duration,
     /// `WORP_BODY_TIMEOUT_SECS`: the longest wait for a request's whole body.
@@ -115,6 +118,18 @@ pub fn db_connections_for(cores: usize) -> u32 {
     u32::try_from(cores.saturating_mul(2))
         .unwrap_or(u32::MAX)
         .max(4)
+}
+
+fn bot_settings() -> Result<worp_service::bots::BotSettings, SettingError> {
+    let defaults = worp_service::bots::BotSettings::default();
+    let gnubg = var("WORP_GNUBG");
+    Ok(worp_service::bots::BotSettings {
+        gnubg: gnubg.as_deref() != Some("off"),
+        gnubg_program: gnubg.filter(|g| g != "off").map(Into::into),
+        workers: parsed("WORP_GNUBG_WORKERS", defaults.workers)?.max(1),
+        queue: parsed("WORP_BOT_QUEUE", defaults.queue)?.max(1),
+        timeout: seconds("WORP_BOT_TIMEOUT_SECS", defaults.timeout.as_secs())?,
+    })
 }
 
 fn var(name: &'static str) -> Option<String> {
@@ -257,6 +272,7 @@ impl Settings {
             players_per_hour_per_address: parsed("WORP_PLAYERS_PER_HOUR_PER_ADDRESS", 20)?,
             open_games_per_player: parsed("WORP_OPEN_GAMES_PER_PLAYER", 20)?,
             vacation_days: parsed("WORP_VACATION_DAYS", 30)?,
+            bots: bot_settings()?,
             header_timeout: seconds("WORP_HEADER_TIMEOUT_SECS", 5)?,
             body_timeout: seconds("WORP_BODY_TIMEOUT_SECS", 10)?,
             max_connections: parsed(

@@ -70,7 +70,12 @@ impl Application {
             settings.write_queue,
         )
         .await?;
+        let bots = settings.bots.clone();
+        let gnubg = tokio::task::spawn_blocking(move || worp_service::bots::start_gnubg(&bots))
+            .await
+            .unwrap_or_default();
         let worp = Worp::new(store.clone(), settings.cache_states, clock)
+            .with_bots(settings.bots.clone(), gnubg)
             .with_webhook_allow(settings.webhooks.allow.clone())
             .with_idempotency_ttl(
                 chrono::Duration::from_std(settings.idempotency_ttl)

@@ -156,6 +156,11 @@ pub fn test_settings(database: String) -> Settings {
         players_per_hour_per_address: 0,
         open_games_per_player: 0,
         vacation_days: 30,
+        // Off: each server would start a gnubg worker; `bots.rs` turns it on.
+        bots: worp::service::bots::BotSettings {
+            gnubg: false,
+            ..Default::default()
+        },
         header_timeout: std::time::Duration::from_secs(5),
         body_timeout: std::time::Duration::from_secs(10),
         max_connections: 512,

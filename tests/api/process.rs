@@ -126,5 +126,5 @@ fn bots_duel_prints_win_rates_with_their_intervals() {
     );
     let out = run(&["bots", "duel", "backgammon", "stockfish", "random"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("random, greedy or expectimax"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("random, greedy, expectimax"));
 }

@@ -23,6 +23,73 @@ pub enum BotKind {
     /// over every roll of the next seat answering with its best move, by the greedy
     /// bot's measure (`worp_engine::search`); at most 20,000 positions a decision.
     Expectimax,
+    /// Backgammon only: GNU Backgammon's "beginner" (0-ply, noise 0.060), with every
+    /// cube and resignation decision; offered where `gnubg` is installed.
+    #[serde(rename = "gnubg-beginner")]
+    GnubgBeginner,
+    /// GNU Backgammon's "intermediate" (0-ply, noise 0.040).
+    #[serde(rename = "gnubg-intermediate")]
+    GnubgIntermediate,
+    /// GNU Backgammon's "expert" (0-ply, no noise).
+    #[serde(rename = "gnubg-expert")]
+    GnubgExpert,
+    /// GNU Backgammon's "world class" (2-ply).
+    #[serde(rename = "gnubg-world-class")]
+    GnubgWorldClass,
+}
+
+impl BotKind {
+    /// Every kind, weakest family first.
+    pub const ALL: [BotKind; 7] = [
+        BotKind::Random,
+        BotKind::Greedy,
+        BotKind::Expectimax,
+        BotKind::GnubgBeginner,
+        BotKind::GnubgIntermediate,
+        BotKind::GnubgExpert,
+        BotKind::GnubgWorldClass,
+    ];
+
+    /// Its name in the API (`"gnubg-expert"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BotKind::Random => "random",
+            BotKind::Greedy => "greedy",
+            BotKind::Expectimax => "expectimax",
+            BotKind::GnubgBeginner => "gnubg-beginner",
+            BotKind::GnubgIntermediate => "gnubg-intermediate",
+            BotKind::GnubgExpert => "gnubg-expert",
+            BotKind::GnubgWorldClass => "gnubg-world-class",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn named(name: &str) -> Option<BotKind> {
+        BotKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether GNU Backgammon plays it (backgammon only, where gnubg is installed).
+    pub fn is_gnubg(self) -> bool {
+        matches!(
+            self,
+            BotKind::GnubgBeginner
+                | BotKind::GnubgIntermediate
+                | BotKind::GnubgExpert
+                | BotKind::GnubgWorldClass
+        )
+    }
+
+    /// Whether its decisions take long enough to be made off the request that called
+    /// for them (by the server's bot runner); `random` and `greedy` take microseconds
+    /// and are played within the change that awaits them.
+    pub fn thinks(self) -> bool {
+        !matches!(self, BotKind::Random | BotKind::Greedy)
+    }
+
+    /// Whether it can play `variant`.
+    pub fn plays(self, variant: &str) -> bool {
+        !self.is_gnubg() || variant == "backgammon"
+    }
 }
 
 /// The most positions the expectimax bot looks at for one decision.
@@ -30,7 +97,8 @@ pub const EXPECTIMAX_BUDGET: u64 = 20_000;
 
 /// The index of the legal move a bot of `kind` plays for `seat`; `entropy` is random
 /// bits the caller supplies. `None` when there is no legal move; an error when the
-/// legal moves cannot be written as JSON.
+/// legal moves cannot be written as JSON, or for a gnubg bot, which only the server's
+/// gnubg pool plays (`worp_gnubg`).
 pub fn choose(
     kind: BotKind,
     game: &dyn AnyGame,
@@ -47,6 +115,15 @@ pub fn choose(
         BotKind::Random => Some(pick(moves.len())),
         BotKind::Expectimax => {
             worp_engine::search::expectimax_choice(game, seat, seats, EXPECTIMAX_BUDGET)?
+        }
+        BotKind::GnubgBeginner
+        | BotKind::GnubgIntermediate
+        | BotKind::GnubgExpert
+        | BotKind::GnubgWorldClass => {
+            return Err(EngineError::state(format!(
+                "{} is played by GNU Backgammon, not by the engine",
+                kind.name()
+            )))
         }
         BotKind::Greedy => {
             if let Some(i) = game.decision_hint().filter(|i| *i < moves.len()) {

@@ -2,11 +2,37 @@
 //! duel` prints. Bot `a` takes one seat, rotating game by game so that no seat's edge
 //! decides; bot `b` plays every other seat. Win rates come with Wilson's 95 % interval.
 
-use serde_json::json;
+use serde_json::Value;
 use worp_engine::playout::SplitMix64;
-use worp_engine::{variant, Awaiting, EngineError, Seat};
+use worp_engine::{variant, AnyGame, Awaiting, EngineError, Seat};
 
 use crate::bots::{choose, BotKind};
+
+/// Why a duel stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum DuelError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// A bot could not decide (its worker failed, say).
+    #[error("{bot} could not decide: {reason}")]
+    Bot { bot: &'static str, reason: String },
+}
+
+/// How a duel's bots decide: the engine's own bots by default; the command line adds
+/// GNU Backgammon's.
+pub type Chooser<'a> =
+    dyn FnMut(BotKind, &dyn AnyGame, Seat, usize, u64) -> Result<Option<usize>, DuelError> + 'a;
+
+/// The engine's bots, as a [`Chooser`].
+pub fn engine_bots(
+    kind: BotKind,
+    game: &dyn AnyGame,
+    seat: Seat,
+    seats: usize,
+    entropy: u64,
+) -> Result<Option<usize>, DuelError> {
+    Ok(choose(kind, game, seat, seats, entropy)?)
+}
 
 /// The most inputs (rolls and moves) one game may take before it is called unfinished.
 const MAX_INPUTS: usize = 200_000;
@@ -39,7 +65,7 @@ pub fn wilson(wins: u32, n: u32) -> (f64, f64, f64) {
 }
 
 /// Plays `games` games of `variant_name` with `seats` seats (`None`: the fewest the game
-/// allows), bot `a` against bot `b`, from `seed`.
+/// allows), bot `a` against bot `b`, from `seed`, with the engine's bots.
 pub fn duel(
     variant_name: &str,
     a: BotKind,
@@ -47,7 +73,42 @@ pub fn duel(
     games: u32,
     seats: Option<u8>,
     seed: u64,
-) -> Result<Duel, EngineError> {
+) -> Result<Duel, DuelError> {
+    let setup = Setup {
+        variant: variant_name,
+        options: &Value::Object(Default::default()),
+        seats,
+        games,
+        seed,
+    };
+    duel_with(&setup, a, b, &mut engine_bots)
+}
+
+/// What a duel plays.
+#[derive(Debug, Clone, Copy)]
+pub struct Setup<'a> {
+    pub variant: &'a str,
+    /// The game's options (`{}` for the defaults; `{"match_length": 5}`).
+    pub options: &'a Value,
+    pub seats: Option<u8>,
+    pub games: u32,
+    pub seed: u64,
+}
+
+/// [`duel`] with the variant's `options` and bots deciding through `choose`.
+pub fn duel_with(
+    setup: &Setup<'_>,
+    a: BotKind,
+    b: BotKind,
+    choose: &mut Chooser<'_>,
+) -> Result<Duel, DuelError> {
+    let Setup {
+        variant: variant_name,
+        options,
+        seats,
+        games,
+        seed,
+    } = *setup;
     let v = variant(variant_name)?;
     let seats = seats.unwrap_or(v.min_seats);
     let mut rng = SplitMix64(seed);
@@ -63,7 +124,7 @@ pub fn duel(
     let mut values = [0u8; 8];
     for g in 0..games {
         let a_seat = Seat((g % u32::from(seats.max(1))) as u8);
-        let mut game = v.create(&json!({}), seats)?;
+        let mut game = v.create(options, seats)?;
         let mut finished = None;
         for _ in 0..MAX_INPUTS {
             match game.awaiting() {

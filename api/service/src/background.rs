@@ -29,6 +29,9 @@ impl Worp {
                     Ok(n) => tracing::info!("{n} vacations ended"),
                     Err(e) => tracing::warn!("the vacation sweep failed: {e}"),
                 }
+                if let Err(e) = w.sweep_bots().await {
+                    tracing::warn!("the sweep of games awaiting bots failed: {e}");
+                }
                 match w.sweep_deadlines().await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!("{n} seats ran out of time"),
@@ -62,6 +65,7 @@ impl Worp {
             }
         });
         self.start_notifications();
+        self.start_bots();
         tokio::spawn(crate::webhooks::run(
             self.store.clone(),
             self.clock.clone(),

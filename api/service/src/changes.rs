@@ -177,6 +177,7 @@ impl Worp {
         }
         let table = Arc::new(table);
         self.cache.put(table.clone());
+        self.wake_bot(&table);
         for passed in passed {
             self.store_checkpoint(Arc::new(passed), false);
         }

@@ -1,5 +1,6 @@
 //! A draft of one change of a game: the events a request makes, then every roll the
-//! server owes and every move a bot plays, until the game awaits a person or ends.
+//! server owes and every move a quick bot plays, until the game awaits a person, a
+//! thinking bot (`bots/`), or ends.
 
 use chrono::{DateTime, Utc};
 use worp_engine::Awaiting;
@@ -82,6 +83,10 @@ impl Draft {
                     let Some(kind) = self.table.seats.get(seat.index()).and_then(|s| s.bot) else {
                         return Ok(());
                     };
+                    // A bot that thinks moves later, through the bot runner (`bots/`).
+                    if kind.thinks() {
+                        return Ok(());
+                    }
                     let seed = &self.seed;
                     let entropy = dice::bot_entropy(seed, self.table.version);
                     let seats = self.table.seats.len();

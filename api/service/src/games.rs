@@ -27,7 +27,7 @@ use worp_store::Player;
 pub enum SeatRequest {
     /// A player's id.
     Player(Uuid),
-    /// A seat the computer plays: `{"bot": "random"}` or `{"bot": "greedy"}`.
+    /// A seat the computer plays: `{"bot": "greedy"}` (`GET /v1/bots` lists the bots).
     Bot { bot: BotKind },
 }
 
@@ -45,7 +45,8 @@ pub struct CreateGame {
     #[serde(default)]
     pub options: Value,
     /// One entry per seat: a player id (the creator's own, or another player's: an
-    /// invitation), `{"bot": "random" | "greedy"}` for a seat the computer plays, or `null`
+    /// invitation), `{"bot": "greedy"}` for a seat the computer plays (`GET /v1/bots`
+    /// lists the bots this server offers), or `null`
     /// for an open seat. The creator must be in at least one seat.
     pub seats: Vec<Option<SeatRequest>>,
     /// The clock: days each seat has for each move (1, 2, 3, 5, 7, 10 or 14); absent or
@@ -112,6 +113,9 @@ impl Worp {
                 _ => None,
             })
             .collect();
+        for bot in bots.iter().flatten() {
+            self.check_bot(*bot, v.name)?;
+        }
         if let Some(d) = req.days_per_move {
             if !DAYS_PER_MOVE.contains(&d) {
                 return Err(Refusal::Invalid(format!(

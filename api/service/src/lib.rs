@@ -17,10 +17,12 @@
 //! - [`read_model`]: the `games` row, listing entry and notices a change stores.
 //! - [`text`]: the checks of the strings and JSON that are stored.
 //! - [`vacation`]: a player's yearly vacation days, which pause their clocks.
+//! - [`bots`]: the runner of bots that think (expectimax, GNU Backgammon's levels).
 
 pub mod accounts;
 pub mod audit;
 mod background;
+pub mod bots;
 pub mod cache;
 mod changes;
 pub mod checkpoints;

@@ -40,6 +40,8 @@ pub struct Worp {
     pub(crate) vacation_days: u32,
     /// Web Push: the VAPID key and subject, the HTTP client (`push/`).
     pub(crate) push: crate::push::state::PushState,
+    /// The bot runner's queue and the gnubg pool (`bots/`).
+    pub(crate) bots: Arc<crate::bots::BotState>,
 }
 
 impl Worp {
@@ -63,6 +65,7 @@ impl Worp {
             notifier: Arc::default(),
             vacation_days: 30,
             push: crate::push::state::PushState::default(),
+            bots: Arc::default(),
         }
     }
 

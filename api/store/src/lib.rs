@@ -142,6 +142,7 @@ macro_rules! on_backend {
 
 // After `on_backend!`, which they use.
 pub mod accounts;
+pub mod bots;
 mod name_keys;
 pub mod notifications;
 pub mod passkeys;

@@ -19,6 +19,7 @@ super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Postgres);
 super::notification_statements::notification_statements!(sqlx::Postgres);
 super::notifier_statements::notifier_statements!();
+super::bots::bot_statements!();
 
 /// The names of those of `ids` who are players: one statement for them all, where a
 /// listing page would otherwise cost a round trip per player.

@@ -18,6 +18,7 @@ super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Sqlite);
 super::notification_statements::notification_statements!(sqlx::Sqlite);
 super::notifier_statements::notifier_statements!();
+super::bots::bot_statements!();
 
 /// How many games `player` created that still wait for players.
 pub async fn open_games_of(pool: &Pool, player: Uuid) -> Result<i64, StoreError> {

@@ -44,6 +44,14 @@ pub const DEADLINE_SWEEPS: &str = "worp_deadline_sweeps_total";
 pub const TIMEOUTS: &str = "worp_deadline_timeouts_total";
 /// Moves bots chose (in drafted changes).
 pub const BOT_MOVES: &str = "worp_bot_moves_total";
+/// Games waiting for a thinking bot's decision (the bot runner's queue).
+pub const BOT_QUEUE_DEPTH: &str = "worp_bot_queue_depth";
+/// How long a thinking bot's decision took, by bot.
+pub const BOT_DECISION_SECONDS: &str = "worp_bot_decision_seconds";
+/// Thinking bots' decisions that failed, by bot (the game waits and is tried again).
+pub const BOT_FAILURES: &str = "worp_bot_failures_total";
+/// gnubg workers replaced after dying, hanging or answering garbage.
+pub const GNUBG_RESTARTS: &str = "worp_gnubg_worker_restarts";
 /// Database connections in use and open (gauges, read at each scrape).
 pub const DB_IN_USE: &str = "worp_db_connections_in_use";
 pub const DB_OPEN: &str = "worp_db_connections_open";
@@ -53,8 +61,12 @@ pub const DB_UNAVAILABLE: &str = "worp_db_unavailable_total";
 pub const RATE_LIMITED: &str = "worp_rate_limited_total";
 
 /// Every metric name above (the dashboard's test checks its queries against these).
-pub const NAMES: [&str; 23] = [
+pub const NAMES: [&str; 27] = [
     NOTIFICATIONS,
+    BOT_QUEUE_DEPTH,
+    BOT_DECISION_SECONDS,
+    BOT_FAILURES,
+    GNUBG_RESTARTS,
     HTTP_REQUESTS,
     HTTP_SECONDS,
     MOVES_ACKNOWLEDGED,
@@ -266,6 +278,21 @@ pub fn deadline_sweep(timeouts: usize) {
 /// A move a bot chose.
 pub fn bot_move() {
     counter!(BOT_MOVES).increment(1);
+}
+
+/// A thinking bot's decision: the bot's name (from the fixed set of kinds), how long it
+/// took, and whether it came to a move.
+pub fn bot_decision(bot: &'static str, took: Duration, ok: bool) {
+    histogram!(BOT_DECISION_SECONDS, "bot" => bot).record(took.as_secs_f64());
+    if !ok {
+        counter!(BOT_FAILURES, "bot" => bot).increment(1);
+    }
+}
+
+/// The bot runner's queue now, and the gnubg workers replaced so far.
+pub fn bot_queue(depth: usize, gnubg_restarts: u64) {
+    gauge!(BOT_QUEUE_DEPTH).set(depth as f64);
+    gauge!(GNUBG_RESTARTS).set(gnubg_restarts as f64);
 }
 
 /// The database pool now.

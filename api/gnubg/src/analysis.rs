@@ -1,0 +1,485 @@
+//! GNU Backgammon's post-mortem of a finished game or match: Worp writes the match
+//! file, gnubg imports and analyses it (`analyse.py`), and its record is read into
+//! Worp's types: every checker play and cube decision with the played choice's equity,
+//! the best choice's and the equity lost, marked by gnubg's thresholds, and each
+//! player's figures as gnubg's statistics give them.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::GnubgError;
+
+/// The script that analyses.
+const SCRIPT: &str = include_str!("analyse.py");
+
+/// GNU Backgammon 1.07's thresholds of equity lost (normalised, EMG), as
+/// `show analysis` prints them: doubtful, bad ("error") and very bad ("blunder").
+pub const THRESHOLDS: Thresholds = Thresholds {
+    doubtful: 0.030,
+    error: 0.060,
+    blunder: 0.120,
+};
+
+/// The equity lost from which a decision is marked.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Thresholds {
+    pub doubtful: f64,
+    /// gnubg's "bad".
+    pub error: f64,
+    /// gnubg's "very bad".
+    pub blunder: f64,
+}
+
+/// A decision's mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    Doubtful,
+    Error,
+    Blunder,
+}
+
+impl Thresholds {
+    /// The mark of a decision that lost `lost`.
+    pub fn mark(&self, lost: f64) -> Option<Mark> {
+        // gnubg compares errors rounded to its display's precision; so does this.
+        let lost = (lost * 1e6).round() / 1e6;
+        if lost >= self.blunder {
+            Some(Mark::Blunder)
+        } else if lost >= self.error {
+            Some(Mark::Error)
+        } else if lost >= self.doubtful {
+            Some(Mark::Doubtful)
+        } else {
+            None
+        }
+    }
+}
+
+/// What a decision was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// Playing a roll.
+    Checkers,
+    /// Doubling or not, before rolling.
+    Cube,
+    /// Taking or passing a double.
+    Answer,
+}
+
+/// One decision of the analysed game, from the side of the seat that made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct DecisionAnalysis {
+    /// The seat that decided (0 White, 1 Black).
+    pub seat: u8,
+    pub kind: DecisionKind,
+    /// The version of the event that recorded the decision in the game's log (a cube
+    /// decision not to double: the checker play after it); `null` if not found.
+    pub version: Option<i64>,
+    /// The roll played (checker plays).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dice: Option<[u8; 2]>,
+    /// What was played, in gnubg's notation from the decider's side (`24/22 13/8`,
+    /// `double`, `no double`, `take`, `pass`).
+    pub played: String,
+    /// What gnubg thinks best, in the same notation.
+    pub best: String,
+    /// The best checker play as steps on Worp's points (`from`: 1..24 or `bar`, `to`:
+    /// 1..24 or `off`), to draw beside the played one; empty for cube decisions.
+    #[schema(value_type = Vec<Object>)]
+    pub best_steps: Vec<Value>,
+    /// Cubeful equity (normalised, EMG) of the played choice and of the best.
+    pub played_equity: f64,
+    pub best_equity: f64,
+    /// `best_equity - played_equity`, never below 0.
+    pub equity_lost: f64,
+    /// Whether there was more than one choice.
+    pub forced: bool,
+    pub mark: Option<Mark>,
+}
+
+/// One game of the match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GameAnalysis {
+    /// 1, 2, …
+    pub number: u32,
+    pub decisions: Vec<DecisionAnalysis>,
+}
+
+/// A player's figures over the match, from gnubg's statistics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PlayerFigures {
+    pub seat: u8,
+    /// Checker plays with more than one choice.
+    pub unforced_moves: u32,
+    /// Cube decisions gnubg counts as close or actual.
+    pub close_cube_decisions: u32,
+    /// Equity lost (EMG) in checker play and in cube decisions.
+    pub checker_error: f64,
+    pub cube_error: f64,
+    /// gnubg's overall error rate: thousandths of EMG lost per unforced move or close
+    /// cube decision.
+    pub error_rate_memg: f64,
+    /// The same as a performance rating ("PR": 500 × EMG lost per decision).
+    pub pr: f64,
+    /// gnubg's words for the error rate (`Beginner` … `Supernatural`).
+    pub rating: String,
+    /// Checker plays gnubg marked.
+    pub doubtful: u32,
+    pub errors: u32,
+    pub blunders: u32,
+}
+
+/// GNU Backgammon's analysis of a game (a match of one game) or a match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MatchAnalysis {
+    /// The look-ahead of the analysis (0 = gnubg's 0-ply).
+    pub plies: u8,
+    pub thresholds: Thresholds,
+    pub players: Vec<PlayerFigures>,
+    pub games: Vec<GameAnalysis>,
+}
+
+/// gnubg's names of its ratings 0..=7.
+const RATINGS: [&str; 8] = [
+    "Awful!",
+    "Beginner",
+    "Casual player",
+    "Intermediate",
+    "Advanced",
+    "Expert",
+    "World class",
+    "Supernatural",
+];
+
+/// Analyses the match file `mat` with `program` at `plies`, within `timeout`.
+pub fn analyse(
+    program: &Path,
+    mat: &str,
+    plies: u8,
+    timeout: Duration,
+) -> Result<MatchAnalysis, GnubgError> {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let number = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let home = crate::worker::home();
+    let dir = home.join(format!("analysis-{number}"));
+    std::fs::create_dir_all(&dir)?;
+    let (script, file) = (dir.join("analyse.py"), dir.join("match.mat"));
+    std::fs::write(&script, SCRIPT)?;
+    std::fs::write(&file, mat)?;
+    let out = run_gnubg(program, &home, &script, &file, plies, timeout);
+    let _ = std::fs::remove_dir_all(&dir);
+    let record: Value = serde_json::from_str(&out?)
+        .map_err(|e| GnubgError::Garbled(format!("the analysis is not JSON: {e}")))?;
+    read_analysis(&record, plies)
+}
+
+fn run_gnubg(
+    program: &Path,
+    home: &Path,
+    script: &Path,
+    file: &Path,
+    plies: u8,
+    timeout: Duration,
+) -> Result<String, GnubgError> {
+    let mut child = Command::new(program)
+        .args(["-t", "-q", "-p"])
+        .arg(script)
+        .env("HOME", home)
+        .env("WORP_MAT", file)
+        .env("WORP_PLIES", plies.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| GnubgError::Garbled("no pipe from gnubg".into()))?;
+    let (send, got) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = send.send(stdout.read_to_string(&mut text).map(|_| text));
+    });
+    let text = match got.recv_timeout(timeout) {
+        Ok(read) => read?,
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(GnubgError::Timeout(timeout));
+        }
+    };
+    let _ = child.wait();
+    text.lines()
+        .find_map(|l| l.strip_prefix("@worp "))
+        .map(str::to_owned)
+        .ok_or(GnubgError::Exited)
+}
+
+fn num(v: &Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(Value::as_f64)
+}
+
+fn seat_of(player: &Value) -> Option<u8> {
+    match player.as_str()? {
+        "X" => Some(0),
+        "O" => Some(1),
+        _ => None,
+    }
+}
+
+/// gnubg's notation of a checker play: `24/22 13/8` (`bar` 25, `off` 0).
+fn notation(pairs: &Value) -> String {
+    let point = |n: u64| match n {
+        25 => "bar".to_owned(),
+        0 => "off".to_owned(),
+        n => n.to_string(),
+    };
+    let steps: Vec<String> = pairs
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            Some(format!(
+                "{}/{}",
+                point(p.get(0)?.as_u64()?),
+                point(p.get(1)?.as_u64()?)
+            ))
+        })
+        .collect();
+    if steps.is_empty() {
+        "no move".into()
+    } else {
+        steps.join(" ")
+    }
+}
+
+/// The steps of a gnubg move from `seat`'s side, on Worp's points (White moves 1 → 24:
+/// its gnubg point p is Worp's 25 − p; Black's is p).
+fn worp_steps(pairs: &Value, seat: u8) -> Vec<Value> {
+    let place = |n: u64, end: &str| -> Value {
+        match n {
+            25 => Value::from("bar"),
+            0 => Value::from(end),
+            n if seat == 0 => Value::from(25 - n),
+            n => Value::from(n),
+        }
+    };
+    pairs
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let (from, to) = (p.get(0)?.as_u64()?, p.get(1)?.as_u64()?);
+            Some(serde_json::json!({"from": place(from, "bar"), "to": place(to, "off")}))
+        })
+        .collect()
+}
+
+fn decision(
+    seat: u8,
+    kind: DecisionKind,
+    played: (String, f64),
+    best: (String, f64),
+    best_steps: Vec<Value>,
+    forced: bool,
+) -> DecisionAnalysis {
+    let lost = (best.1 - played.1).max(0.0);
+    DecisionAnalysis {
+        seat,
+        kind,
+        version: None,
+        dice: None,
+        played: played.0,
+        best: best.0,
+        best_steps,
+        played_equity: played.1,
+        best_equity: best.1,
+        equity_lost: lost,
+        forced,
+        mark: if forced { None } else { THRESHOLDS.mark(lost) },
+    }
+}
+
+/// The cube decision before a roll: no double played (or `doubled`), with gnubg's
+/// cubeful equities of no double and double/take; a pass is worth 1 (normalised).
+fn cube_decision(seat: u8, analysis: &Value, doubled: bool) -> Option<DecisionAnalysis> {
+    let (nd, dt) = (
+        num(analysis, "nd-cubeful-eq")?,
+        num(analysis, "dt-cubeful-eq")?,
+    );
+    let double = dt.min(1.0);
+    let best = if double > nd {
+        ("double".to_owned(), double)
+    } else {
+        ("no double".to_owned(), nd)
+    };
+    let played = if doubled {
+        ("double".to_owned(), double)
+    } else {
+        ("no double".to_owned(), nd)
+    };
+    Some(decision(
+        seat,
+        DecisionKind::Cube,
+        played,
+        best,
+        Vec::new(),
+        false,
+    ))
+}
+
+/// Reads gnubg's match record (`analyse.py`'s output) into Worp's types.
+pub fn read_analysis(record: &Value, plies: u8) -> Result<MatchAnalysis, GnubgError> {
+    let m = record
+        .get("match")
+        .ok_or_else(|| GnubgError::Garbled("no match in the analysis".into()))?;
+    let mut games = Vec::new();
+    for (i, game) in m
+        .get("games")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let mut decisions = Vec::new();
+        let mut last_double: Option<Value> = None;
+        for rec in game
+            .get("game")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(seat) = rec.get("player").and_then(seat_of) else {
+                continue;
+            };
+            let analysis = rec.get("analysis").cloned().unwrap_or(Value::Null);
+            match rec.get("action").and_then(Value::as_str) {
+                Some("move") => {
+                    // The cube before the roll, where the mover could have doubled.
+                    if let Some(cube) = cube_decision(seat, &analysis, false) {
+                        if cube.equity_lost > 0.0 {
+                            decisions.push(cube);
+                        }
+                    }
+                    let moves = analysis.get("moves").and_then(Value::as_array);
+                    let imove = analysis.get("imove").and_then(Value::as_u64);
+                    let (Some(moves), Some(imove)) = (moves, imove) else {
+                        continue;
+                    };
+                    let (Some(played), Some(best)) = (moves.get(imove as usize), moves.first())
+                    else {
+                        continue;
+                    };
+                    let (Some(p), Some(b)) = (num(played, "score"), num(best, "score")) else {
+                        continue;
+                    };
+                    let empty = Value::Null;
+                    let mut d = decision(
+                        seat,
+                        DecisionKind::Checkers,
+                        (notation(rec.get("move").unwrap_or(&empty)), p),
+                        (notation(best.get("move").unwrap_or(&empty)), b),
+                        worp_steps(best.get("move").unwrap_or(&empty), seat),
+                        moves.len() < 2,
+                    );
+                    d.dice = rec
+                        .get("dice")
+                        .and_then(|d| Some([d.get(0)?.as_u64()? as u8, d.get(1)?.as_u64()? as u8]));
+                    decisions.push(d);
+                }
+                Some("double") => {
+                    if let Some(cube) = cube_decision(seat, &analysis, true) {
+                        decisions.push(cube);
+                    }
+                    last_double = Some(analysis);
+                }
+                Some(answer @ ("take" | "drop")) => {
+                    let Some(dt) = last_double.as_ref().and_then(|a| num(a, "dt-cubeful-eq"))
+                    else {
+                        continue;
+                    };
+                    // From the taker's side: a take is worth −dt, a pass −1.
+                    let (take, pass) = (-dt, -1.0);
+                    let best = if take >= pass {
+                        ("take", take)
+                    } else {
+                        ("pass", pass)
+                    };
+                    let played = if answer == "take" {
+                        ("take", take)
+                    } else {
+                        ("pass", pass)
+                    };
+                    decisions.push(decision(
+                        seat,
+                        DecisionKind::Answer,
+                        (played.0.to_owned(), played.1),
+                        (best.0.to_owned(), best.1),
+                        Vec::new(),
+                        false,
+                    ));
+                }
+                _ => {}
+            }
+        }
+        games.push(GameAnalysis {
+            number: i as u32 + 1,
+            decisions,
+        });
+    }
+    let mut players = Vec::new();
+    for (seat, key) in [(0u8, "X"), (1, "O")] {
+        let s = m
+            .get("stats")
+            .and_then(|s| s.get(key))
+            .unwrap_or(&Value::Null);
+        let moves = s.get("moves").unwrap_or(&Value::Null);
+        let cube = s.get("cube").unwrap_or(&Value::Null);
+        let count = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0) as u32;
+        let marked = moves.get("marked").unwrap_or(&Value::Null);
+        let unforced = count(moves, "unforced-moves");
+        let close = count(cube, "close-cube");
+        let checker_error = num(moves, "error-skill").unwrap_or(0.0);
+        let cube_error = num(cube, "error-skill").unwrap_or(0.0);
+        let decisions = f64::from(unforced + close);
+        let rate = if decisions > 0.0 {
+            (checker_error + cube_error) / decisions
+        } else {
+            0.0
+        };
+        let rating = record
+            .get("ratings")
+            .and_then(|r| r.get(key))
+            .and_then(Value::as_u64)
+            .and_then(|r| RATINGS.get(r as usize))
+            .unwrap_or(&"unrated");
+        players.push(PlayerFigures {
+            seat,
+            unforced_moves: unforced,
+            close_cube_decisions: close,
+            checker_error,
+            cube_error,
+            error_rate_memg: rate * 1000.0,
+            pr: rate * 500.0,
+            rating: (*rating).to_owned(),
+            doubtful: count(marked, "doubtful"),
+            errors: count(marked, "bad"),
+            blunders: count(marked, "very bad"),
+        });
+    }
+    Ok(MatchAnalysis {
+        plies,
+        thresholds: THRESHOLDS,
+        players,
+        games,
+    })
+}
