@@ -61,7 +61,8 @@ pub struct Settings {
     /// year (UTC), their correspondence clocks paused meanwhile (docs/vacation.md).
     pub vacation_days: u32,
     /// `WORP_GNUBG` (the program, or `off`), `WORP_GNUBG_WORKERS`, `WORP_BOT_QUEUE`,
-    /// `WORP_BOT_TIMEOUT_SECS`: how bots that think are run (docs/bots.md).
+    /// `WORP_BOT_TIMEOUT_SECS`: how bots that think are run; `WORP_ANALYSIS_PLIES`,
+    /// `WORP_ANALYSIS_TIMEOUT_SECS`: how games are analysed (docs/bots.md).
     pub bots: worp_service::bots::BotSettings,
     /// `WORP_HEADER_TIMEOUT_SECS`: the longest wait for a request's head.
     pub header_timeout: std::time::Duration,
@@ -129,6 +130,11 @@ fn bot_settings() -> Result<worp_service::bots::BotSettings, SettingError> {
         workers: parsed("WORP_GNUBG_WORKERS", defaults.workers)?.max(1),
         queue: parsed("WORP_BOT_QUEUE", defaults.queue)?.max(1),
         timeout: seconds("WORP_BOT_TIMEOUT_SECS", defaults.timeout.as_secs())?,
+        analysis_plies: parsed("WORP_ANALYSIS_PLIES", defaults.analysis_plies)?.min(4),
+        analysis_timeout: seconds(
+            "WORP_ANALYSIS_TIMEOUT_SECS",
+            defaults.analysis_timeout.as_secs(),
+        )?,
     })
 }
 

@@ -9,6 +9,7 @@ mod gnubg_walk;
 mod accounts;
 mod answers;
 mod audit;
+mod bots;
 mod checkpoints;
 mod correspondence;
 mod cube_match;

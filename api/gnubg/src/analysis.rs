@@ -312,10 +312,7 @@ fn decision(
 /// The cube decision before a roll: no double played (or `doubled`), with gnubg's
 /// cubeful equities of no double and double/take; a pass is worth 1 (normalised).
 fn cube_decision(seat: u8, analysis: &Value, doubled: bool) -> Option<DecisionAnalysis> {
-    let (nd, dt) = (
-        num(analysis, "nd-cubeful-eq")?,
-        num(analysis, "dt-cubeful-eq")?,
-    );
+    let (nd, dt) = (num(analysis, "nd-emg")?, num(analysis, "dt-emg")?);
     let double = dt.min(1.0);
     let best = if double > nd {
         ("double".to_owned(), double)
@@ -403,8 +400,7 @@ pub fn read_analysis(record: &Value, plies: u8) -> Result<MatchAnalysis, GnubgEr
                     last_double = Some(analysis);
                 }
                 Some(answer @ ("take" | "drop")) => {
-                    let Some(dt) = last_double.as_ref().and_then(|a| num(a, "dt-cubeful-eq"))
-                    else {
+                    let Some(dt) = last_double.as_ref().and_then(|a| num(a, "dt-emg")) else {
                         continue;
                     };
                     // From the taker's side: a take is worth −dt, a pass −1.
@@ -436,31 +432,47 @@ pub fn read_analysis(record: &Value, plies: u8) -> Result<MatchAnalysis, GnubgEr
             decisions,
         });
     }
+    let ladder: Vec<u64> = record
+        .get("ratings")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_u64).collect())
+        .unwrap_or_default();
     let mut players = Vec::new();
     for (seat, key) in [(0u8, "X"), (1, "O")] {
         let s = m
             .get("stats")
             .and_then(|s| s.get(key))
             .unwrap_or(&Value::Null);
-        let moves = s.get("moves").unwrap_or(&Value::Null);
-        let cube = s.get("cube").unwrap_or(&Value::Null);
         let count = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0) as u32;
+        let moves = s.get("moves").unwrap_or(&Value::Null);
         let marked = moves.get("marked").unwrap_or(&Value::Null);
         let unforced = count(moves, "unforced-moves");
-        let close = count(cube, "close-cube");
-        let checker_error = num(moves, "error-skill").unwrap_or(0.0);
-        let cube_error = num(cube, "error-skill").unwrap_or(0.0);
+        let close = count(s.get("cube").unwrap_or(&Value::Null), "close-cube");
+        // The errors summed from the decisions: what gnubg's statistics print.
+        let mine = || {
+            games
+                .iter()
+                .flat_map(|g| &g.decisions)
+                .filter(|d| d.seat == seat)
+        };
+        let checker_error: f64 = mine()
+            .filter(|d| d.kind == DecisionKind::Checkers)
+            .map(|d| d.equity_lost)
+            .sum();
+        let cube_error: f64 = mine()
+            .filter(|d| d.kind != DecisionKind::Checkers)
+            .map(|d| d.equity_lost)
+            .sum();
         let decisions = f64::from(unforced + close);
         let rate = if decisions > 0.0 {
             (checker_error + cube_error) / decisions
         } else {
             0.0
         };
-        let rating = record
-            .get("ratings")
-            .and_then(|r| r.get(key))
-            .and_then(Value::as_u64)
-            .and_then(|r| RATINGS.get(r as usize))
+        let step = ((rate * 10_000.0).round() as usize).min(ladder.len().saturating_sub(1));
+        let rating = ladder
+            .get(step)
+            .and_then(|r| RATINGS.get(*r as usize))
             .unwrap_or(&"unrated");
         players.push(PlayerFigures {
             seat,

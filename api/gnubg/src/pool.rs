@@ -77,6 +77,11 @@ impl Pool {
         })
     }
 
+    /// The `gnubg` program the workers run.
+    pub fn program(&self) -> &Path {
+        &self.settings.program
+    }
+
     /// Questions waiting for a worker now.
     pub fn queue_depth(&self) -> usize {
         self.slots().waiting

@@ -66,6 +66,7 @@ impl Worp {
         });
         self.start_notifications();
         self.start_bots();
+        self.start_analyst();
         tokio::spawn(crate::webhooks::run(
             self.store.clone(),
             self.clock.clone(),

@@ -20,6 +20,7 @@
 //! - [`bots`]: the runner of bots that think (expectimax, GNU Backgammon's levels).
 
 pub mod accounts;
+pub mod analysis;
 pub mod audit;
 mod background;
 pub mod bots;

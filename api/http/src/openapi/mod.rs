@@ -103,6 +103,8 @@ use variants::schema_ref;
         routes::streams::player_stream,
         routes::audit::export_game,
         routes::audit::audit_game,
+        routes::bots::list_bots,
+        routes::bots::game_analysis,
     ),
     components(schemas(
         crate::problem::Problem,

@@ -2,6 +2,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod bots;
 pub mod games;
 pub mod health;
 pub mod history;
@@ -109,5 +110,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(streams::game_stream)
         .service(streams::player_stream)
         .service(audit::export_game)
-        .service(audit::audit_game);
+        .service(audit::audit_game)
+        .service(bots::list_bots)
+        .service(bots::game_analysis);
 }

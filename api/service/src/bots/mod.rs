@@ -94,6 +94,11 @@ impl Worp {
         self
     }
 
+    /// gnubg workers replaced since start (`None`: gnubg does not run here).
+    pub fn gnubg_restarts(&self) -> Option<u64> {
+        self.bots.gnubg.as_ref().map(|p| p.restarts())
+    }
+
     /// The bots this server offers: GNU Backgammon's only where it runs.
     pub fn bots_offered(&self) -> Vec<BotKind> {
         BotKind::ALL

@@ -23,6 +23,10 @@ pub struct BotSettings {
     pub queue: usize,
     /// How long one decision may take before its worker is replaced.
     pub timeout: Duration,
+    /// The look-ahead of analyses (`WORP_ANALYSIS_PLIES`; gnubg's default is 2).
+    pub analysis_plies: u8,
+    /// How long one analysis may take.
+    pub analysis_timeout: Duration,
 }
 
 impl Default for BotSettings {
@@ -33,6 +37,8 @@ impl Default for BotSettings {
             workers: 2,
             queue: 1000,
             timeout: Duration::from_secs(30),
+            analysis_plies: 2,
+            analysis_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -46,6 +52,8 @@ pub struct BotState {
     pub(crate) receiver: Mutex<Option<mpsc::Receiver<Uuid>>>,
     /// The games in the queue (each once).
     pub(crate) queued: Mutex<HashSet<Uuid>>,
+    /// Wakes the analyst when an analysis is asked for.
+    pub(crate) analyst: tokio::sync::Notify,
 }
 
 impl BotState {
@@ -57,6 +65,7 @@ impl BotState {
             queue,
             receiver: Mutex::new(Some(receiver)),
             queued: Mutex::default(),
+            analyst: tokio::sync::Notify::new(),
         }
     }
 
