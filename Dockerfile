@@ -9,10 +9,12 @@ COPY . .
 RUN cargo build --release --locked -p worp \
  && strip target/release/worp
 
-# Runtime stage: a small image that runs `worp serve`.
+# Runtime stage: a small image that runs `worp serve`. GNU Backgammon (Debian's gnubg,
+# in /usr/games) plays the gnubg-* bots and analyses finished backgammon games
+# (docs/bots.md); without it those bots are not offered.
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libssl3 \
+ && apt-get install -y --no-install-recommends libssl3 gnubg \
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --create-home --home-dir /var/lib/worp worp \
  && mkdir -p /data && chown worp /data

@@ -47,9 +47,10 @@ pub enum Command {
         /// The export (`GET /v1/games/{id}/export`); `-` for standard input.
         file: String,
     },
-    /// Rebuild the read models (the games listing) from the event log, then fold the
-    /// ratings from its game_finished events in global order and print them. Safe while
-    /// servers run: their appends wait until the rebuild commits.
+    /// Rebuild the read models (the games listing) from the event log, forget the
+    /// analyses (made again when next read), then fold the ratings from its
+    /// game_finished events in global order and print them. Safe while servers run:
+    /// their appends wait until the rebuild commits.
     Rebuild,
     /// Print the OpenAPI document.
     Openapi,
@@ -309,6 +310,8 @@ async fn rebuild() -> Result<(), String> {
     let worp = Worp::new(store, settings.cache_states, Arc::new(SystemClock));
     let n = worp.rebuild().await.map_err(|e| e.to_string())?;
     println!("rebuilt the read models of {n} games");
+    let forgotten = worp.forget_analyses().await.map_err(|e| e.to_string())?;
+    println!("forgot {forgotten} analyses: each is made again when next read");
     let collisions = worp.settle_name_keys().await.map_err(|e| e.to_string())?;
     println!(
         "{} players' names look like another's or show nothing (kept as they are):",

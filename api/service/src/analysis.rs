@@ -123,8 +123,13 @@ impl Worp {
         });
     }
 
-    /// Analyses game `id` and records the outcome (a failure is recorded too: asking
-    /// again is `worp rebuild --analyses`).
+    /// Forgets every analysis (`worp rebuild`): each is made again when next read.
+    pub async fn forget_analyses(&self) -> Result<u64, Refusal> {
+        Ok(self.store.forget_analyses().await?)
+    }
+
+    /// Analyses game `id` and records the outcome (a failure too: `worp rebuild`
+    /// forgets it, and the next read asks again).
     async fn analyse(&self, id: Uuid) {
         let outcome = self.analysed(id).await;
         if let Err(e) = &outcome {

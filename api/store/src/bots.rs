@@ -61,7 +61,7 @@ impl Store {
         on_backend!(self.finish_analysis(game_id, &outcome, at))
     }
 
-    /// Forgets every analysis (`worp rebuild --analyses`: they are made again on request).
+    /// Forgets every analysis (`worp rebuild`: each is made again when next read).
     pub async fn forget_analyses(&self) -> Result<u64, StoreError> {
         on_backend!(self.forget_analyses())
     }
