@@ -57,6 +57,7 @@ use worp::service::{game_row, CreateGame, SeatRequest, SystemClock, Worp};
 use worp::store::{Append, Store};
 use worp::table::Table;
 
+mod bot_crowd;
 mod cpu;
 mod hop_anchor;
 mod pg_counters;
@@ -141,6 +142,13 @@ pub struct Args {
     /// retries safely does: the server then keeps each answer with the move.
     #[arg(long)]
     pub idempotency_keys: bool,
+    /// Measure each round's HTTP load twice: players alone, then while this many
+    /// backgammon games against `--bot` are played (`bot_crowd.rs`).
+    #[arg(long, default_value_t = 0)]
+    pub bot_crowd: usize,
+    /// The bot of `--bot-crowd`'s games.
+    #[arg(long, default_value = "gnubg-expert")]
+    pub bot: String,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -1649,6 +1657,10 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         Some(db) if !args.no_http => pg_counters::read(db),
         _ => None,
     };
+    let crowd = match args.bot_crowd {
+        0 => None,
+        n => Some(bot_crowd::Crowd::set_up(args, n, &out).await?),
+    };
     let mut moves = 0;
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
@@ -1665,6 +1677,26 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         } else {
             Some(http_load(args, &out).await?)
         };
+        if let (Some(crowd), Some(alone)) = (&crowd, &ours) {
+            out.line(format!(
+                "  ... and again while the {} bot games are played:",
+                args.bot_crowd
+            ));
+            let (busy, answered, took) = crowd.while_playing(http_load(args, &out)).await?;
+            let ratio = match (busy.p99, alone.p99) {
+                (Some(b), Some(a)) if a > 0.0 => format!("{:.2}", b / a),
+                _ => "-".into(),
+            };
+            out.line(format!(
+                "  Bot crowd: p99 {} ms against {} ms alone ({ratio}×); {:.0} moves/s against {:.0}; \
+                 the bots were answered {answered} times ({:.0}/s)",
+                busy.p99.map_or("-".into(), |p| format!("{p:.1}")),
+                alone.p99.map_or("-".into(), |p| format!("{p:.1}")),
+                busy.rate.unwrap_or(0.0),
+                alone.rate.unwrap_or(0.0),
+                answered as f64 / took.as_secs_f64().max(1e-9),
+            ));
+        }
         moves += ours.as_ref().map_or(0, |m| m.moves);
         if let Some(why) = ours.as_ref().and_then(Measured::unjudged) {
             unjudged.push(format!("round {round}: {why}"));
