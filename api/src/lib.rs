@@ -13,6 +13,7 @@
 
 pub mod cli;
 pub mod configuration;
+mod duel;
 pub mod startup;
 
 pub use worp_domain::{bots, clock, dice, events, ratings, table};

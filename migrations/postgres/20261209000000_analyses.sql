@@ -14,6 +14,3 @@ CREATE TABLE game_analyses (
 );
 CREATE INDEX game_analyses_pending ON game_analyses (requested_at) WHERE state = 'pending';
 
--- The games whose seat to move is a bot's (no player): what the bot runner sweeps for.
-CREATE INDEX games_awaiting_bots ON games (updated_at)
-    WHERE status = 'active' AND to_move_seat IS NOT NULL AND to_move_player IS NULL;

@@ -20,7 +20,7 @@ impl Worp {
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(sweep);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
+            for ticks in 0u64.. {
                 tick.tick().await;
                 // Vacations end first: a clock they paused runs again before time-outs
                 // are judged.
@@ -29,8 +29,10 @@ impl Worp {
                     Ok(n) => tracing::info!("{n} vacations ended"),
                     Err(e) => tracing::warn!("the vacation sweep failed: {e}"),
                 }
-                if let Err(e) = w.sweep_bots().await {
-                    tracing::warn!("the sweep of games awaiting bots failed: {e}");
+                if ticks % crate::bots::BOT_SWEEP_EVERY == 0 {
+                    if let Err(e) = w.sweep_bots().await {
+                        tracing::warn!("the sweep of games awaiting bots failed: {e}");
+                    }
                 }
                 match w.sweep_deadlines().await {
                     Ok(0) => {}

@@ -41,7 +41,7 @@ pub struct Worp {
     /// Web Push: the VAPID key and subject, the HTTP client (`push/`).
     pub(crate) push: crate::push::state::PushState,
     /// The bot runner's queue and the gnubg pool (`bots/`).
-    pub(crate) bots: Arc<crate::bots::BotState>,
+    pub(crate) bots: Arc<crate::bots::state::BotState>,
 }
 
 impl Worp {

@@ -143,8 +143,19 @@ fn at_zero() {
     ] {
         counter!(name).increment(0);
     }
-    for name in [SSE_STREAMS, WRITE_QUEUE_DEPTH, DB_IN_USE, DB_OPEN] {
+    for name in [
+        SSE_STREAMS,
+        WRITE_QUEUE_DEPTH,
+        DB_IN_USE,
+        DB_OPEN,
+        BOT_QUEUE_DEPTH,
+        GNUBG_RESTARTS,
+    ] {
         gauge!(name).increment(0.0);
+    }
+    for bot in THINKING_BOTS {
+        let _ = histogram!(BOT_DECISION_SECONDS, "bot" => bot);
+        counter!(BOT_FAILURES, "bot" => bot).increment(0);
     }
     for name in [GROUP_COMMIT_BATCH, GROUP_COMMIT_SECONDS] {
         let _ = histogram!(name);
@@ -280,9 +291,22 @@ pub fn bot_move() {
     counter!(BOT_MOVES).increment(1);
 }
 
-/// A thinking bot's decision: the bot's name (from the fixed set of kinds), how long it
+/// The bots whose decisions are timed (`worp_domain::bots::BotKind::thinks`).
+pub const THINKING_BOTS: [&str; 5] = [
+    "expectimax",
+    "gnubg-beginner",
+    "gnubg-intermediate",
+    "gnubg-expert",
+    "gnubg-world-class",
+];
+
+/// A thinking bot's decision: the bot's name (one of [`THINKING_BOTS`]), how long it
 /// took, and whether it came to a move.
-pub fn bot_decision(bot: &'static str, took: Duration, ok: bool) {
+pub fn bot_decision(bot: &str, took: Duration, ok: bool) {
+    let bot = THINKING_BOTS
+        .into_iter()
+        .find(|b| *b == bot)
+        .unwrap_or("other");
     histogram!(BOT_DECISION_SECONDS, "bot" => bot).record(took.as_secs_f64());
     if !ok {
         counter!(BOT_FAILURES, "bot" => bot).increment(1);

@@ -5,10 +5,13 @@
 //! that awaits them (`draft.rs`).
 //!
 //! A committed change whose table awaits a thinking bot puts its game in a bounded
-//! queue; the sweep (at start and every sweep interval) puts back every game still
-//! waiting for a bot, so a full queue, a failed decision or a restart loses nothing.
+//! queue; a bot that failed to move is asked again after a growing wait; the sweep (at
+//! start, then every [`BOT_SWEEP_EVERY`] clock sweeps: it reads the whole `games` table,
+//! which has no index of bots to move, so that moves keep updating their row heap-only)
+//! puts back every game still waiting for a bot, so a full queue, another process's
+//! crash or a restart only delays a move.
 
-mod state;
+pub(crate) mod state;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,6 +29,13 @@ pub use state::{BotSettings, BotState};
 
 use super::refusal::Refusal;
 use super::worp::Worp;
+
+/// Clock sweeps (`WORP_CLOCK_SWEEP_SECS`) between two sweeps for games awaiting bots.
+pub const BOT_SWEEP_EVERY: u64 = 20;
+
+/// The first wait before a bot that failed to move is asked again, and the longest.
+const RETRY_FIRST: std::time::Duration = std::time::Duration::from_secs(10);
+const RETRY_LONGEST: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The gnubg level a bot kind plays at, if gnubg plays it.
 pub fn gnubg_level(kind: BotKind) -> Option<Level> {
@@ -176,12 +186,44 @@ impl Worp {
                 let w = w.clone();
                 tokio::spawn(async move {
                     w.bots.queued().remove(&id);
-                    if let Err(e) = w.play_thinking_bot(id).await {
-                        tracing::warn!("a bot of game {id} could not move now: {e}");
-                    }
+                    let played = w.play_thinking_bot(id).await;
                     drop(permit);
+                    match played {
+                        Ok(_) => {
+                            w.failures().remove(&id);
+                        }
+                        Err(e) => w.retry_later(id, e),
+                    }
                     w.report_bot_queue();
                 });
+            }
+        });
+    }
+
+    fn failures(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<Uuid, u32>> {
+        self.bots.failures.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Puts game `id` back in the queue after its bot failed to move: 10 s after the
+    /// first failure, twice as long after each next one, at most 10 minutes.
+    fn retry_later(self: &Arc<Self>, id: Uuid, e: Refusal) {
+        let failures = {
+            let mut all = self.failures();
+            let n = all.entry(id).or_insert(0);
+            *n += 1;
+            *n
+        };
+        let wait = RETRY_FIRST
+            .saturating_mul(1 << failures.min(6).saturating_sub(1))
+            .min(RETRY_LONGEST);
+        tracing::warn!(
+            "a bot of game {id} could not move ({failures} times running, again in {wait:?}): {e}"
+        );
+        let w = Arc::downgrade(self);
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            if let Some(w) = w.upgrade() {
+                w.queue_bot_game(id);
             }
         });
     }
@@ -193,6 +235,8 @@ impl Worp {
     }
 
     /// Puts every game still waiting for a bot back in the queue; returns how many.
+    /// Reads the whole `games` table: run it at start and every [`BOT_SWEEP_EVERY`]
+    /// clock sweeps.
     pub async fn sweep_bots(&self) -> Result<usize, Refusal> {
         let ids = self
             .store
@@ -256,6 +300,25 @@ impl Worp {
                 Ok(false)
             }
             Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_thinking_bot_has_its_own_label_in_the_metrics() {
+        let thinking: Vec<&str> = BotKind::ALL
+            .into_iter()
+            .filter(|k| k.thinks())
+            .map(BotKind::name)
+            .collect();
+        assert_eq!(thinking, worp_telemetry::metrics::THINKING_BOTS);
+        for kind in BotKind::ALL {
+            assert_eq!(gnubg_level(kind).is_some(), kind.is_gnubg(), "{kind:?}");
+            assert_eq!(BotKind::named(kind.name()), Some(kind));
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The bot runner's settings and state, kept apart from its work (`mod.rs`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -52,6 +52,8 @@ pub struct BotState {
     pub(crate) receiver: Mutex<Option<mpsc::Receiver<Uuid>>>,
     /// The games in the queue (each once).
     pub(crate) queued: Mutex<HashSet<Uuid>>,
+    /// Games whose bot failed to move, and how many times in a row.
+    pub(crate) failures: Mutex<HashMap<Uuid, u32>>,
     /// Wakes the analyst when an analysis is asked for.
     pub(crate) analyst: tokio::sync::Notify,
 }
@@ -65,6 +67,7 @@ impl BotState {
             queue,
             receiver: Mutex::new(Some(receiver)),
             queued: Mutex::default(),
+            failures: Mutex::default(),
             analyst: tokio::sync::Notify::new(),
         }
     }
