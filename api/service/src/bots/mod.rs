@@ -137,7 +137,9 @@ impl Worp {
 
     /// The thinking bot `table` awaits, if any.
     fn thinking_bot(table: &Table) -> Option<(BotKind, Seat)> {
-        if table.status() != Status::Active {
+        // Most games have no bot that thinks: told apart before asking the engine.
+        let thinks = |s: &worp_domain::table::SeatInfo| s.bot.is_some_and(BotKind::thinks);
+        if table.status() != Status::Active || !table.seats.iter().any(thinks) {
             return None;
         }
         let Awaiting::Move { seat } = table.game.awaiting() else {
