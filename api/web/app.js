@@ -3,7 +3,7 @@
 // pages (each in its own module) and draws a game's page.
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
-import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, titleOf, deadlineText, playerLink, fmtTime, ENDINGS } from './core.js';
+import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, bots, titleOf, deadlineText, playerLink, fmtTime, ENDINGS } from './core.js';
 import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
@@ -106,7 +106,7 @@ async function gameView(id) {
     throw e;
   }
   const st = { id, game: null, info: null, board: null, hops: [], source: null, replay: null, replayGame: null,
-    busy: false, es: null, timer: null, closed: false, chooser: null, lastVersion: 0 };
+    busy: false, es: null, timer: null, closed: false, chooser: null, lastVersion: 0, thinkers: new Set() };
   const status = h('p', { class: 'status', id: 'status', 'aria-live': 'polite' });
   const boardWrap = h('div', { class: 'board-wrap', id: 'board' });
   const dice = h('div', { class: 'dice', id: 'dice', 'aria-live': 'polite' });
@@ -197,6 +197,9 @@ async function gameView(id) {
     if (g.to_move !== null && g.to_move !== undefined) {
       const s = g.seats[g.to_move];
       const name = s && (s.name || (s.bot ? 'the computer' : null));
+      // A bot that thinks moves a moment later, in the background: its move comes by the stream.
+      const thinking = s && s.bot && st.thinkers.has(s.bot) ? ` (${s.bot}) is thinking…` : null;
+      if (thinking) return `Waiting for the computer: ${seatLabel(g, g.to_move)}${thinking}`;
       return `Waiting for ${name ? `${name} (${seatLabel(g, g.to_move)})` : seatLabel(g, g.to_move)}.`;
     }
     return 'Rolling…';
@@ -492,6 +495,11 @@ async function gameView(id) {
   await variants();
   st.board = await boardFor(g.variant);
   st.info = await variantInfo(g.variant);
+  // Which bots think (move in the background): said in the status while one is to move.
+  bots().then((list) => {
+    st.thinkers = new Set((list || []).filter((b) => b.thinks).map((b) => b.name));
+    if (st.game && !st.closed && !st.busy) render();
+  });
   show(g);
   startLive();
 }
