@@ -10,6 +10,7 @@ import { joinView } from './join.js';
 import { lobbyView, playerView, leaderboardView } from './players.js';
 import { notFound, finishedPanel, chatPanel, matchOver } from './gamepanels.js';
 import { lastMoves } from './last_move.js';
+import { analysisPanel } from './analysis.js';
 import { accountForm } from './signin.js';
 import { accountView } from './account.js';
 import { consentView } from './consent.js';
@@ -123,8 +124,12 @@ async function gameView(id) {
   const mute = muteToggle(id, me);
   const title = h('h1', { id: 'game-title' }, 'Game');
   const extra = h('div', { id: 'extra', class: 'legend' });
+  // A finished backgammon game's analysis by GNU Backgammon (analysis.js): a card beside
+  // the replay, and the decision under review said under the board.
+  const analysis = analysisPanel({ id, mySeats: () => mySeats(st.game || { seats: [] }), setReplay: (n) => setReplay(n),
+    redraw: () => { if (!st.busy && !st.closed) render(); } });
   main.append(title, h('div', { class: 'game' },
-    h('div', {}, status, boardWrap, selInfo),
+    h('div', {}, status, boardWrap, selInfo, analysis.detail),
     h('aside', { 'aria-label': 'Game details' },
       finishedBox,
       h('div', { class: 'card' }, dice, extra),
@@ -132,6 +137,7 @@ async function gameView(id) {
       mute.el,
       h('div', { class: 'card replay' }, h('h2', {}, 'Replay'),
         slider, h('div', { class: 'row' }, prevBtn, replayLabel, nextBtn), h('p', {}, liveBtn)),
+      analysis.el,
       chat.el,
       h('p', {}, resignBtn))));
 
@@ -249,9 +255,11 @@ async function gameView(id) {
     const display = interactive && st.hops.length && st.board.tentative ? st.board.tentative(g, st.hops) : g;
     const focusedKey = document.activeElement && document.activeElement.closest && document.activeElement.closest('svg [data-key]');
     const fk = focusedKey ? focusedKey.getAttribute('data-key') : null;
-    // The other seats' moves since mine, marked on the board (fetched once per version).
-    const last = lastMoves(g, mySeats(g), { get: (p) => api('GET', p), onReady: () => { if (!st.busy && !st.closed) render(); } });
-    const svg = st.board.draw(display, { me: mySeats(g), last });
+    // A decision of the analysis under review: its move and the best on the position
+    // before it; else the other seats' moves since mine (fetched once per version).
+    const review = analysis.review(live || !st.replayGame || st.replayGame.version !== st.replay ? null : st.replay);
+    const last = review ? undefined : lastMoves(g, mySeats(g), { get: (p) => api('GET', p), onReady: () => { if (!st.busy && !st.closed) render(); } });
+    const svg = st.board.draw(display, { me: mySeats(g), last, review });
     boardWrap.replaceChildren(svg);
     selInfo.replaceChildren();
     if (!interactive || !svg.querySelectorAll) return;
@@ -434,6 +442,7 @@ async function gameView(id) {
     if (boardChanged) { st.hops = []; st.source = null; st.chooser = null; }
     render();
     if (changed) {
+      analysis.update(g);
       finishedBox.replaceChildren(...(g.status === 'finished' ? [finishedPanel(g, (i) => seatLabel(g, i), me)] : []));
       chat.reload();
     }
@@ -485,6 +494,7 @@ async function gameView(id) {
 
   cleanup = () => {
     st.closed = true;
+    analysis.close();
     for (const a of ['data-version', 'data-status', 'data-my-turn']) main.removeAttribute(a);
     if (st.es) st.es.close();
     if (st.timer) clearInterval(st.timer);
