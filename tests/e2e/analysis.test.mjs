@@ -24,7 +24,7 @@ after(async () => {
   await ana?.close();
 });
 
-test('new game: the bots come from the server, gnubg-expert offered for backgammon and not for Ludo', async (t) => {
+test('new game: the bots come from the server, gnubg-expert offered for backgammon and not for Ludo; the usual three where the list cannot be read', async (t) => {
   if (!gnubg) { t.skip('this server has no GNU Backgammon'); return; }
   const { page } = ana;
   await page.goto(`${BASE}/#/new`);
@@ -49,6 +49,17 @@ test('new game: the bots come from the server, gnubg-expert offered for backgamm
   const id = page.url().split('#/game/')[1];
   const g = await (await fetch(`${BASE}/v1/games/${id}`)).json();
   assert.equal(g.seats[1].bot, 'gnubg-beginner');
+  // Where the list cannot be read, the bots every server has are offered.
+  const other = await ana.context.newPage();
+  try {
+    await other.route('**/v1/bots', (r) => r.fulfill({ status: 503, json: { title: 'Service Unavailable', status: 503 } }));
+    await other.goto(`${BASE}/#/new?variant=backgammon`);
+    await other.waitForSelector('#create-game');
+    const fallback = await other.locator('#seat-1 option[value^="bot:"]').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(fallback, ['bot:random', 'bot:greedy', 'bot:expectimax']);
+  } finally {
+    await other.close();
+  }
   assert.deepEqual(ana.errors, []);
 });
 
