@@ -3,13 +3,14 @@
 // pages (each in its own module) and draws a game's page.
 import { dieFace } from './boards/common.js';
 import { matchMoves, choices, decide } from './match.js';
-import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, titleOf, deadlineText, playerLink, fmtTime, ENDINGS } from './core.js';
+import { h, toast, account, onAccount, onSessionEnded, loadSession, signOut, api, variants, variantInfo, bots, titleOf, deadlineText, playerLink, fmtTime, ENDINGS } from './core.js';
 import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
 import { lobbyView, playerView, leaderboardView } from './players.js';
 import { notFound, finishedPanel, chatPanel, matchOver } from './gamepanels.js';
 import { lastMoves } from './last_move.js';
+import { analysisPanel } from './analysis.js';
 import { accountForm } from './signin.js';
 import { accountView } from './account.js';
 import { consentView } from './consent.js';
@@ -106,7 +107,7 @@ async function gameView(id) {
     throw e;
   }
   const st = { id, game: null, info: null, board: null, hops: [], source: null, replay: null, replayGame: null,
-    busy: false, es: null, timer: null, closed: false, chooser: null, lastVersion: 0 };
+    busy: false, es: null, timer: null, closed: false, chooser: null, lastVersion: 0, thinkers: new Set() };
   const status = h('p', { class: 'status', id: 'status', 'aria-live': 'polite' });
   const boardWrap = h('div', { class: 'board-wrap', id: 'board' });
   const dice = h('div', { class: 'dice', id: 'dice', 'aria-live': 'polite' });
@@ -123,8 +124,12 @@ async function gameView(id) {
   const mute = muteToggle(id, me);
   const title = h('h1', { id: 'game-title' }, 'Game');
   const extra = h('div', { id: 'extra', class: 'legend' });
+  // A finished backgammon game's analysis by GNU Backgammon (analysis.js): a card beside
+  // the replay, and the decision under review said under the board.
+  const analysis = analysisPanel({ id, mySeats: () => mySeats(st.game || { seats: [] }), setReplay: (n) => setReplay(n),
+    redraw: () => { if (!st.busy && !st.closed) render(); } });
   main.append(title, h('div', { class: 'game' },
-    h('div', {}, status, boardWrap, selInfo),
+    h('div', {}, status, boardWrap, selInfo, analysis.detail),
     h('aside', { 'aria-label': 'Game details' },
       finishedBox,
       h('div', { class: 'card' }, dice, extra),
@@ -132,6 +137,7 @@ async function gameView(id) {
       mute.el,
       h('div', { class: 'card replay' }, h('h2', {}, 'Replay'),
         slider, h('div', { class: 'row' }, prevBtn, replayLabel, nextBtn), h('p', {}, liveBtn)),
+      analysis.el,
       chat.el,
       h('p', {}, resignBtn))));
 
@@ -197,6 +203,9 @@ async function gameView(id) {
     if (g.to_move !== null && g.to_move !== undefined) {
       const s = g.seats[g.to_move];
       const name = s && (s.name || (s.bot ? 'the computer' : null));
+      // A bot that thinks moves a moment later, in the background: its move comes by the stream.
+      const thinking = s && s.bot && st.thinkers.has(s.bot) ? ` (${s.bot}) is thinking…` : null;
+      if (thinking) return `Waiting for the computer: ${seatLabel(g, g.to_move)}${thinking}`;
       return `Waiting for ${name ? `${name} (${seatLabel(g, g.to_move)})` : seatLabel(g, g.to_move)}.`;
     }
     return 'Rolling…';
@@ -246,9 +255,11 @@ async function gameView(id) {
     const display = interactive && st.hops.length && st.board.tentative ? st.board.tentative(g, st.hops) : g;
     const focusedKey = document.activeElement && document.activeElement.closest && document.activeElement.closest('svg [data-key]');
     const fk = focusedKey ? focusedKey.getAttribute('data-key') : null;
-    // The other seats' moves since mine, marked on the board (fetched once per version).
-    const last = lastMoves(g, mySeats(g), { get: (p) => api('GET', p), onReady: () => { if (!st.busy && !st.closed) render(); } });
-    const svg = st.board.draw(display, { me: mySeats(g), last });
+    // A decision of the analysis under review: its move and the best on the position
+    // before it; else the other seats' moves since mine (fetched once per version).
+    const review = analysis.review(live || !st.replayGame || st.replayGame.version !== st.replay ? null : st.replay);
+    const last = review ? undefined : lastMoves(g, mySeats(g), { get: (p) => api('GET', p), onReady: () => { if (!st.busy && !st.closed) render(); } });
+    const svg = st.board.draw(display, { me: mySeats(g), last, review });
     boardWrap.replaceChildren(svg);
     selInfo.replaceChildren();
     if (!interactive || !svg.querySelectorAll) return;
@@ -431,6 +442,7 @@ async function gameView(id) {
     if (boardChanged) { st.hops = []; st.source = null; st.chooser = null; }
     render();
     if (changed) {
+      analysis.update(g);
       finishedBox.replaceChildren(...(g.status === 'finished' ? [finishedPanel(g, (i) => seatLabel(g, i), me)] : []));
       chat.reload();
     }
@@ -482,6 +494,7 @@ async function gameView(id) {
 
   cleanup = () => {
     st.closed = true;
+    analysis.close();
     for (const a of ['data-version', 'data-status', 'data-my-turn']) main.removeAttribute(a);
     if (st.es) st.es.close();
     if (st.timer) clearInterval(st.timer);
@@ -492,6 +505,11 @@ async function gameView(id) {
   await variants();
   st.board = await boardFor(g.variant);
   st.info = await variantInfo(g.variant);
+  // Which bots think (move in the background): said in the status while one is to move.
+  bots().then((list) => {
+    st.thinkers = new Set((list || []).filter((b) => b.thinks).map((b) => b.name));
+    if (st.game && !st.closed && !st.busy) render();
+  });
   show(g);
   startLive();
 }

@@ -184,6 +184,26 @@ export async function variants() {
 export async function variantInfo(name) {
   return (await variants()).find((v) => v.name === name);
 }
+/**
+ * The bots this server offers (`GET /v1/bots`: `[{name, variants, thinks}]`), or `null`
+ * when the list cannot be read (an older server): asked again next time.
+ */
+let botsCache = null;
+export async function bots() {
+  if (!botsCache) {
+    botsCache = api('GET', '/v1/bots', { auth: false }).then((list) => (Array.isArray(list) ? list : null), () => null);
+    botsCache.then((list) => { if (!list) botsCache = null; });
+  }
+  return botsCache;
+}
+/** A bot's name as a player says it: "GNU Backgammon, world class". */
+export function botTitle(name) {
+  const known = { random: 'random moves', greedy: 'greedy', expectimax: 'looks a roll ahead' };
+  if (known[name]) return known[name];
+  const gnubg = /^gnubg-(.+)$/.exec(name);
+  if (gnubg) return `GNU Backgammon, ${gnubg[1].replace(/-/g, ' ')}`;
+  return name.replace(/[-_]/g, ' ');
+}
 /** A variant's title (after `variants()` has loaded them). */
 export function titleOf(name) {
   const v = (variantsCache || []).find((x) => x.name === name);

@@ -1,10 +1,16 @@
 // The new-game form: the game, who sits where (me, an open seat, a bot, or a challenged
 // player), the clock, rated or not, who reads the messages, and the game's options.
-import { h, api, account, variants } from './core.js';
+import { h, api, account, variants, bots, botTitle } from './core.js';
 import { optionField, OPTION_WORDS } from './options.js';
 
+/** The bots offered where the server's list cannot be read: those every server has, for every game. */
+const FALLBACK_BOTS = ['random', 'greedy', 'expectimax'].map((name) => ({ name, variants: null }));
+
 export async function newGameView(main, { accountForm }) {
-  const vs = await variants();
+  const [vs, offered] = await Promise.all([variants(), bots()]);
+  const botList = offered || FALLBACK_BOTS;
+  // The bots that play a variant (all of them when the list did not say).
+  const botsFor = (variant) => botList.filter((b) => !b.variants || b.variants.includes(variant));
   const me = account();
   if (!me) { main.append(accountForm({ title: 'Sign in to start a game' })); return; }
   const pre = new URLSearchParams(location.hash.split('?')[1] || '');
@@ -32,9 +38,7 @@ export async function newGameView(main, { accountForm }) {
       h('option', { value: 'me', selected: i === 0 }, 'Me'),
       h('option', { value: 'open', selected: i > 0 && !(opponent && i === 1) }, 'Open seat (anyone may join)'),
       opponent ? h('option', { value: `invite:${opponent.id}`, selected: i === 1 }, `Challenge ${opponent.name}`) : null,
-      h('option', { value: 'bot:random' }, 'Computer: random moves'),
-      h('option', { value: 'bot:greedy' }, 'Computer: greedy'),
-      h('option', { value: 'bot:expectimax' }, 'Computer: looks a roll ahead')));
+      ...botsFor(variantSel.value).map((b) => h('option', { value: `bot:${b.name}` }, `Computer: ${botTitle(b.name)}`))));
   const context = () => {
     const options = {};
     for (const [k, f] of fields) {
@@ -47,7 +51,11 @@ export async function newGameView(main, { accountForm }) {
     const n = Number(seatCount.value);
     const old = [...seatsBox.querySelectorAll('select')].map((s) => s.value);
     seatsBox.replaceChildren(...Array.from({ length: n }, (_, i) => seatChoice(i)));
-    old.slice(0, n).forEach((v, i) => { seatsBox.querySelectorAll('select')[i].value = v; });
+    // A seat keeps its choice where the new list has it (a bot of another game has gone).
+    old.slice(0, n).forEach((v, i) => {
+      const s = seatsBox.querySelectorAll('select')[i];
+      if ([...s.options].some((o) => o.value === v)) s.value = v;
+    });
     updateFields();
   };
   const drawVariant = () => {

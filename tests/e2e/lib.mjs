@@ -240,6 +240,29 @@ export async function season(a, b) {
   await apiAs(b, 'POST', `/v1/games/${id}/resign`, {});
 }
 
+/**
+ * Plays seat `seat` of game `id` as player `p` through the API (its first legal move each
+ * time) until the game is finished, waiting for the other seats (bots that think move a
+ * moment later) by polling. Each wait is bounded: `stallMs` without a new version fails.
+ * Returns the finished game.
+ */
+export async function playSeatToEnd(p, id, seat, { stallMs = 120000 } = {}) {
+  let seen = -1;
+  let since = Date.now();
+  for (;;) {
+    const { status, body: g } = await apiAs(p, 'GET', `/v1/games/${id}`);
+    if (status !== 200) throw new Error(`game: ${status} ${JSON.stringify(g)}`);
+    if (g.status === 'finished') return g;
+    if (g.version !== seen) { seen = g.version; since = Date.now(); }
+    if (Date.now() - since > stallMs) throw new Error(`game ${id} stalled at version ${g.version}`);
+    if (g.status === 'active' && g.to_move === seat && g.legal_moves.length) {
+      const r = await apiAs(p, 'POST', `/v1/games/${id}/moves`, { move: g.legal_moves[0] });
+      // 409/412: the game moved on meanwhile (a bot, a roll): look again.
+      if (r.status !== 200 && r.status !== 409 && r.status !== 412) throw new Error(`move: ${r.status} ${JSON.stringify(r.body)}`);
+    } else await sleep(50);
+  }
+}
+
 /** A call to the API as player `p`. */
 export async function apiAs(p, method, url, body) {
   const r = await fetch(`${BASE}${url}`, {

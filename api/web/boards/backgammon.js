@@ -4,7 +4,7 @@
 // board (points 1-6), spectators from White's. The viewer's home board is bottom right;
 // on a narrow screen the board is turned a quarter (home bottom left, tray at the
 // bottom) so that every point is a touch target of at least 44 px.
-import { el, root, overlays, label, touchTargets, markLast } from './common.js';
+import { el, root, overlays, label, touchTargets, markLast, moveMark } from './common.js';
 import { gameEnding } from '../core.js';
 
 const SIDE = ['white', 'black'];
@@ -369,6 +369,47 @@ export default {
       return entry.move.steps.map((stp) => [at(stp.from, false), at(stp.to, true),
         keyFrom(mover, stp.from), keyTo(mover, stp.to)]);
     }, CK / 2, (e) => `${NAME[SIDE[e.seat]] || ''} played ${notation(view, e.move)}`);
+    // A decision under review (analysis.js), on the position before it: the move played
+    // (its steps once read from the log) and GNU Backgammon's best, drawn apart.
+    const review = ctx && ctx.review;
+    if (review) {
+      const mover = SIDE[review.seat] || 'white';
+      const sign = mover === 'white' ? 1 : -1;
+      const slot = (p, k) => {
+        const kk = Math.max(0, Math.min(4, k));
+        return P(stack(p).x, stack(p).top ? TOP + CK / 2 + kk * CK : BOTTOM - CK / 2 - kk * CK);
+      };
+      // Each step from the checker on top to the next free place, the steps made in turn.
+      const places = (steps) => {
+        const board = s.board.slice();
+        return steps.map((stp) => {
+          let from;
+          let to;
+          if (stp.from === 'bar') from = P(G.barX + BAR / 2, upper(mover) ? mid - 44 : mid + 44);
+          else { from = slot(stp.from, Math.abs(board[stp.from - 1]) - 1); board[stp.from - 1] -= sign; }
+          if (stp.to === 'off') to = P(G.trayX + TRAY / 2, upper(mover) ? mid - 60 : mid + 60);
+          else {
+            const i = stp.to - 1;
+            if (board[i] === -sign) board[i] = 0; // a blot hit goes to the bar
+            to = slot(stp.to, Math.abs(board[i]));
+            board[i] += sign;
+          }
+          return [from, to, keyFrom(mover, stp.from), keyTo(mover, stp.to)];
+        });
+      };
+      const layer = el('g', { class: 'review-moves' });
+      const said = [];
+      if (review.played && !review.same) {
+        for (const [f, t, fk, tk] of places(review.played)) layer.append(moveMark('played', f, t, { fromKey: fk, toKey: tk, r: CK / 2 }));
+        said.push(`played ${notation(view, { steps: review.played })}`);
+      }
+      const bestKind = review.same ? 'played' : 'best';
+      for (const [f, t, fk, tk] of places(review.best || [])) layer.append(moveMark(bestKind, f, t, { fromKey: fk, toKey: tk, r: CK / 2 }));
+      said.push(review.same ? `played the best move, ${notation(view, { steps: review.best })}` : `best ${notation(view, { steps: review.best || [] })}`);
+      svg.append(layer);
+      svg.setAttribute('data-review', review.played ? 'ready' : 'loading');
+      svg.append(el('desc', { class: 'review-said' }, `${NAME[mover]} to play: ${said.join('; ')}.`));
+    }
     return touchTargets(svg);
   },
 };

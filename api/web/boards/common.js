@@ -167,8 +167,17 @@ export function touchTargets(svg) {
  * `toKey` name the places (for tests).
  */
 export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16 } = {}) {
-  const g = el('g', { class: 'last-move', 'data-last-from': fromKey, 'data-last-to': toKey, 'aria-hidden': 'true' });
-  if (from) g.append(el('circle', { class: 'last-from', cx: from[0], cy: from[1], r, fill: 'none' }));
+  return moveMark('last', from, to, { fromKey, toKey, r });
+}
+
+/**
+ * A move drawn as `lastMoveMark` does, its classes and data attributes named after
+ * `kind` (`last`, `played`, `best`): `<g class="KIND-move" data-KIND-from data-KIND-to>`
+ * with `KIND-from`, `KIND-arrow`, `KIND-head` and `KIND-to` inside, styled in style.css.
+ */
+export function moveMark(kind, from, to, { fromKey = '', toKey = '', r = 16 } = {}) {
+  const g = el('g', { class: `${kind}-move`, [`data-${kind}-from`]: fromKey, [`data-${kind}-to`]: toKey, 'aria-hidden': 'true' });
+  if (from) g.append(el('circle', { class: `${kind}-from`, cx: from[0], cy: from[1], r, fill: 'none' }));
   if (from && to) {
     const [x1, y1] = from;
     const [x2, y2] = to;
@@ -179,12 +188,12 @@ export function lastMoveMark(from, to, { fromKey = '', toKey = '', r = 16 } = {}
       const [ax, ay] = [x1 + ux * r, y1 + uy * r];
       const [bx, by] = [x2 - ux * (r + 2), y2 - uy * (r + 2)];
       const head = Math.min(14, len / 3);
-      g.append(el('line', { class: 'last-arrow', x1: ax, y1: ay, x2: bx - ux * head * 0.6, y2: by - uy * head * 0.6 }));
-      g.append(el('polygon', { class: 'last-head', points: [[bx, by], [bx - ux * head - uy * head * 0.5, by - uy * head + ux * head * 0.5],
+      g.append(el('line', { class: `${kind}-arrow`, x1: ax, y1: ay, x2: bx - ux * head * 0.6, y2: by - uy * head * 0.6 }));
+      g.append(el('polygon', { class: `${kind}-head`, points: [[bx, by], [bx - ux * head - uy * head * 0.5, by - uy * head + ux * head * 0.5],
         [bx - ux * head + uy * head * 0.5, by - uy * head - ux * head * 0.5]].map((p) => p.map((v) => v.toFixed(1)).join(',')).join(' ') }));
     }
   }
-  if (to) g.append(el('circle', { class: 'last-to', cx: to[0], cy: to[1], r: r + 2, fill: 'none' }));
+  if (to) g.append(el('circle', { class: `${kind}-to`, cx: to[0], cy: to[1], r: r + 2, fill: 'none' }));
   return g;
 }
 
