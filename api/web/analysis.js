@@ -100,7 +100,7 @@ export function analysisPanel({ id, mySeats, setReplay, redraw }) {
     button.setAttribute('aria-disabled', 'true');
     let view;
     try {
-      view = await api('GET', `/v1/games/${encodeURIComponent(id)}/analysis`, { auth: false });
+      view = await api('GET', `/v1/games/${encodeURIComponent(id)}/analysis`);
     } catch (e) {
       if (st.closed) return;
       // A busy or unreachable server is asked again; a refusal (no GNU Backgammon here) is said.

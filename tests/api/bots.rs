@@ -228,16 +228,24 @@ async fn a_match_against_gnubg_expert_survives_a_killed_worker_and_is_analysed_a
         "every bot move passed the engine's rules"
     );
 
-    analysed_as_gnubg_analyses(&app, &id).await;
+    analysed_as_gnubg_analyses(&app, &id, &me).await;
 }
 
 /// Asks for game `id`'s analysis, waits until it is ready, and compares it with gnubg's
 /// own analysis of the game's exported match file: per player the equity lost in checker
 /// play and in cube decisions, the unforced moves and close cube decisions, the marks
 /// and the error rate; and every decision's event is a move of its seat.
-async fn analysed_as_gnubg_analyses(app: &TestApp, id: &str) {
+async fn analysed_as_gnubg_analyses(app: &TestApp, id: &str, asker: &TestPlayer) {
     let path = format!("/v1/games/{id}/analysis");
-    let first = app.get(&path).await;
+    let anonymous = app.get(&path).await;
+    assert_eq!(anonymous.status(), 401, "asking takes a player");
+    let first = app
+        .client
+        .get(app.url(&path))
+        .bearer_auth(&asker.token)
+        .send()
+        .await
+        .expect("request");
     assert!(
         first.status() == 202 || first.status() == 200,
         "{}",
@@ -334,7 +342,7 @@ async fn a_money_game_against_gnubg_intermediate_is_analysed_as_gnubg_analyses_i
     let id = game["id"].as_str().expect("id").to_owned();
     let finished = play_out(&app, &me, &id, 11, |_| {}).await;
     assert_eq!(finished["status"], "finished");
-    analysed_as_gnubg_analyses(&app, &id).await;
+    analysed_as_gnubg_analyses(&app, &id, &me).await;
 }
 
 #[tokio::test]

@@ -94,14 +94,14 @@ pub struct DecisionAnalysis {
     pub best: String,
     /// The best checker play as steps on Worp's points (`from`: 1..24 or `bar`, `to`:
     /// 1..24 or `off`), to draw beside the played one; empty for cube decisions.
-    #[schema(value_type = Vec<Object>)]
+    #[schema(value_type = Vec<worp_engine::backgammon::Step>)]
     pub best_steps: Vec<Value>,
     /// Cubeful equity (normalised, EMG) of the played choice and of the best.
     pub played_equity: f64,
     pub best_equity: f64,
     /// `best_equity - played_equity`, never below 0.
     pub equity_lost: f64,
-    /// Whether there was more than one choice.
+    /// Whether there was only one choice (a forced move: never marked).
     pub forced: bool,
     pub mark: Option<Mark>,
 }

@@ -1,5 +1,5 @@
-//! GNU Backgammon's analysis of finished backgammon games and matches: asked for by
-//! the first read (`GET /v1/games/{id}/analysis`), made in the background by the
+//! GNU Backgammon's analysis of finished backgammon games and matches: asked for by a
+//! player's first read (`GET /v1/games/{id}/analysis`), made in the background by the
 //! analyst from the game's match file, and kept as derived data (`game_analyses`),
 //! never in the game's log: forgetting every analysis loses nothing but time.
 
@@ -16,6 +16,7 @@ use worp_domain::table::Status;
 use worp_gnubg::analysis::{DecisionAnalysis, DecisionKind};
 use worp_gnubg::MatchAnalysis;
 use worp_store::bots::AnalysisRow;
+use worp_store::Player;
 
 use super::refusal::Refusal;
 use super::worp::Worp;
@@ -70,8 +71,14 @@ fn view(row: AnalysisRow) -> Result<AnalysisView, Refusal> {
 }
 
 impl Worp {
-    /// The analysis of finished backgammon game `id`, asked for now if it never was.
-    pub async fn analysis(&self, id: Uuid) -> Result<AnalysisView, Refusal> {
+    /// The analysis of finished backgammon game `id`. Asking for one that was never
+    /// made, or asking again for one that failed, takes a player (`asker`): it costs the
+    /// server GNU Backgammon's time.
+    pub async fn analysis(
+        &self,
+        id: Uuid,
+        asker: Option<&Player>,
+    ) -> Result<AnalysisView, Refusal> {
         let table = self.load(id).await?;
         if table.variant != "backgammon" {
             return Err(Refusal::Invalid(format!(
@@ -84,18 +91,31 @@ impl Worp {
                 "the game is still being played: it is analysed once finished".into(),
             ));
         }
-        if let Some(row) = self.store.analysis(id).await? {
-            return view(row);
+        let row = self.store.analysis(id).await?;
+        let asks_again = matches!(&row, Some(r) if r.state == "failed") && asker.is_some();
+        match row {
+            Some(row) if !asks_again => return view(row),
+            _ => {}
+        }
+        if asker.is_none() {
+            return Err(Refusal::UnknownToken(
+                "sign in to ask for the analysis of a game (it takes the server's GNU \
+                 Backgammon a while); anyone may read one once it is made"
+                    .into(),
+            ));
         }
         if self.bots.gnubg.is_none() {
             return Err(Refusal::Conflict(
                 "this server cannot analyse: GNU Backgammon is not installed".into(),
             ));
         }
-        let row = self
-            .store
-            .request_analysis(id, table.version, self.now())
-            .await?;
+        let row = if asks_again {
+            self.store.retry_analysis(id, self.now()).await?
+        } else {
+            self.store
+                .request_analysis(id, table.version, self.now())
+                .await?
+        };
         self.bots.analyst.notify_one();
         view(row)
     }
@@ -128,8 +148,8 @@ impl Worp {
         Ok(self.store.forget_analyses().await?)
     }
 
-    /// Analyses game `id` and records the outcome (a failure too: `worp rebuild`
-    /// forgets it, and the next read asks again).
+    /// Analyses game `id` and records the outcome (a failure too: a player's next read
+    /// asks again).
     async fn analyse(&self, id: Uuid) {
         let outcome = self.analysed(id).await;
         if let Err(e) = &outcome {

@@ -46,6 +46,15 @@ impl Store {
         on_backend!(self.request_analysis(game_id, version, at))
     }
 
+    /// Asks again for the analysis of `game_id` if it failed; returns its row.
+    pub async fn retry_analysis(
+        &self,
+        game_id: Uuid,
+        at: DateTime<Utc>,
+    ) -> Result<AnalysisRow, StoreError> {
+        on_backend!(self.retry_analysis(game_id, at))
+    }
+
     /// The pending analyses, oldest first, at most `limit`.
     pub async fn pending_analyses(&self, limit: i64) -> Result<Vec<Uuid>, StoreError> {
         on_backend!(self.pending_analyses(limit))
@@ -124,6 +133,23 @@ macro_rules! bot_statements {
             )
             .bind(game_id)
             .bind(version)
+            .bind(at)
+            .execute(pool)
+            .await?;
+            let row = sqlx::query(ANALYSIS).bind(game_id).fetch_one(pool).await?;
+            analysis_of(&row)
+        }
+
+        pub async fn retry_analysis(
+            pool: &Pool,
+            game_id: Uuid,
+            at: DateTime<Utc>,
+        ) -> Result<AnalysisRow, StoreError> {
+            sqlx::query(
+                "UPDATE game_analyses SET state = 'pending', error = NULL, done_at = NULL, \
+                 requested_at = $2 WHERE game_id = $1 AND state = 'failed'",
+            )
+            .bind(game_id)
             .bind(at)
             .execute(pool)
             .await?;

@@ -9,6 +9,8 @@ use worp_engine::variants;
 use worp_service::analysis::{AnalysisState, AnalysisView};
 use worp_service::Worp;
 
+use crate::auth::scope::GameRead;
+use crate::auth::MaybeCaller;
 use crate::problem::{ApiError, Problem};
 
 /// A bot a seat can be given (`{"bot": name}` in `POST /v1/games`).
@@ -49,15 +51,18 @@ pub async fn list_bots(worp: web::Data<Worp>) -> HttpResponse {
 /// GNU Backgammon's analysis of a finished backgammon game or match: every checker play
 /// and cube decision with the played choice's equity, the best choice's and the equity
 /// lost, marked doubtful, error or blunder by gnubg's thresholds, and each player's
-/// error rate and PR. The first read asks for it (202, `pending`); it is made in the
-/// background and kept, not in the game's log.
+/// error rate and PR. A player's first read asks for it (202, `pending`; a read of one
+/// that failed asks again); it is made in the background and kept, not in the game's
+/// log. Anyone may read an analysis once asked for.
 #[utoipa::path(
     tag = "games",
+    security((), ("bearer" = ["game:read"])),
     params(("id" = Uuid, Path, description = "The game")),
     responses(
         (status = 200, description = "The analysis, ready (or failed, with why)", body = AnalysisView),
         (status = 202, description = "Being analysed: ask again", body = AnalysisView),
         (status = 400, description = "Not a backgammon game", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Never asked for, and no player asks now (a token is needed to ask)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The game is still being played, or this server has no GNU Backgammon", body = Problem, content_type = "application/problem+json"),
     )
@@ -65,9 +70,10 @@ pub async fn list_bots(worp: web::Data<Worp>) -> HttpResponse {
 #[get("/v1/games/{id}/analysis")]
 pub async fn game_analysis(
     worp: web::Data<Worp>,
+    caller: MaybeCaller<GameRead>,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let view = worp.analysis(id.into_inner()).await?;
+    let view = worp.analysis(id.into_inner(), caller.0.as_ref()).await?;
     Ok(match view.state {
         AnalysisState::Pending => HttpResponse::Accepted().json(view),
         _ => HttpResponse::Ok().json(view),
