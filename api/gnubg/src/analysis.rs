@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+use worp_engine::backgammon::{Destination, Origin, Point, Side};
 
 use crate::GnubgError;
 
@@ -92,10 +94,9 @@ pub struct DecisionAnalysis {
     pub played: String,
     /// What gnubg thinks best, in the same notation.
     pub best: String,
-    /// The best checker play as steps on Worp's points (`from`: 1..24 or `bar`, `to`:
-    /// 1..24 or `off`), to draw beside the played one; empty for cube decisions.
-    #[schema(value_type = Vec<worp_engine::backgammon::Step>)]
-    pub best_steps: Vec<Value>,
+    /// The best checker play as steps on Worp's points, to draw beside the played one;
+    /// empty for cube decisions.
+    pub best_steps: Vec<BestStep>,
     /// Cubeful equity (normalised, EMG) of the played choice and of the best.
     pub played_equity: f64,
     pub best_equity: f64,
@@ -104,6 +105,25 @@ pub struct DecisionAnalysis {
     /// Whether there was only one choice (a forced move: never marked).
     pub forced: bool,
     pub mark: Option<Mark>,
+}
+
+/// A checker step of the best play, on Worp's points (as a move's steps are written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BestStep {
+    /// A point 1..24, or `"bar"`.
+    #[schema(schema_with = origin_schema)]
+    pub from: Origin,
+    /// A point 1..24, or `"off"`.
+    #[schema(schema_with = destination_schema)]
+    pub to: Destination,
+}
+
+fn origin_schema() -> RefOr<Schema> {
+    <Origin as PartialSchema>::schema()
+}
+
+fn destination_schema() -> RefOr<Schema> {
+    <Destination as PartialSchema>::schema()
 }
 
 /// One game of the match.
@@ -262,16 +282,14 @@ fn notation(pairs: &Value) -> String {
     }
 }
 
-/// The steps of a gnubg move from `seat`'s side, on Worp's points (White moves 1 → 24:
-/// its gnubg point p is Worp's 25 − p; Black's is p).
-fn worp_steps(pairs: &Value, seat: u8) -> Vec<Value> {
-    let place = |n: u64, end: &str| -> Value {
-        match n {
-            25 => Value::from("bar"),
-            0 => Value::from(end),
-            n if seat == 0 => Value::from(25 - n),
-            n => Value::from(n),
-        }
+/// The steps of a gnubg move from `seat`'s side, on Worp's points (gnubg counts each
+/// side's points from its own ace point: 25 is the bar, 0 off).
+fn worp_steps(pairs: &Value, seat: u8) -> Vec<BestStep> {
+    let side = if seat == 0 { Side::White } else { Side::Black };
+    let point = |n: u64| {
+        u8::try_from(n)
+            .ok()
+            .and_then(|n| Point::at_distance(side, n))
     };
     pairs
         .as_array()
@@ -279,7 +297,18 @@ fn worp_steps(pairs: &Value, seat: u8) -> Vec<Value> {
         .flatten()
         .filter_map(|p| {
             let (from, to) = (p.get(0)?.as_u64()?, p.get(1)?.as_u64()?);
-            Some(serde_json::json!({"from": place(from, "bar"), "to": place(to, "off")}))
+            Some(BestStep {
+                from: if from == 25 {
+                    Origin::Bar
+                } else {
+                    Origin::Point(point(from)?)
+                },
+                to: if to == 0 {
+                    Destination::Off
+                } else {
+                    Destination::Point(point(to)?)
+                },
+            })
         })
         .collect()
 }
@@ -289,7 +318,7 @@ fn decision(
     kind: DecisionKind,
     played: (String, f64),
     best: (String, f64),
-    best_steps: Vec<Value>,
+    best_steps: Vec<BestStep>,
     forced: bool,
 ) -> DecisionAnalysis {
     let lost = (best.1 - played.1).max(0.0);
