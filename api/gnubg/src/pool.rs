@@ -66,7 +66,8 @@ struct Slots {
 impl Pool {
     /// A pool with one worker started, to know that gnubg runs here.
     pub fn start(settings: PoolSettings) -> Result<Pool, GnubgError> {
-        let first = Worker::start(&settings.program, settings.timeout.max(START_LIMIT))?;
+        let first = Worker::start(&settings.program, START_LIMIT)
+            .or_else(|_| Worker::start(&settings.program, START_LIMIT))?;
         let mut free: Vec<Option<Worker>> = (1..settings.workers.max(1)).map(|_| None).collect();
         free.push(Some(first));
         Ok(Pool {
@@ -119,9 +120,9 @@ impl Pool {
         answer
     }
 
-    /// Asks on `worker` (starting one if there is none); a worker that died, hung or
-    /// answered what is not JSON is stopped and the question asked once more of a
-    /// fresh one.
+    /// Asks on `worker` (starting one if there is none); a worker that died, hung,
+    /// answered what is not JSON or did not start is stopped and the question asked once
+    /// more of a fresh one.
     fn ask_on(
         &self,
         mut worker: Option<Worker>,
@@ -133,7 +134,11 @@ impl Pool {
                 Some(w) => w,
                 None => match Worker::start(&self.settings.program, START_LIMIT) {
                     Ok(w) => w,
-                    Err(e) => return (None, Err(e)),
+                    Err(e) => {
+                        tracing::warn!("a gnubg worker did not start: {e}");
+                        last = e;
+                        continue;
+                    }
                 },
             };
             match w.ask(request.clone(), self.settings.timeout) {

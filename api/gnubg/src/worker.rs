@@ -19,13 +19,16 @@ const MARK: &str = "@worp ";
 /// A running `gnubg -t -q -p worker.py`.
 #[derive(Debug)]
 pub struct Worker {
+    /// Its own `HOME`: gnubg writes its settings there at start, and two starting in
+    /// one `HOME` at once can trip over each other.
+    home: PathBuf,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
     next_id: u64,
 }
 
-/// Where the worker's script is written and gnubg keeps its settings (its `HOME`).
+/// Where the workers' script is written, beside each worker's own `HOME`.
 pub(crate) fn home() -> PathBuf {
     std::env::temp_dir().join(format!("worp-gnubg-{}", std::process::id()))
 }
@@ -42,10 +45,14 @@ impl Worker {
             std::fs::write(&partial, SCRIPT)?;
             std::fs::rename(&partial, &script)?;
         }
+        static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let own = home.join(format!("worker-{n}"));
+        std::fs::create_dir_all(&own)?;
         let mut child = Command::new(program)
             .args(["-t", "-q", "-p"])
             .arg(&script)
-            .env("HOME", &home)
+            .env("HOME", &own)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -68,6 +75,7 @@ impl Worker {
                 }
             })?;
         let mut worker = Worker {
+            home: own,
             child,
             stdin,
             lines,
@@ -128,5 +136,6 @@ impl Drop for Worker {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.home);
     }
 }

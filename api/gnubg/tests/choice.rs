@@ -99,8 +99,8 @@ fn the_cube_is_judged_from_the_doublers_side_while_the_taker_decides() {
     }
 }
 
-/// Plays `games` whole games with `options` between two gnubg bots, every decision
-/// through `choose`; returns the decisions made.
+/// Plays `games` whole games with `options` between gnubg bots (expert, beginner and
+/// world class in turn), every decision through `choose`; returns the decisions made.
 fn play(pool: &Pool, options: Options, games: u64) -> usize {
     let mut decisions = 0;
     for seed in 0..games {
@@ -114,11 +114,7 @@ fn play(pool: &Pool, options: Options, games: u64) -> usize {
                     game.apply_dice(&values).expect("dice");
                 }
                 Awaiting::Move { .. } => {
-                    let level = if decisions % 2 == 0 {
-                        Level::Expert
-                    } else {
-                        Level::Beginner
-                    };
+                    let level = [Level::Expert, Level::Beginner, Level::WorldClass][decisions % 3];
                     let i = choose(pool, level, &game)
                         .expect("gnubg decides")
                         .expect("a move");

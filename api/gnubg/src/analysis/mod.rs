@@ -193,13 +193,13 @@ pub fn analyse(
 ) -> Result<MatchAnalysis, GnubgError> {
     static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let number = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let home = crate::worker::home();
-    let dir = home.join(format!("analysis-{number}"));
+    // Its own folder, which is also gnubg's `HOME` for the run.
+    let dir = crate::worker::home().join(format!("analysis-{number}"));
     std::fs::create_dir_all(&dir)?;
     let (script, file) = (dir.join("analyse.py"), dir.join("match.mat"));
     std::fs::write(&script, SCRIPT)?;
     std::fs::write(&file, mat)?;
-    let out = run_gnubg(program, &home, &script, &file, plies, timeout);
+    let out = run_gnubg(program, &dir, &script, &file, plies, timeout);
     let _ = std::fs::remove_dir_all(&dir);
     let record: Value = serde_json::from_str(&out?)
         .map_err(|e| GnubgError::Garbled(format!("the analysis is not JSON: {e}")))?;
