@@ -21,7 +21,11 @@ pub enum BotKind {
     Greedy,
     /// Looks one roll ahead: each legal move judged by the position after it, averaged
     /// over every roll of the next seat answering with its best move, by the greedy
-    /// bot's measure (`worp_engine::search`); at most 20,000 positions a decision.
+    /// bot's measure (`worp_engine::search`); at most 20,000 positions a decision. In
+    /// Hoofden, where the only dice are the fights', it searches a few plies deep
+    /// instead, weighing each fight over its outcomes and scoring positions by the
+    /// fighting strength on the board (`worp_engine::search::hoofden`); about 2,000
+    /// positions a decision.
     Expectimax,
     /// Backgammon only: GNU Backgammon's "beginner" (0-ply, noise 0.060), with every
     /// cube and resignation decision; offered where `gnubg` is installed.
@@ -95,6 +99,11 @@ impl BotKind {
 /// The most positions the expectimax bot looks at for one decision.
 pub const EXPECTIMAX_BUDGET: u64 = 20_000;
 
+/// The positions the expectimax bot looks at for one decision in Hoofden (its own
+/// search: deeper, each position costing more; a larger budget plays no better against
+/// greedy and takes longer).
+pub const HOOFDEN_BUDGET: u64 = 2_000;
+
 /// The index of the legal move a bot of `kind` plays for `seat`; `entropy` is random
 /// bits the caller supplies. `None` when there is no legal move; an error when the
 /// legal moves cannot be written as JSON, or for a gnubg bot, which only the server's
@@ -114,7 +123,14 @@ pub fn choose(
     Ok(match kind {
         BotKind::Random => Some(pick(moves.len())),
         BotKind::Expectimax => {
-            worp_engine::search::expectimax_choice(game, seat, seats, EXPECTIMAX_BUDGET)?
+            let budget = if game.variant()
+                == <worp_engine::hoofden::Hoofden as worp_engine::Game>::VARIANT
+            {
+                HOOFDEN_BUDGET
+            } else {
+                EXPECTIMAX_BUDGET
+            };
+            worp_engine::search::expectimax_choice(game, seat, seats, budget)?
         }
         BotKind::GnubgBeginner
         | BotKind::GnubgIntermediate

@@ -3,6 +3,16 @@
 //! may get, that seat answering with the move best for it; a position is scored by the
 //! games' own measure of progress, as the greedy bot scores one. Pure and deterministic:
 //! ties go to the first move. The budget is in positions looked at.
+//!
+//! Hoofden is searched its own way ([`hoofden`]): there, one roll ahead sees nothing (the
+//! dice are only the fights', and the greedy measure never attacks), so it looks several
+//! plies deep and scores positions by their fighting strength.
+
+pub mod hoofden;
+mod hoofden_eval;
+mod hoofden_model;
+#[cfg(test)]
+mod hoofden_tests;
 
 use crate::game::{Awaiting, Die};
 use crate::variant::AnyGame;
@@ -117,7 +127,8 @@ fn expected(
 
 /// The index of the legal move of `seat` (among `seats`) that expectimax one roll deep
 /// finds best, looking at no more than `budget` positions (past it, the moves not yet
-/// searched are judged by their own position); `None` when there is no legal move.
+/// searched are judged by their own position); `None` when there is no legal move. A
+/// game of Hoofden goes to [`hoofden::choice`] with the same budget.
 pub fn expectimax_choice(
     game: &dyn AnyGame,
     seat: Seat,
@@ -130,6 +141,10 @@ pub fn expectimax_choice(
     }
     if let Some(i) = game.decision_hint().filter(|i| *i < moves.len()) {
         return Ok(Some(i));
+    }
+    if game.variant() == <crate::hoofden::Hoofden as crate::Game>::VARIANT {
+        let state = <crate::hoofden::Hoofden as crate::Game>::from_state(game.state_json()?.get())?;
+        return Ok(hoofden::choice(&state, budget));
     }
     let mut budget = budget;
     let mut best: Option<(i64, usize)> = None;
