@@ -219,23 +219,37 @@ impl<'p> Search<'p> {
         moves
     }
 
-    /// The value of `pos` to its seat to move, searched `depth` plies (alpha-beta
-    /// between `alpha` and `beta`), then on through the attacks.
-    fn node(&mut self, pos: &Pos, depth: u32, ply: usize, mut alpha: i64, beta: i64) -> i64 {
+    /// Counts `pos` against the budget and lists its moves (in `ply`'s buffer, to be
+    /// given back), with its value if the game is over there; `None` once the budget is
+    /// spent.
+    fn enter(&mut self, pos: &Pos, ply: usize) -> Option<(Vec<Move>, Option<i64>)> {
         self.nodes += 1;
         if self.nodes > self.budget {
             self.stopped = true;
-            return 0;
+            return None;
         }
         let moves = self.take_moves(pos, ply);
-        let value = match pos.status(&moves) {
-            Status::Draw => self.draw(pos),
-            Status::Won => WIN - ply as i64,
-            Status::Lost => -(WIN - ply as i64),
-            Status::Playing if depth == 0 => {
+        let end = match pos.status(&moves) {
+            Status::Draw => Some(self.draw(pos)),
+            Status::Won => Some(WIN - ply as i64),
+            Status::Lost => Some(-(WIN - ply as i64)),
+            Status::Playing => None,
+        };
+        Some((moves, end))
+    }
+
+    /// The value of `pos` to its seat to move, searched `depth` plies (alpha-beta
+    /// between `alpha` and `beta`), then on through the attacks.
+    fn node(&mut self, pos: &Pos, depth: u32, ply: usize, mut alpha: i64, beta: i64) -> i64 {
+        let Some((moves, end)) = self.enter(pos, ply) else {
+            return 0;
+        };
+        let value = match end {
+            Some(value) => value,
+            None if depth == 0 => {
                 self.quiesce(pos, &moves, self.params.quiescence, ply, alpha, beta)
             }
-            Status::Playing => {
+            None => {
                 let mut best = -INF;
                 for mv in &moves {
                     let value = self.move_value(pos, mv, depth, ply, alpha, beta);
@@ -296,17 +310,12 @@ impl<'p> Search<'p> {
 
     /// [`Search::quiesce`] of `pos`, after its end checks.
     fn quiet_node(&mut self, pos: &Pos, left: u32, ply: usize) -> i64 {
-        self.nodes += 1;
-        if self.nodes > self.budget {
-            self.stopped = true;
+        let Some((moves, end)) = self.enter(pos, ply) else {
             return 0;
-        }
-        let moves = self.take_moves(pos, ply);
-        let value = match pos.status(&moves) {
-            Status::Draw => self.draw(pos),
-            Status::Won => WIN - ply as i64,
-            Status::Lost => -(WIN - ply as i64),
-            Status::Playing => self.quiesce(pos, &moves, left, ply, -INF, INF),
+        };
+        let value = match end {
+            Some(value) => value,
+            None => self.quiesce(pos, &moves, left, ply, -INF, INF),
         };
         self.buffers[ply] = moves;
         value
