@@ -476,6 +476,24 @@ async fn a_stream_on_one_process_sees_moves_made_through_another() {
     let v = resp["version"].as_i64().expect("version");
     let msgs = read_sse(&mut stream, |m| m.iter().any(|x| x.0 == v.to_string())).await;
     assert!(msgs.iter().any(|m| m.1 == "move_played"));
+    // The process that heard of the move read its events once for all its streams of
+    // the game, which read nothing themselves; nor did their keep-alives (every second).
+    let metrics = client
+        .get(format!("{}/metrics", base(0)))
+        .send()
+        .await
+        .expect("r")
+        .text()
+        .await
+        .expect("text");
+    let reads: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("worp_sse_log_reads_total"))
+        .collect();
+    assert!(
+        !reads.is_empty() && reads.iter().all(|l| l.ends_with(" 0")),
+        "the streams read the log: {reads:?}"
+    );
     if resp["to_move"].as_u64() == Some(1 - seat as u64) {
         // The notice crossed processes (NOTIFY) with its payload intact.
         let turn = read_sse(&mut waiting, |m| m.iter().any(|x| x.1 == "your_turn")).await;

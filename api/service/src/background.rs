@@ -87,7 +87,8 @@ impl Worp {
             tokio::spawn(relay::listen(
                 pg.pool.clone(),
                 self.live.origin,
-                self.live.sender(),
+                self.live.clone(),
+                self.store.clone(),
                 move |id| {
                     if let Some(w) = w.upgrade() {
                         w.forget_player(id);

@@ -181,13 +181,13 @@ impl Worp {
         for passed in passed {
             self.store_checkpoint(Arc::new(passed), false);
         }
-        self.live.publish(Change {
-            origin: self.live.origin,
-            game_id: table.id,
-            version: table.version,
+        self.live.publish(Change::new(
+            self.live.origin,
+            table.id,
+            table.version,
             notices,
-            events: Some(appended.into()),
-        });
+            Some(appended.into()),
+        ));
         table
     }
 

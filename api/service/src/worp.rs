@@ -104,8 +104,18 @@ impl Worp {
     }
 
     /// The changes of every game from now on, as this process commits or hears of them.
-    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<crate::live::Change> {
+    pub fn changes(&self) -> tokio::sync::broadcast::Receiver<Arc<crate::live::Change>> {
         self.live.subscribe()
+    }
+
+    /// The changes of game `id` from now on, as this process commits or hears of them.
+    pub fn watch_game(&self, id: uuid::Uuid) -> crate::live::Watch {
+        self.live.watch_game(id)
+    }
+
+    /// The changes with notices for player `id` from now on.
+    pub fn watch_player(&self, id: uuid::Uuid) -> crate::live::Watch {
+        self.live.watch_player(id)
     }
 
     /// The ratings, folded from the log.

@@ -28,9 +28,10 @@ pub const REPLAYS: &str = "worp_replays_total";
 pub const REPLAY_EVENTS: &str = "worp_replay_events_total";
 /// Live streams (Server-Sent Events) open now.
 pub const SSE_STREAMS: &str = "worp_sse_streams_open";
-/// Reads of a game's log by its live streams: at start, after a change of another
-/// process or one the stream fell behind, and at each keep-alive. A change of this
-/// process brings its events to the streams, so a move costs no read per watcher.
+/// Reads of a game's log by its live streams: only when a stream resumes from an
+/// earlier event, falls behind its game's channel, or hears of a change whose events
+/// could not be read once for all of them. Opening a stream, a keep-alive, and a
+/// change of this process or of another read nothing per stream.
 pub const STREAM_LOG_READS: &str = "worp_sse_log_reads_total";
 /// Webhook delivery attempts, by outcome (`delivered`, `pending`: to retry, `failed`).
 pub const WEBHOOK_DELIVERIES: &str = "worp_webhook_deliveries_total";

@@ -61,8 +61,10 @@ mod bot_crowd;
 mod cpu;
 mod hop_anchor;
 mod pg_counters;
+mod reads;
 pub mod replay;
 mod sqlite_anchor;
+mod streams;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -149,6 +151,14 @@ pub struct Args {
     /// The bot of `--bot-crowd`'s games.
     #[arg(long, default_value = "gnubg-expert")]
     pub bot: String,
+    /// Measure a crowd watching one game instead of the load (`streams.rs`): this many
+    /// live streams against 100, in each of `--rounds`.
+    #[arg(long, default_value_t = 0)]
+    pub streams: usize,
+    /// Measure the pages players open instead of the load (`reads.rs`): each this many
+    /// times in each of `--rounds` (after `--seed-finished`, if given).
+    #[arg(long, default_value_t = 0)]
+    pub reads: usize,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -219,6 +229,16 @@ struct Out {
 }
 
 impl Out {
+    /// Everything written so far, taken out.
+    fn take(&self) -> String {
+        std::mem::take(
+            &mut *self
+                .transcript
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
     fn line(&self, line: String) {
         if self.echo == Echo::Stdout {
             println!("{line}");
@@ -1643,8 +1663,6 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         echo,
         transcript: Arc::default(),
     };
-    // Why the target cannot be judged, round by round.
-    let mut unjudged = Vec::new();
     if args.seed_finished > 0 {
         let db = args
             .database_url
@@ -1652,6 +1670,19 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             .ok_or("--seed-finished needs --database-url")?;
         seed_finished(args, db, args.seed_finished, &out).await?;
     }
+    if args.streams > 0 || args.reads > 0 {
+        let verdict = if args.streams > 0 {
+            streams::run(args, args.streams, &out).await?
+        } else {
+            reads::run(args, args.reads, &out).await?
+        };
+        return Ok(Report {
+            transcript: out.take(),
+            verdict,
+        });
+    }
+    // Why the target cannot be judged, round by round.
+    let mut unjudged = Vec::new();
     // PostgreSQL's own counts for the server's tables, before the load.
     let counted = match &args.database_url {
         Some(db) if !args.no_http => pg_counters::read(db),
@@ -1803,14 +1834,8 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             rebuild(db, args.rebuild_games, &out).await?;
         }
     }
-    let transcript = std::mem::take(
-        &mut *out
-            .transcript
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
     Ok(Report {
-        transcript,
+        transcript: out.take(),
         verdict,
     })
 }

@@ -17,7 +17,7 @@ use crate::auth::{Caller, MaybeCaller};
 use crate::lifecycle::{Drain, Lifecycle, SHUTDOWN_EVENT};
 use crate::problem::{ApiError, Problem};
 use worp_domain::events::StoredEvent;
-use worp_service::live::Change;
+use worp_service::live::{Change, Watch};
 use worp_service::messages::{may_read_messages, withhold_messages};
 use worp_service::Worp;
 use worp_telemetry::metrics::OpenStream;
@@ -67,12 +67,26 @@ pub struct KeepAlive(pub std::time::Duration);
 /// The keep-alive of a server that set none (`Settings::from_env`'s default).
 const DEFAULT_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 
+/// What a stream waits for: the next change of its topic, or `None` when the server
+/// starts to drain; `Err(Elapsed)` when none came within `keepalive`.
+async fn next_change(
+    changes: &mut Watch,
+    keepalive: std::time::Duration,
+    drain: &mut Drain,
+) -> Option<Result<Result<Arc<Change>, broadcast::error::RecvError>, tokio::time::error::Elapsed>> {
+    tokio::select! {
+        changed = tokio::time::timeout(keepalive, changes.recv()) => Some(changed),
+        () = drain.started() => None,
+    }
+}
+
 struct GameStream {
     worp: Arc<Worp>,
     keepalive: std::time::Duration,
     id: Uuid,
     after: i64,
-    changes: broadcast::Receiver<Change>,
+    /// This game's changes.
+    changes: Watch,
     pending: std::collections::VecDeque<Bytes>,
     /// Whether the reader may read the players' messages (else their texts are withheld).
     messages: bool,
@@ -119,27 +133,63 @@ impl GameStream {
         }
     }
 
-    /// Queues a change's `events` if they follow those sent (none missing between);
-    /// returns whether the stream is then caught up without reading the log.
-    fn take(&mut self, events: Option<&[StoredEvent]>) -> bool {
-        let Some(events) = events.filter(|e| !e.is_empty()) else {
+    /// Queues a change's events if they follow those sent (none missing between);
+    /// returns whether the stream is then caught up without reading the log. A change
+    /// that follows the last event sent goes out in its wire form, written once for
+    /// every stream of the game ([`wire_form`]).
+    fn take(&mut self, change: &Change) -> bool {
+        let Some(events) = change.events.as_deref().filter(|e| !e.is_empty()) else {
             return false;
         };
         if events[0].seq > self.after + 1 {
             return false;
         }
+        if self.closing {
+            return true;
+        }
+        let withheld = !self.messages && events.iter().any(|e| e.kind == "message_posted");
+        if events[0].seq == self.after + 1 {
+            let wire =
+                change.wire[usize::from(withheld)].get_or_init(|| wire_form(events, withheld));
+            if !wire.is_empty() {
+                self.pending.push_back(wire.clone());
+                self.after = events[events.len() - 1].seq;
+                return true;
+            }
+        }
+        // Part of it was sent already (or it does not serialise): event by event.
         let after = self.after;
         let new = events.iter().filter(|e| e.seq > after);
-        if self.messages || !events.iter().any(|e| e.kind == "message_posted") {
-            // Nothing to withhold: written from the hub's copy, shared by every stream.
+        if withheld {
+            self.send(new.cloned().collect());
+        } else {
             for e in new {
                 self.queue(e);
             }
-        } else {
-            self.send(new.cloned().collect());
         }
         true
     }
+}
+
+/// `events` as one stream message after another, the messages' texts withheld if
+/// `withheld`; empty if one does not serialise.
+fn wire_form(events: &[StoredEvent], withheld: bool) -> Bytes {
+    let mut copy;
+    let events = if withheld {
+        copy = events.to_vec();
+        withhold_messages(&mut copy);
+        &copy[..]
+    } else {
+        events
+    };
+    let mut out = Vec::new();
+    for e in events {
+        match event_message(e) {
+            Ok(message) => out.extend_from_slice(&message),
+            Err(_) => return Bytes::new(),
+        }
+    }
+    Bytes::from(out)
 }
 
 /// Server-Sent Events of the game's new events: `id` is the sequence number, `event` the
@@ -178,7 +228,8 @@ pub async fn game_stream(
     let id = id.into_inner();
     let worp = worp.into_inner();
     // Subscribe before reading, so no change between the two is missed.
-    let changes = worp.changes();
+    let changes = worp.watch_game(id);
+    // Read to the log's end: a stream from here on needs no read of its own.
     let table = worp.load(id).await?;
     let messages = may_read_messages(&table, caller.0.map(|p| p.id));
     let last_event_id = match req.headers().get("last-event-id") {
@@ -211,7 +262,7 @@ pub async fn game_stream(
         messages,
         drain: lifecycle.watch(),
         closing: false,
-        caught_up: false,
+        caught_up: after >= table.version,
         _open: OpenStream::open(),
         _admitted: admitted.0,
     };
@@ -242,33 +293,25 @@ pub async fn game_stream(
                 }
             }
             // Wait for this game to change, or keep the connection alive.
-            let deadline = tokio::time::Instant::now() + st.keepalive;
-            loop {
-                let changed = tokio::select! {
-                    changed = tokio::time::timeout_at(deadline, st.changes.recv()) => changed,
-                    () = st.drain.started() => {
-                        st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
-                        st.closing = true;
-                        break;
-                    }
-                };
-                match changed {
-                    // This process wrote it: its events follow those sent, or the log
-                    // is read for what came between.
-                    Ok(Ok(c)) if c.game_id == st.id => {
-                        st.caught_up = st.take(c.events.as_deref());
-                        break;
-                    }
-                    Ok(Ok(_)) => continue,
-                    // Fell behind the hub: nothing is lost, the events are read from
-                    // the store after `after` anyway.
-                    Ok(Err(broadcast::error::RecvError::Lagged(_))) => break,
-                    Ok(Err(broadcast::error::RecvError::Closed)) => return None,
-                    Err(_) => {
-                        st.pending
-                            .push_back(Bytes::from_static(b": keep-alive\n\n"));
-                        break;
-                    }
+            let Some(changed) = next_change(&mut st.changes, st.keepalive, &mut st.drain).await
+            else {
+                st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
+                st.closing = true;
+                continue;
+            };
+            match changed {
+                // Its events follow those sent, or the log is read for what came
+                // between.
+                Ok(Ok(c)) => st.caught_up = st.take(&c),
+                // Fell behind the game's channel: nothing is lost, the events are read
+                // from the store after `after`.
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}
+                Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+                // Nothing changed: still caught up.
+                Err(_) => {
+                    st.pending
+                        .push_back(Bytes::from_static(b": keep-alive\n\n"));
+                    st.caught_up = true;
                 }
             }
         }
@@ -283,7 +326,8 @@ struct PlayerStream {
     closing: bool,
     keepalive: std::time::Duration,
     player: Uuid,
-    changes: broadcast::Receiver<Change>,
+    /// The changes with notices for this player.
+    changes: Watch,
     pending: std::collections::VecDeque<Bytes>,
 }
 
@@ -314,7 +358,7 @@ pub async fn player_stream(
     caller: Caller<GameRead>,
 ) -> HttpResponse {
     sse_response(player_messages(
-        worp.changes(),
+        worp.watch_player(caller.0.id),
         caller.0.id,
         keepalive.0,
         lifecycle.watch(),
@@ -324,7 +368,7 @@ pub async fn player_stream(
 
 /// The messages of `player`'s stream from the hub's `changes`.
 fn player_messages(
-    changes: broadcast::Receiver<Change>,
+    changes: Watch,
     player: Uuid,
     keepalive: std::time::Duration,
     drain: Drain,
@@ -350,13 +394,11 @@ fn player_messages(
             if st.closing {
                 return None;
             }
-            let changed = tokio::select! {
-                changed = tokio::time::timeout(st.keepalive, st.changes.recv()) => changed,
-                () = st.drain.started() => {
-                    st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
-                    st.closing = true;
-                    continue;
-                }
+            let Some(changed) = next_change(&mut st.changes, st.keepalive, &mut st.drain).await
+            else {
+                st.pending.push_back(Bytes::from_static(SHUTDOWN_EVENT));
+                st.closing = true;
+                continue;
             };
             match changed {
                 Ok(Ok(c)) => {
@@ -404,29 +446,34 @@ mod tests {
     use super::*;
     use worp_domain::records::PlayerNotice;
     use worp_engine::json::RawJson;
+    use worp_service::live::topics::TOPIC_CAPACITY;
+    use worp_service::live::Live;
 
     fn change(player: Uuid, version: i64) -> Change {
-        Change {
-            origin: Uuid::new_v4(),
-            game_id: Uuid::nil(),
+        Change::new(
+            Uuid::new_v4(),
+            Uuid::nil(),
             version,
-            notices: vec![PlayerNotice {
+            vec![PlayerNotice {
                 player_id: player,
                 game_id: Uuid::nil(),
                 version,
                 kind: "your_turn".into(),
                 payload: RawJson::of(&serde_json::json!({"version": version})).expect("JSON"),
             }],
-            events: None,
-        }
+            None,
+        )
     }
 
     #[tokio::test]
     async fn a_player_stream_that_falls_behind_is_told_to_resync() {
         let player = Uuid::new_v4();
-        let (tx, rx) = broadcast::channel(2);
-        for version in 1..=5 {
-            tx.send(change(player, version)).expect("a receiver");
+        let live = Live::new(false);
+        let rx = live.watch_player(player);
+        // Another player's notices do not count against this one's stream.
+        live.publish_local(change(Uuid::new_v4(), 0));
+        for version in 1..=(TOPIC_CAPACITY as i64 + 3) {
+            live.publish_local(change(player, version));
         }
         let lifecycle = Lifecycle::default();
         let s = player_messages(
@@ -454,7 +501,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_player_stream_ends_with_a_shutdown_event_when_the_server_drains() {
-        let (_tx, rx) = broadcast::channel::<Change>(2);
+        let live = Live::new(false);
+        let rx = live.watch_player(Uuid::new_v4());
         let lifecycle = Lifecycle::default();
         let s = player_messages(
             rx,

@@ -8,14 +8,18 @@
 //! itself ([`listener_name`]: `application_name`, `worp relay <origin>`); before each
 //! statement the announcer looks for another such name among PostgreSQL's sessions and,
 //! finding none, sends nothing: a lone process pays for no relay. [`listen`] puts the
-//! changes of other origins into this process's hub, which wakes the live streams; a
-//! game's stream then reads the events themselves from the store.
+//! changes of other origins into this process's hub ([`hear`]): for a game that streams
+//! of this process watch, the events themselves are read from the store once, for all
+//! of them.
 
 use serde::Deserialize;
-use tokio::sync::{broadcast, mpsc};
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use super::change::Change;
+use super::Live;
 use worp_store::Store;
 
 /// The channel name on PostgreSQL.
@@ -35,6 +39,7 @@ pub fn announcement(change: &Change) -> Result<String, serde_json::Error> {
     serde_json::to_string(&Change {
         notices: Vec::new(),
         events: None,
+        wire: Default::default(),
         ..change.clone()
     })
 }
@@ -96,7 +101,7 @@ pub fn listener_name(origin: Uuid) -> String {
 /// and this process reading its own back cost a lone process about 4 % of its moves a
 /// second. The check runs after the changes committed, so a process that starts
 /// listening later reads them from the store when its streams open.
-pub async fn announce(store: Store, origin: Uuid, mut rx: mpsc::Receiver<Change>) {
+pub async fn announce(store: Store, origin: Uuid, mut rx: mpsc::Receiver<Arc<Change>>) {
     let own = listener_name(origin);
     let mut queued = Vec::with_capacity(1024);
     loop {
@@ -149,12 +154,41 @@ fn foreign_changes(payload: &str, own_prefix: &str) -> Result<Vec<Change>, serde
     }
 }
 
+/// Puts another process's `change` into this one's hub. When streams here watch its
+/// game, the events it appended are read from the store first, once, and sent with it
+/// (on a task of their own, so the next notification is not kept waiting): a move
+/// elsewhere costs one read here however many watch, not one per watcher. A change
+/// whose events cannot be read goes without them, and each stream reads the log.
+pub fn hear(live: &Arc<Live>, store: &Store, mut change: Change) {
+    let Some(from) = change.from.filter(|_| live.game_watched(change.game_id)) else {
+        live.publish_local(change);
+        return;
+    };
+    let (live, store) = (live.clone(), store.clone());
+    tokio::spawn(async move {
+        let wanted = change.version - from;
+        match store.events(change.game_id, from, wanted).await {
+            Ok(events) if events.first().is_some_and(|e| e.seq == from + 1) => {
+                change.events = Some(events.into());
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(
+                "could not read version {} of game {} for its streams: {e}",
+                change.version,
+                change.game_id
+            ),
+        }
+        live.publish_local(change);
+    });
+}
+
 /// Relays changes announced by other processes into this one (PostgreSQL only). Runs
 /// until the process ends, reconnecting after errors.
 pub async fn listen(
     pool: sqlx::PgPool,
     origin: Uuid,
-    hub: broadcast::Sender<Change>,
+    live: Arc<Live>,
+    store: Store,
     forget_player: impl Fn(Uuid) + Send + 'static,
 ) {
     // A pool of its own, for the connection's name ([`listener_name`]); a broken
@@ -187,7 +221,7 @@ pub async fn listen(
                                 Ok(changes) => {
                                     for change in changes.into_iter().filter(|c| c.origin != origin)
                                     {
-                                        let _ = hub.send(change);
+                                        hear(&live, &store, change);
                                     }
                                 }
                                 Err(e) => tracing::warn!("unreadable notification: {e}"),
@@ -211,13 +245,7 @@ mod tests {
     use super::*;
 
     fn change(origin: Uuid, version: i64) -> Change {
-        Change {
-            origin,
-            game_id: Uuid::nil(),
-            version,
-            notices: Vec::new(),
-            events: None,
-        }
+        Change::new(origin, Uuid::nil(), version, Vec::new(), None)
     }
 
     #[test]
