@@ -1,0 +1,298 @@
+//! Swiss pairings for tables of two: the main criteria of the FIDE Dutch system
+//! (Handbook C.04.3), computed as one minimum-cost perfect matching, as bbpPairings does.
+//!
+//! The players of the round are ranked by points, then rating, then registration. With
+//! an odd count a "bye" vertex joins them. Every two vertices may be paired; a pairing's
+//! cost is a sum of criteria, each weighing more than all those after it together:
+//! 1. `swiss_second_bye`: a bye to a player who had one (only if all had one);
+//! 2. `swiss_no_rematch`: each earlier meeting of the two;
+//! 3. `swiss_seat_three_in_a_row` (sided games): both must have the same seat (they had
+//!    it twice running, or twice more than the other);
+//! 4. `swiss_score_groups`: a pair from different score groups (a floater);
+//! 5. `swiss_float_size`: the score difference of the pair (for the bye: its points, so
+//!    it goes to the lowest score group);
+//! 6. `swiss_seat_preference` (sided games): both prefer the same seat;
+//! 7. `swiss_top_half_meets_bottom_half`: in a score group of g, the i-th meets the
+//!    (i+g/2)-th; a floater meets the top of the lower group; the bye goes to the
+//!    lowest-ranked.
+//!
+//! Seats (`swiss_seat_balance`): a player's preference is absolute after the same seat
+//! twice running or twice more often than the other, strong after one more, mild (the
+//! other seat than last time) otherwise. The stronger preference is granted; between
+//! equals, the higher-ranked player's; without any, the higher-ranked takes the first
+//! seat in odd rounds and the second in even ones.
+
+use crate::events::{Round, Table};
+use crate::history::History;
+use crate::matching;
+use crate::player::PlayerId;
+use crate::state::Tournament;
+
+/// Each criterion's weight: 2^16 per step (at most 128 pairs of values below 2^9, so no
+/// criterion outweighs the one before it; `rules::MAX_PLAYERS`, `MAX_SWISS_ROUNDS`).
+const STEP: u32 = 16;
+const SECOND_BYE: u32 = 6;
+const REMATCH: u32 = 5;
+const SEAT_THREE: u32 = 4;
+const FLOATER: u32 = 3;
+const FLOAT_SIZE: u32 = 2;
+const SEAT_PREFERENCE: u32 = 1;
+
+fn weigh(criterion: u32, value: u64) -> i128 {
+    (value as i128) << (STEP * criterion)
+}
+
+/// A seat preference: the seat (0 first, 1 second) and how strong, 3 absolute … 1 mild.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preference {
+    pub seat: usize,
+    pub strength: u8,
+}
+
+/// The seat `seats` (in round order) make a player want.
+pub fn preference(seats: &[usize]) -> Option<Preference> {
+    let firsts = seats.iter().filter(|s| **s == 0).count() as i64;
+    let difference = firsts - (seats.len() as i64 - firsts);
+    let other = |s: usize| 1 - s.min(1);
+    match seats {
+        [.., a, b] if a == b => Some(Preference {
+            seat: other(*b),
+            strength: 3,
+        }),
+        _ if difference.abs() >= 2 => Some(Preference {
+            seat: usize::from(difference > 0),
+            strength: 3,
+        }),
+        _ if difference != 0 => Some(Preference {
+            seat: usize::from(difference > 0),
+            strength: 2,
+        }),
+        [.., last] => Some(Preference {
+            seat: other(*last),
+            strength: 1,
+        }),
+        [] => None,
+    }
+}
+
+/// A ranked player's facts that the pairing weighs.
+struct Ranked {
+    player: PlayerId,
+    half_points: u32,
+    byes: u32,
+    preference: Option<Preference>,
+    /// Its place within its score group, and the group's size.
+    in_group: usize,
+    group_size: usize,
+}
+
+/// The players of round `round`, ranked: points, rating, registration.
+pub fn ranked_players(tournament: &Tournament, history: &History, round: u32) -> Vec<PlayerId> {
+    let mut players = tournament.seeded_players(round);
+    // Stable: within equal points the seed order stays.
+    players.sort_by_key(|p| std::cmp::Reverse(history.half_points(*p)));
+    players
+}
+
+fn seats_of(history: &History, player: PlayerId) -> Vec<usize> {
+    history
+        .record(player)
+        .map(|r| r.seats.iter().map(|(_, s)| *s).collect())
+        .unwrap_or_default()
+}
+
+fn rank(tournament: &Tournament, history: &History, round: u32, sided: bool) -> Vec<Ranked> {
+    let players = ranked_players(tournament, history, round);
+    let points: Vec<u32> = players.iter().map(|p| history.half_points(*p)).collect();
+    players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let start = points.iter().position(|x| *x == points[i]).unwrap_or(i);
+            let size = points.iter().filter(|x| **x == points[i]).count();
+            Ranked {
+                player: *p,
+                half_points: points[i],
+                byes: history.byes(*p),
+                preference: if sided {
+                    preference(&seats_of(history, *p))
+                } else {
+                    None
+                },
+                in_group: i - start,
+                group_size: size,
+            }
+        })
+        .collect()
+}
+
+/// The cost of pairing `a` with `b` (`a` ranked above `b`).
+fn pair_cost(history: &History, a: &Ranked, b: &Ranked) -> i128 {
+    let mut cost = weigh(REMATCH, history.meetings(a.player, b.player).into());
+    if let (Some(pa), Some(pb)) = (a.preference, b.preference) {
+        if pa.seat == pb.seat {
+            cost += weigh(SEAT_PREFERENCE, 1);
+            if pa.strength == 3 && pb.strength == 3 {
+                cost += weigh(SEAT_THREE, 1);
+            }
+        }
+    }
+    let difference = a.half_points.abs_diff(b.half_points);
+    if difference > 0 {
+        cost += weigh(FLOATER, 1) + weigh(FLOAT_SIZE, difference.into());
+        cost += b.in_group as i128;
+    } else {
+        let ideal = a.in_group + a.group_size / 2;
+        cost += b.in_group.abs_diff(ideal) as i128;
+    }
+    cost
+}
+
+/// The cost of giving `a` the bye, the `from_bottom`-th lowest-ranked player.
+fn bye_cost(a: &Ranked, anyone_without_bye: bool, from_bottom: usize) -> i128 {
+    let mut cost = weigh(FLOAT_SIZE, a.half_points.into()) + from_bottom as i128;
+    if a.byes > 0 && anyone_without_bye {
+        cost += weigh(SECOND_BYE, 1);
+    }
+    cost
+}
+
+/// The seats of `a` (ranked higher) and `b` for round `round`: first seat first.
+pub fn seat_pair(
+    a: PlayerId,
+    pa: Option<Preference>,
+    b: PlayerId,
+    pb: Option<Preference>,
+    round: u32,
+) -> [PlayerId; 2] {
+    let a_first = match (pa, pb) {
+        (Some(x), Some(y)) if x.seat != y.seat => x.seat == 0,
+        (Some(x), Some(y)) if y.strength > x.strength => y.seat == 1,
+        (Some(x), _) => x.seat == 0,
+        (None, Some(y)) => y.seat == 1,
+        (None, None) => round % 2 == 1,
+    };
+    if a_first {
+        [a, b]
+    } else {
+        [b, a]
+    }
+}
+
+/// Round `round` by the rules above (`sided`: balance the seats).
+pub fn pair(tournament: &Tournament, history: &History, round: u32, sided: bool) -> Round {
+    let ranked = rank(tournament, history, round, sided);
+    let n = ranked.len();
+    let vertices = n + n % 2;
+    let anyone_without_bye = ranked.iter().any(|r| r.byes == 0);
+    let mates = matching::min_cost_perfect(vertices, |i, j| match (ranked.get(i), ranked.get(j)) {
+        (Some(a), Some(b)) => pair_cost(history, a, b),
+        (Some(a), None) => bye_cost(a, anyone_without_bye, n - 1 - i),
+        _ => 0,
+    });
+    let mut tables = Vec::new();
+    let mut byes = Vec::new();
+    for (i, a) in ranked.iter().enumerate() {
+        let m = mates.get(i).copied().unwrap_or(n);
+        if m < i {
+            continue;
+        }
+        match ranked.get(m) {
+            Some(b) => tables.push(seat_pair(
+                a.player,
+                a.preference,
+                b.player,
+                b.preference,
+                round,
+            )),
+            None => byes.push(a.player),
+        }
+    }
+    Round {
+        number: round,
+        tables: tables
+            .into_iter()
+            .enumerate()
+            .map(|(i, seats)| Table {
+                number: i as u32 + 1,
+                seats: seats.to_vec(),
+            })
+            .collect(),
+        byes,
+    }
+}
+
+/// Whether round `round` could be paired with no rematch (and, with an odd count, the
+/// bye to a player without one, if any): the hard criterion, by matching existence.
+pub fn rematch_avoidable(tournament: &Tournament, history: &History, round: u32) -> bool {
+    let players = ranked_players(tournament, history, round);
+    let n = players.len();
+    let anyone_without_bye = players.iter().any(|p| history.byes(*p) == 0);
+    matching::has_perfect_matching(n + n % 2, |i, j| match (players.get(i), players.get(j)) {
+        (Some(a), Some(b)) => history.meetings(*a, *b) == 0,
+        (Some(a), None) => history.byes(*a) == 0 || !anyone_without_bye,
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seat_preferences_follow_the_history() {
+        assert_eq!(preference(&[]), None);
+        assert_eq!(
+            preference(&[0]),
+            Some(Preference {
+                seat: 1,
+                strength: 2
+            })
+        );
+        assert_eq!(
+            preference(&[0, 0]),
+            Some(Preference {
+                seat: 1,
+                strength: 3
+            })
+        );
+        assert_eq!(
+            preference(&[0, 1]),
+            Some(Preference {
+                seat: 0,
+                strength: 1
+            })
+        );
+        assert_eq!(
+            preference(&[1, 0, 0]),
+            Some(Preference {
+                seat: 1,
+                strength: 3
+            })
+        );
+        assert_eq!(
+            preference(&[1, 0, 1, 0]),
+            Some(Preference {
+                seat: 1,
+                strength: 1
+            })
+        );
+    }
+
+    #[test]
+    fn the_stronger_seat_preference_is_granted() {
+        let (a, b) = (PlayerId::from_u128(1), PlayerId::from_u128(2));
+        let abs_second = Some(Preference {
+            seat: 1,
+            strength: 3,
+        });
+        let mild_second = Some(Preference {
+            seat: 1,
+            strength: 1,
+        });
+        assert_eq!(seat_pair(a, mild_second, b, abs_second, 3), [a, b]);
+        assert_eq!(seat_pair(a, abs_second, b, mild_second, 3), [b, a]);
+        assert_eq!(seat_pair(a, None, b, None, 1), [a, b]);
+        assert_eq!(seat_pair(a, None, b, None, 2), [b, a]);
+    }
+}
