@@ -1,6 +1,8 @@
 //! `Tournament::apply`: one event folded into the state, or refused with the state
 //! unchanged. Every check comes before the first change.
 
+use std::sync::Arc;
+
 use crate::events::{Event, Outcome, Round};
 use crate::pairing::check_round;
 use crate::player::PlayerId;
@@ -123,10 +125,10 @@ impl Tournament {
             return Err(Refusal::Complete);
         }
         check_round(self, round)?;
-        self.rounds.push(RoundRecord {
+        self.rounds.push(Arc::new(RoundRecord {
             round: round.clone(),
             results: Default::default(),
-        });
+        }));
         Ok(())
     }
 
@@ -145,7 +147,7 @@ impl Tournament {
             return Err(Refusal::ResultRecordedTwice { round, table });
         }
         fits(rules, seats, outcome)?;
-        record.results.insert(table, outcome.clone());
+        Arc::make_mut(record).results.insert(table, outcome.clone());
         Ok(())
     }
 }

@@ -8,8 +8,8 @@
 //!   player, two players of different tables swap whenever that lowers the cost: each
 //!   earlier meeting of two players at one table weighs more than any score spread
 //!   (`groups_few_repeat_meetings`), then the sum of the score differences within each
-//!   table. The first improving swap is taken and the search starts over, until none
-//!   improves: deterministic, and a local optimum, not always the global one.
+//!   table. Passes over all such pairs, in rank order, swap whenever that helps, until a
+//!   pass swaps none: deterministic, and a local optimum, not always the global one.
 //! - `groups_seat_rotation`: at each table the player who has sat furthest back so far
 //!   (the highest sum of seat numbers) takes the first seat; ties by rank.
 
@@ -22,8 +22,8 @@ use crate::swiss::ranked_players;
 /// An earlier meeting weighs more than any score spread (at most 64 rounds of 2·5 half
 /// points, 15 pairs at a table).
 const REPEAT: u64 = 1 << 20;
-/// A bound on the improving swaps, for the largest fields.
-const MAX_SWAPS: usize = 10_000;
+/// A bound on the passes of swaps, for the largest fields.
+const MAX_PASSES: usize = 100;
 
 /// The sizes of the tables for `players` at tables of up to `k`: larger ones first.
 pub fn table_sizes(players: usize, k: usize) -> Vec<usize> {
@@ -35,44 +35,60 @@ pub fn table_sizes(players: usize, k: usize) -> Vec<usize> {
     (0..count).map(|i| base + usize::from(i < larger)).collect()
 }
 
-fn table_cost(history: &History, members: &[PlayerId]) -> u64 {
-    let mut cost = 0;
-    for (i, a) in members.iter().enumerate() {
-        for b in &members[i + 1..] {
-            cost += REPEAT * u64::from(history.meetings(*a, *b));
-            cost += u64::from(history.half_points(*a).abs_diff(history.half_points(*b)));
+/// The cost of two players at one table, by their places in the ranking.
+struct Costs {
+    n: usize,
+    pair: Vec<u64>,
+}
+
+impl Costs {
+    fn new(history: &History, ranked: &[PlayerId]) -> Self {
+        let n = ranked.len();
+        let mut pair = vec![0; n * n];
+        for (i, a) in ranked.iter().enumerate() {
+            for (j, b) in ranked.iter().enumerate() {
+                pair[i * n + j] = REPEAT * u64::from(history.meetings(*a, *b))
+                    + u64::from(history.half_points(*a).abs_diff(history.half_points(*b)));
+            }
         }
+        Costs { n, pair }
     }
-    cost
+
+    fn of(&self, a: usize, b: usize) -> u64 {
+        self.pair[a * self.n + b]
+    }
+
+    /// What `a` costs at `table` (not counting itself), `without` set aside.
+    fn at(&self, a: usize, table: &[usize], without: usize) -> u64 {
+        table
+            .iter()
+            .filter(|x| **x != a && **x != without)
+            .map(|x| self.of(a, *x))
+            .sum()
+    }
 }
 
-fn with_swapped(members: &[PlayerId], out: PlayerId, into: PlayerId) -> Vec<PlayerId> {
-    members
-        .iter()
-        .map(|p| if *p == out { into } else { *p })
-        .collect()
-}
-
-/// Swap two players of different tables when that lowers the cost; `false` if no swap
-/// does.
-fn improve(history: &History, tables: &mut [Vec<PlayerId>]) -> bool {
+/// One pass over every two players of different tables, swapping them whenever that
+/// lowers the cost; `false` if no swap did.
+fn improve(costs: &Costs, tables: &mut [Vec<usize>]) -> bool {
+    let mut improved = false;
     for t in 0..tables.len() {
         for u in t + 1..tables.len() {
-            let before = table_cost(history, &tables[t]) + table_cost(history, &tables[u]);
-            for a in tables[t].clone() {
-                for b in tables[u].clone() {
-                    let new_t = with_swapped(&tables[t], a, b);
-                    let new_u = with_swapped(&tables[u], b, a);
-                    if table_cost(history, &new_t) + table_cost(history, &new_u) < before {
-                        tables[t] = new_t;
-                        tables[u] = new_u;
-                        return true;
+            for i in 0..tables[t].len() {
+                for j in 0..tables[u].len() {
+                    let (a, b) = (tables[t][i], tables[u][j]);
+                    let now = costs.at(a, &tables[t], a) + costs.at(b, &tables[u], b);
+                    let swapped = costs.at(b, &tables[t], a) + costs.at(a, &tables[u], b);
+                    if swapped < now {
+                        tables[t][i] = b;
+                        tables[u][j] = a;
+                        improved = true;
                     }
                 }
             }
         }
     }
-    false
+    improved
 }
 
 /// The seat order of a table's `members` (given by rank).
@@ -90,17 +106,16 @@ fn seat_order(history: &History, members: &[PlayerId]) -> Vec<PlayerId> {
 /// Round `round` at tables of up to `k`, by the rules above.
 pub fn pair(tournament: &Tournament, history: &History, round: u32, k: usize) -> Round {
     let ranked = ranked_players(tournament, history, round);
-    let rank_of = |p: &PlayerId| ranked.iter().position(|x| x == p).unwrap_or(usize::MAX);
-    let mut tables: Vec<Vec<PlayerId>> = Vec::new();
-    let mut rest = ranked.as_slice();
+    let costs = Costs::new(history, &ranked);
+    let mut tables: Vec<Vec<usize>> = Vec::new();
+    let mut next = 0;
     for size in table_sizes(ranked.len(), k) {
-        let (table, after) = rest.split_at(size.min(rest.len()));
-        tables.push(table.to_vec());
-        rest = after;
+        tables.push((next..next + size).collect());
+        next += size;
     }
-    let mut swaps = 0;
-    while swaps < MAX_SWAPS && improve(history, &mut tables) {
-        swaps += 1;
+    let mut passes = 0;
+    while passes < MAX_PASSES && improve(&costs, &mut tables) {
+        passes += 1;
     }
     Round {
         number: round,
@@ -108,22 +123,17 @@ pub fn pair(tournament: &Tournament, history: &History, round: u32, k: usize) ->
             .iter_mut()
             .enumerate()
             .map(|(i, members)| {
-                members.sort_by_key(rank_of);
+                members.sort();
+                let members: Vec<PlayerId> = members.iter().map(|m| ranked[*m]).collect();
                 Table {
                     number: i as u32 + 1,
-                    seats: seat_order(history, members),
+                    seats: seat_order(history, &members),
                 }
             })
             .collect(),
-        // A single player left is the only bye.
-        byes: if ranked.len() == 1 {
-            ranked
-        } else {
-            Vec::new()
-        },
+        byes: Vec::new(),
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,6 +2,7 @@
 //! questions every format asks of it: who plays in a round, in which seeding order.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::events::{Outcome, Round};
 use crate::player::PlayerId;
@@ -50,7 +51,9 @@ pub struct Tournament {
     pub(crate) rules: Option<Rules>,
     /// In registration order.
     pub(crate) entrants: Vec<Entrant>,
-    pub(crate) rounds: Vec<RoundRecord>,
+    /// Shared, so that a clone of the tournament (a cache's, or a check that a refused
+    /// event changed nothing) copies no finished round.
+    pub(crate) rounds: Vec<Arc<RoundRecord>>,
     pub(crate) finished: bool,
 }
 
@@ -67,7 +70,7 @@ impl Tournament {
         &self.entrants
     }
 
-    pub fn rounds(&self) -> &[RoundRecord] {
+    pub fn rounds(&self) -> &[Arc<RoundRecord>] {
         &self.rounds
     }
 
@@ -87,7 +90,7 @@ impl Tournament {
 
     /// Every table of the latest round has its result (true before the first round).
     pub fn results_in(&self) -> bool {
-        self.rounds.last().is_none_or(RoundRecord::results_in)
+        self.rounds.last().is_none_or(|r| r.results_in())
     }
 
     pub fn entrant(&self, player: PlayerId) -> Option<&Entrant> {
