@@ -20,7 +20,8 @@
 //! twice running or twice more often than the other, strong after one more, mild (the
 //! other seat than last time) otherwise. The stronger preference is granted; between
 //! equals, the higher-ranked player's; without any, the higher-ranked takes the first
-//! seat in odd rounds and the second in even ones.
+//! seat in odd rounds and the second in even ones. Games without sides seat the
+//! higher-ranked player first.
 
 use crate::events::{Round, Table};
 use crate::history::History;
@@ -198,6 +199,7 @@ pub fn pair(tournament: &Tournament, history: &History, round: u32, sided: bool)
             continue;
         }
         match ranked.get(m) {
+            Some(b) if !sided => tables.push([a.player, b.player]),
             Some(b) => tables.push(seat_pair(
                 a.player,
                 a.preference,
