@@ -19,9 +19,10 @@
 //! Seats (`swiss_seat_balance`): a player's preference is absolute after the same seat
 //! twice running or twice more often than the other, strong after one more, mild (the
 //! other seat than last time) otherwise. The stronger preference is granted; between
-//! equals, the higher-ranked player's; without any, the higher-ranked takes the first
-//! seat in odd rounds and the second in even ones. Games without sides seat the
-//! higher-ranked player first.
+//! equals, the higher-ranked player's; without any (round 1), the higher-ranked takes
+//! the first seat at the first, third, … table and the second at the others (FIDE's
+//! alternation of the initial colour). Games without sides seat the higher-ranked
+//! player first.
 
 use crate::events::{Round, Table};
 use crate::history::History;
@@ -158,20 +159,21 @@ fn bye_cost(a: &Ranked, anyone_without_bye: bool, from_bottom: usize) -> i128 {
     cost
 }
 
-/// The seats of `a` (ranked higher) and `b` for round `round`: first seat first.
+/// The seats of `a` (ranked higher) and `b` at the `table`-th table (0-based) of the
+/// round: first seat first.
 pub fn seat_pair(
     a: PlayerId,
     pa: Option<Preference>,
     b: PlayerId,
     pb: Option<Preference>,
-    round: u32,
+    table: usize,
 ) -> [PlayerId; 2] {
     let a_first = match (pa, pb) {
         (Some(x), Some(y)) if x.seat != y.seat => x.seat == 0,
         (Some(x), Some(y)) if y.strength > x.strength => y.seat == 1,
         (Some(x), _) => x.seat == 0,
         (None, Some(y)) => y.seat == 1,
-        (None, None) => round % 2 == 1,
+        (None, None) => table % 2 == 0,
     };
     if a_first {
         [a, b]
@@ -205,7 +207,7 @@ pub fn pair(tournament: &Tournament, history: &History, round: u32, sided: bool)
                 a.preference,
                 b.player,
                 b.preference,
-                round,
+                tables.len(),
             )),
             None => byes.push(a.player),
         }
@@ -292,9 +294,10 @@ mod tests {
             seat: 1,
             strength: 1,
         });
-        assert_eq!(seat_pair(a, mild_second, b, abs_second, 3), [a, b]);
-        assert_eq!(seat_pair(a, abs_second, b, mild_second, 3), [b, a]);
-        assert_eq!(seat_pair(a, None, b, None, 1), [a, b]);
-        assert_eq!(seat_pair(a, None, b, None, 2), [b, a]);
+        assert_eq!(seat_pair(a, mild_second, b, abs_second, 0), [a, b]);
+        assert_eq!(seat_pair(a, abs_second, b, mild_second, 0), [b, a]);
+        // Without preferences (round 1) the first seats alternate by table.
+        assert_eq!(seat_pair(a, None, b, None, 0), [a, b]);
+        assert_eq!(seat_pair(a, None, b, None, 1), [b, a]);
     }
 }

@@ -239,6 +239,11 @@ fn swiss_seat_balance() {
     let mut seats: std::collections::BTreeMap<_, Vec<usize>> = Default::default();
     for _ in 0..6 {
         let round = pair(&mut t, &mut events);
+        if round.number == 1 {
+            // The first seats alternate by table, as FIDE alternates the initial colour.
+            let first = vec![(p(1), p(5)), (p(6), p(2)), (p(3), p(7)), (p(8), p(4))];
+            assert_eq!(pairs(&round), first);
+        }
         for table in &round.tables {
             for (seat, player) in table.seats.iter().enumerate() {
                 seats.entry(*player).or_default().push(seat);
