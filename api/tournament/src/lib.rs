@@ -7,6 +7,36 @@
 //! state, deterministically; [`check_round`] audits a round against the state it was
 //! paired from; [`standings`] ranks the players. The rules chosen are in
 //! `docs/tournaments.md`, each named as the test that checks it.
+//!
+//! ```
+//! use worp_tournament::{pair_next_round, standings, Event, Format, Outcome, PlayerId, Rules, Tournament};
+//!
+//! let rules = Rules {
+//!     format: Format::Swiss { rounds: 3 },
+//!     table_size: 2,
+//!     min_players: 2,
+//!     max_players: 16,
+//!     sided: false,
+//!     draws: false,
+//!     late_registration_rounds: 0,
+//! };
+//! let mut tournament = Tournament::new();
+//! tournament.apply(&Event::Created { rules })?;
+//! for n in 1..=4 {
+//!     let player = PlayerId::from_u128(n);
+//!     tournament.apply(&Event::Registered { player, rating: 1500 })?;
+//! }
+//! // The server stores each event it applies; the round is deterministic from the state.
+//! let round = pair_next_round(&tournament)?;
+//! tournament.apply(&Event::RoundPaired(round.clone()))?;
+//! for table in &round.tables {
+//!     let outcome = Outcome::Winner { player: table.seats[0] };
+//!     tournament.apply(&Event::ResultRecorded { round: 1, table: table.number, outcome })?;
+//! }
+//! assert!(tournament.next_round_ready());
+//! assert_eq!(standings(&tournament)[0].half_points, 2);
+//! # Ok::<(), worp_tournament::Refusal>(())
+//! ```
 
 pub mod events;
 mod fold;
