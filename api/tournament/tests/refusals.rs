@@ -64,7 +64,23 @@ fn refuses_invalid_rules() {
 
 #[test]
 fn refuses_joining_twice() {
-    let (mut t, _) = with_players(swiss(3), 4);
+    let (mut t, mut events) = with_players(swiss(3), 4);
+    refused(
+        &mut t,
+        Event::Registered {
+            player: p(2),
+            rating: 1,
+        },
+        Refusal::AlreadyRegistered(p(2)),
+    );
+    apply(
+        &mut t,
+        &mut events,
+        Event::Withdrawn {
+            player: p(2),
+            after_round: 0,
+        },
+    );
     refused(
         &mut t,
         Event::Registered {
@@ -79,7 +95,7 @@ fn refuses_joining_twice() {
 fn refuses_a_full_tournament() {
     let mut r = swiss(3);
     r.max_players = 4;
-    let (mut t, _) = with_players(r, 4);
+    let (mut t, mut events) = with_players(r, 4);
     refused(
         &mut t,
         Event::Registered {
@@ -87,6 +103,23 @@ fn refuses_a_full_tournament() {
             rating: 1,
         },
         Refusal::Full,
+    );
+    // A withdrawn player frees the place.
+    apply(
+        &mut t,
+        &mut events,
+        Event::Withdrawn {
+            player: p(1),
+            after_round: 0,
+        },
+    );
+    apply(
+        &mut t,
+        &mut events,
+        Event::Registered {
+            player: p(5),
+            rating: 1,
+        },
     );
 }
 
