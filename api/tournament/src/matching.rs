@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn lexicographic_weights_of_swiss_size_keep_their_order() {
-        // Costs stacked in 16-bit tiers up to 2^112, as the Swiss pairing uses them.
+        // Costs stacked in tiers up to 2^97, beyond the Swiss pairing's 2^77.
         let mut rng = Lcg(11);
         for case in 0..100 {
             let n = 2 * (1 + case % 4);

@@ -3,18 +3,26 @@
 //!
 //! The players of the round are ranked by points, then rating, then registration. With
 //! an odd count a "bye" vertex joins them. Every two vertices may be paired; a pairing's
-//! cost is a sum of criteria, each weighing more than all those after it together:
-//! 1. `swiss_second_bye`: a bye to a player who had one (only if all had one);
-//! 2. `swiss_no_rematch`: each earlier meeting of the two;
-//! 3. `swiss_seat_three_in_a_row` (sided games): both must have the same seat (they had
-//!    it twice running, or twice more than the other);
-//! 4. `swiss_score_groups`: a pair from different score groups (a floater);
-//! 5. `swiss_float_size`: the score difference of the pair (for the bye: its points, so
-//!    it goes to the lowest score group);
-//! 6. `swiss_seat_preference` (sided games): both prefer the same seat;
-//! 7. `swiss_top_half_meets_bottom_half`: in a score group of g, the i-th meets the
-//!    (i+g/2)-th; a floater meets the top of the lower group; the bye goes to the
-//!    lowest-ranked.
+//! cost is a sum of criteria, each weighing more than all those after it together (the
+//! tests that check each in `tests/formats.rs`):
+//! 1. a bye to a player who had one, unless all had one
+//!    (`swiss_bye_to_the_lowest_ranked_once`);
+//! 2. each earlier meeting of the two (`swiss_no_rematch`,
+//!    `swiss_rematch_only_when_unavoidable`);
+//! 3. sided games: both must have the same seat (each had it twice running, or twice
+//!    more often than the other) (`swiss_seat_balance`);
+//! 4. the square of each pair's score difference, so that a big float costs more than
+//!    several small ones and the top score groups pair within themselves first; for the
+//!    bye, its receiver's points squared, so that it goes to the lowest score group
+//!    (`swiss_score_groups`, `swiss_floaters_few_and_small`);
+//! 5. each pair from different score groups (a floater);
+//! 6. sided games: both prefer the same seat (`swiss_seat_balance`);
+//! 7. in a score group of g, the i-th should meet the (i + g/2)-th: the distance from
+//!    that; a floater should meet the top of the lower group; the bye goes to the
+//!    lowest-ranked (`swiss_top_half_meets_bottom_half`);
+//! 8. then, between pairings as good, fewer pairs from the same half of their group (S1
+//!    with S1, S2 with S2): the Dutch system's transpositions before exchanges
+//!    (`swiss_seats_by_transposition_not_exchange`).
 //!
 //! Seats (`swiss_seat_balance`): a player's preference is absolute after the same seat
 //! twice running or twice more often than the other, strong after one more, mild (the
@@ -30,18 +38,20 @@ use crate::matching;
 use crate::player::PlayerId;
 use crate::state::Tournament;
 
-/// Each criterion's weight: 2^16 per step (at most 128 pairs of values below 2^9, so no
-/// criterion outweighs the one before it; `rules::MAX_PLAYERS`, `MAX_SWISS_ROUNDS`).
-const STEP: u32 = 16;
-const SECOND_BYE: u32 = 6;
-const REMATCH: u32 = 5;
-const SEAT_THREE: u32 = 4;
-const FLOATER: u32 = 3;
-const FLOAT_SIZE: u32 = 2;
-const SEAT_PREFERENCE: u32 = 1;
+/// Where each criterion's count starts, in bits: each field is wide enough for its
+/// largest total over one round (at most 128 pairs: `rules::MAX_PLAYERS`; differences
+/// below 2^8: `rules::MAX_SWISS_ROUNDS`), so no criterion outweighs one before it.
+const SAME_HALF: u32 = 0; // ≤ 128 < 2^8
+const DISTANCE: u32 = 8; // ≤ 128 · 255 < 2^15
+const SEAT_PREFERENCE: u32 = 23; // ≤ 128
+const FLOATER: u32 = 31; // ≤ 128
+const FLOAT_SIZE: u32 = 39; // squares: ≤ 128 · 128² < 2^22
+const SEAT_THREE: u32 = 61; // ≤ 128
+const REMATCH: u32 = 69; // ≤ 128 · 64 < 2^14
+const SECOND_BYE: u32 = 83; // ≤ 1
 
 fn weigh(criterion: u32, value: u64) -> i128 {
-    (value as i128) << (STEP * criterion)
+    (value as i128) << criterion
 }
 
 /// A seat preference: the seat (0 first, 1 second) and how strong, 3 absolute … 1 mild.
@@ -141,18 +151,23 @@ fn pair_cost(history: &History, a: &Ranked, b: &Ranked) -> i128 {
     }
     let difference = a.half_points.abs_diff(b.half_points);
     if difference > 0 {
-        cost += weigh(FLOATER, 1) + weigh(FLOAT_SIZE, difference.into());
-        cost += b.in_group as i128;
+        cost += weigh(FLOATER, 1) + weigh(FLOAT_SIZE, u64::from(difference).pow(2));
+        cost += weigh(DISTANCE, b.in_group as u64);
     } else {
-        let ideal = a.in_group + a.group_size / 2;
-        cost += b.in_group.abs_diff(ideal) as i128;
+        let half = a.group_size / 2;
+        if (a.in_group < half) == (b.in_group < half) {
+            cost += weigh(SAME_HALF, 1);
+        }
+        let ideal = a.in_group + half;
+        cost += weigh(DISTANCE, b.in_group.abs_diff(ideal) as u64);
     }
     cost
 }
 
 /// The cost of giving `a` the bye, the `from_bottom`-th lowest-ranked player.
 fn bye_cost(a: &Ranked, anyone_without_bye: bool, from_bottom: usize) -> i128 {
-    let mut cost = weigh(FLOAT_SIZE, a.half_points.into()) + from_bottom as i128;
+    let mut cost =
+        weigh(FLOAT_SIZE, u64::from(a.half_points).pow(2)) + weigh(DISTANCE, from_bottom as u64);
     if a.byes > 0 && anyone_without_bye {
         cost += weigh(SECOND_BYE, 1);
     }

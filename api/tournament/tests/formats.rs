@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use common::*;
 use worp_tournament::{
-    check_round, pair_next_round, Event, Format, Outcome, PairingViolation, Round, Table,
+    check_round, pair_next_round, Event, Format, Outcome, PairingViolation, PlayerId, Round, Table,
 };
 
 fn round_robin(cycles: u32) -> worp_tournament::Rules {
@@ -143,6 +143,82 @@ fn swiss_score_groups() {
             winners.contains(&a),
             winners.contains(&b),
             "winners meet winners"
+        );
+    }
+}
+
+#[test]
+fn swiss_floaters_few_and_small() {
+    // Round 1: 1-4, 2-5, 3-6, the higher seeds win. Round 2: the groups of three need
+    // one floater: the lowest of the winners (3, who met 6) meets the top of the rest.
+    let (mut t, mut events) = with_players(swiss(3), 6);
+    let one = pair(&mut t, &mut events);
+    record(&mut t, &mut events, &one, seed_wins);
+    let two = pair(&mut t, &mut events);
+    let mut met: Vec<_> = pairs(&two)
+        .into_iter()
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    met.sort();
+    assert_eq!(met, vec![(p(1), p(2)), (p(3), p(4)), (p(5), p(6))]);
+}
+
+#[test]
+fn swiss_floats_are_small_rather_than_few() {
+    // Sixteen players, five rounds, the higher seed always wins: the leader floats one
+    // group down rather than meeting the last player, so no pair is more than a point
+    // apart.
+    let mut r = swiss(5);
+    r.sided = true;
+    let (mut t, mut events) = with_players(r, 16);
+    for _ in 0..5 {
+        let round = pair(&mut t, &mut events);
+        let s = worp_tournament::standings(&t);
+        let points = |x: PlayerId| {
+            s.iter()
+                .find(|l| l.player == x)
+                .map_or(0, |l| l.half_points)
+        };
+        for (a, b) in pairs(&round) {
+            assert!(
+                points(a).abs_diff(points(b)) <= 2,
+                "round {}: {a} v {b}",
+                round.number
+            );
+        }
+        record(&mut t, &mut events, &round, seed_wins);
+    }
+}
+
+#[test]
+fn swiss_seats_by_transposition_not_exchange() {
+    // Round 2 of sixteen, sided: the eight winners had seats 1st, 2nd, 1st, 2nd, … in
+    // round 1. S1 (1-4) still meets S2 (5-8), with S2 transposed so that every pair
+    // wants different seats: 1-6, 2-5, 3-8, 4-7; no S1 player meets another.
+    let mut r = swiss(5);
+    r.sided = true;
+    let (mut t, mut events) = with_players(r, 16);
+    let one = pair(&mut t, &mut events);
+    record(&mut t, &mut events, &one, seed_wins);
+    let two = pair(&mut t, &mut events);
+    let top: Vec<_> = pairs(&two)
+        .into_iter()
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .filter(|(a, _)| *a <= p(8))
+        .collect();
+    assert_eq!(
+        top,
+        vec![(p(1), p(6)), (p(2), p(5)), (p(3), p(8)), (p(4), p(7))]
+    );
+    // Each of them gets the seat it wants: the other one than in round 1.
+    for (first, second) in pairs(&two).into_iter().filter(|(a, _)| *a <= p(8)) {
+        assert!(
+            first.0.as_u128() % 2 == 0,
+            "{first} had the second seat in round 1"
+        );
+        assert!(
+            second.0.as_u128() % 2 == 1,
+            "{second} had the first seat in round 1"
         );
     }
 }
