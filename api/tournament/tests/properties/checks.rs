@@ -193,6 +193,15 @@ pub fn check_end(rules: &Rules, t: &Tournament, seen: &Seen) -> Result<(), TestC
                 .collect();
             prop_assert!(left.len() <= 1, "one winner at most: {:?}", left);
             prop_assert_eq!(t.champion(), left.first().copied());
+            if t.entrants().iter().all(|e| e.withdrawn_after.is_none()) {
+                prop_assert!(t.champion().is_some(), "without withdrawals, one winner");
+                let field = t.seeded_players(1).len();
+                let k = rules.table_size as usize;
+                prop_assert_eq!(
+                    t.rounds_paired(),
+                    worp_tournament::knockout::total_rounds(k, field)
+                );
+            }
         }
         Format::Swiss { rounds } => {
             prop_assert!(
