@@ -108,3 +108,30 @@ fn standings_are_a_pure_fold() {
     assert_eq!(again, t);
     assert_eq!(standings(&again), standings(&t));
 }
+
+#[test]
+fn multi_player_draw_shares_the_points() {
+    let mut r = rules(Format::Swiss { rounds: 1 }, 4);
+    r.draws = true;
+    let (mut t, mut events) = with_players(r, 4);
+    let one = pair(&mut t, &mut events);
+    record(&mut t, &mut events, &one, |_| Outcome::Draw);
+    // (4 - 1) / 2 = 1½ points each, a shared first place.
+    for s in standings(&t) {
+        assert_eq!((s.half_points, s.rank, s.first_places), (3, 1, 0));
+    }
+}
+
+#[test]
+fn a_bye_adds_nothing_to_buchholz() {
+    let (mut t, mut events) = with_players(swiss(1), 3);
+    let one = pair(&mut t, &mut events);
+    record(&mut t, &mut events, &one, seed_wins);
+    let bye = line(&t, 3);
+    assert_eq!(
+        (bye.half_points, bye.buchholz, bye.sonneborn_berger),
+        (2, 0, 0)
+    );
+    // 1 beat 2: 1's Buchholz is 2's points, 0.
+    assert_eq!((line(&t, 1).buchholz, line(&t, 2).buchholz), (0, 2));
+}
