@@ -4,12 +4,15 @@
 use std::collections::BTreeSet;
 
 use crate::events::Round;
+use crate::groups;
 use crate::history::History;
+use crate::knockout;
 use crate::player::PlayerId;
 use crate::refusal::{PairingViolation, Refusal};
+use crate::round_robin;
 use crate::rules::{Format, Rules};
 use crate::state::Tournament;
-use crate::{groups, knockout, round_robin, swiss};
+use crate::swiss;
 
 impl Tournament {
     /// Whether every round the format has is played: all rounds paired with their
