@@ -13,6 +13,8 @@
 //! - `groups_seat_rotation`: at each table the player who has sat furthest back so far
 //!   (the highest sum of seat numbers) takes the first seat; ties by rank.
 
+use std::collections::BTreeMap;
+
 use crate::events::{Round, Table};
 use crate::history::History;
 use crate::player::PlayerId;
@@ -44,11 +46,19 @@ struct Costs {
 impl Costs {
     fn new(history: &History, ranked: &[PlayerId]) -> Self {
         let n = ranked.len();
+        let points: Vec<u32> = ranked.iter().map(|p| history.half_points(*p)).collect();
         let mut pair = vec![0; n * n];
-        for (i, a) in ranked.iter().enumerate() {
-            for (j, b) in ranked.iter().enumerate() {
-                pair[i * n + j] = REPEAT * u64::from(history.meetings(*a, *b))
-                    + u64::from(history.half_points(*a).abs_diff(history.half_points(*b)));
+        for i in 0..n {
+            for j in 0..n {
+                pair[i * n + j] = u64::from(points[i].abs_diff(points[j]));
+            }
+        }
+        let index: BTreeMap<PlayerId, usize> =
+            ranked.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+        for (a, b, met) in history.all_meetings() {
+            if let (Some(i), Some(j)) = (index.get(&a), index.get(&b)) {
+                pair[i * n + j] += REPEAT * u64::from(met);
+                pair[j * n + i] += REPEAT * u64::from(met);
             }
         }
         Costs { n, pair }
@@ -93,14 +103,18 @@ fn improve(costs: &Costs, tables: &mut [Vec<usize>]) -> bool {
 
 /// The seat order of a table's `members` (given by rank).
 fn seat_order(history: &History, members: &[PlayerId]) -> Vec<PlayerId> {
-    let mut seated: Vec<(usize, PlayerId)> = members.iter().copied().enumerate().collect();
     let back = |p: PlayerId| -> usize {
         history
             .record(p)
             .map_or(0, |r| r.seats.iter().map(|(_, s)| *s).sum())
     };
-    seated.sort_by_key(|(rank, p)| (std::cmp::Reverse(back(*p)), *rank));
-    seated.into_iter().map(|(_, p)| p).collect()
+    let mut seated: Vec<(usize, usize, PlayerId)> = members
+        .iter()
+        .enumerate()
+        .map(|(rank, p)| (back(*p), rank, *p))
+        .collect();
+    seated.sort_by_key(|(back, rank, _)| (std::cmp::Reverse(*back), *rank));
+    seated.into_iter().map(|(_, _, p)| p).collect()
 }
 
 /// Round `round` at tables of up to `k`, by the rules above.

@@ -114,6 +114,11 @@ impl History {
         self.meetings.get(&key(a, b)).copied().unwrap_or(0)
     }
 
+    /// Every two players who have met, with how often.
+    pub fn all_meetings(&self) -> impl Iterator<Item = (PlayerId, PlayerId, u32)> + '_ {
+        self.meetings.iter().map(|((a, b), n)| (*a, *b, *n))
+    }
+
     pub fn half_points(&self, player: PlayerId) -> u32 {
         self.records.get(&player).map_or(0, |r| r.half_points)
     }

@@ -25,13 +25,12 @@ impl Tournament {
             return false;
         }
         let next = self.rounds_paired() + 1;
-        if self.seeded_players(next).len() < 2 {
+        if self.players_in(next) < 2 {
             return true;
         }
         match rules.format {
             Format::RoundRobin { cycles } => {
-                let players = round_robin::field(self).len();
-                self.rounds_paired() >= round_robin::total_rounds(players, cycles)
+                self.rounds_paired() >= round_robin::total_rounds(self.players_in(1), cycles)
             }
             Format::Swiss { rounds } => self.rounds_paired() >= rounds,
             Format::Knockout { .. } => {
@@ -71,7 +70,7 @@ pub fn pair_next_round(tournament: &Tournament) -> Result<Round, Refusal> {
         return Err(Refusal::Complete);
     }
     let round = tournament.rounds_paired() + 1;
-    let players = tournament.seeded_players(round).len();
+    let players = tournament.players_in(round);
     let needed = if round == 1 {
         rules.min_players as usize
     } else {
@@ -159,7 +158,7 @@ fn check_players(
 /// The Swiss hard rules: byes, no second bye, no avoidable rematch, even tables.
 fn check_swiss(before: &Tournament, rules: &Rules, round: &Round) -> Result<(), PairingViolation> {
     let history = History::of(before);
-    let n = before.seeded_players(round.number).len();
+    let n = before.players_in(round.number);
     let k = rules.table_size as usize;
     if k > 2 {
         let mut sizes: Vec<usize> = round.tables.iter().map(|t| t.seats.len()).collect();

@@ -11,7 +11,7 @@
 //! Players equal on all of these share a rank. A player withdrawn before the first round
 //! is not in the standings; one withdrawn later keeps the results played.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::history::History;
 use crate::player::PlayerId;
@@ -93,19 +93,16 @@ pub fn standings(tournament: &Tournament) -> Vec<Standing> {
 /// Each player's points against the others tied with them on points, Buchholz and
 /// Sonneborn-Berger.
 fn direct_encounters(history: &History, lines: &mut [Standing]) {
-    let keys: Vec<(u32, u32, u64)> = lines
-        .iter()
-        .map(|l| (l.half_points, l.buchholz, l.sonneborn_berger))
-        .collect();
-    for i in 0..lines.len() {
-        let tied: BTreeSet<PlayerId> = (0..lines.len())
-            .filter(|j| *j != i && keys[*j] == keys[i])
-            .map(|j| lines[j].player)
-            .collect();
-        if tied.is_empty() {
+    let key = |l: &Standing| (l.half_points, l.buchholz, l.sonneborn_berger);
+    let mut groups: BTreeMap<(u32, u32, u64), BTreeSet<PlayerId>> = BTreeMap::new();
+    for line in lines.iter() {
+        groups.entry(key(line)).or_default().insert(line.player);
+    }
+    for line in lines.iter_mut() {
+        let Some(tied) = groups.get(&key(line)).filter(|t| t.len() > 1) else {
             continue;
-        }
-        lines[i].direct_encounter = history.record(lines[i].player).map_or(0, |r| {
+        };
+        line.direct_encounter = history.record(line.player).map_or(0, |r| {
             r.games
                 .iter()
                 .flat_map(|g| g.opponents.iter())

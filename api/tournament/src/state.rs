@@ -109,6 +109,11 @@ impl Tournament {
         playing.into_iter().map(|(_, e)| e.player).collect()
     }
 
+    /// How many players play round `round` (1-based).
+    pub fn players_in(&self, round: u32) -> usize {
+        self.entrants.iter().filter(|e| e.plays_in(round)).count()
+    }
+
     /// Registered and not withdrawn.
     pub fn active_count(&self) -> usize {
         self.entrants

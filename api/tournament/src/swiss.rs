@@ -32,6 +32,8 @@
 //! alternation of the initial colour). Games without sides seat the higher-ranked
 //! player first.
 
+use std::collections::BTreeMap;
+
 use crate::events::{Round, Table};
 use crate::history::History;
 use crate::matching;
@@ -138,9 +140,24 @@ fn rank(tournament: &Tournament, history: &History, round: u32, sided: bool) -> 
         .collect()
 }
 
+/// How often each two of `players` have met: row-major, `n × n`.
+fn meetings(history: &History, players: &[PlayerId]) -> Vec<u32> {
+    let n = players.len();
+    let index: BTreeMap<PlayerId, usize> =
+        players.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let mut met = vec![0; n * n];
+    for (a, b, times) in history.all_meetings() {
+        if let (Some(i), Some(j)) = (index.get(&a), index.get(&b)) {
+            met[i * n + j] = times;
+            met[j * n + i] = times;
+        }
+    }
+    met
+}
+
 /// The cost of pairing `a` with `b` (`a` ranked above `b`).
-fn pair_cost(history: &History, a: &Ranked, b: &Ranked) -> i128 {
-    let mut cost = weigh(REMATCH, history.meetings(a.player, b.player).into());
+fn pair_cost(meetings: u32, a: &Ranked, b: &Ranked) -> i128 {
+    let mut cost = weigh(REMATCH, meetings.into());
     if let (Some(pa), Some(pb)) = (a.preference, b.preference) {
         if pa.seat == pb.seat {
             cost += weigh(SEAT_PREFERENCE, 1);
@@ -201,10 +218,12 @@ pub fn seat_pair(
 pub fn pair(tournament: &Tournament, history: &History, round: u32, sided: bool) -> Round {
     let ranked = rank(tournament, history, round, sided);
     let n = ranked.len();
+    let players: Vec<PlayerId> = ranked.iter().map(|r| r.player).collect();
+    let met = meetings(history, &players);
     let vertices = n + n % 2;
     let anyone_without_bye = ranked.iter().any(|r| r.byes == 0);
     let mates = matching::min_cost_perfect(vertices, |i, j| match (ranked.get(i), ranked.get(j)) {
-        (Some(a), Some(b)) => pair_cost(history, a, b),
+        (Some(a), Some(b)) => pair_cost(met[i * n + j], a, b),
         (Some(a), None) => bye_cost(a, anyone_without_bye, n - 1 - i),
         _ => 0,
     });
@@ -246,9 +265,10 @@ pub fn pair(tournament: &Tournament, history: &History, round: u32, sided: bool)
 pub fn rematch_avoidable(tournament: &Tournament, history: &History, round: u32) -> bool {
     let players = ranked_players(tournament, history, round);
     let n = players.len();
+    let met = meetings(history, &players);
     let anyone_without_bye = players.iter().any(|p| history.byes(*p) == 0);
     matching::has_perfect_matching(n + n % 2, |i, j| match (players.get(i), players.get(j)) {
-        (Some(a), Some(b)) => history.meetings(*a, *b) == 0,
+        (Some(_), Some(_)) => met[i * n + j] == 0,
         (Some(a), None) => history.byes(*a) == 0 || !anyone_without_bye,
         _ => false,
     })
