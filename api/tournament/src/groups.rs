@@ -1,8 +1,8 @@
 //! Swiss pairings for tables of more than two (Mens-erger-je-niet, Ludo, Ali Baba):
 //! players grouped by score into tables.
 //!
-//! - `groups_table_sizes_are_as_even_as_possible`: ⌈n/k⌉ tables (k the table size), as even as possible, the
-//!   larger ones first; never a table of one.
+//! - `groups_table_sizes_are_as_even_as_possible`: ⌈n/k⌉ tables (k the table size),
+//!   as even as possible, the larger ones first; never a table of one.
 //! - `groups_by_score`: the players, ranked by points, rating and registration, fill the
 //!   tables in order (the top scorers together); then, table by table and player by
 //!   player, two players of different tables swap whenever that lowers the cost: each
