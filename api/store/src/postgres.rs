@@ -9,6 +9,8 @@ super::statements::statements!(
     sql::LIST_GAMES_OF_POSTGRES,
     sql::LIST_GAMES_AFTER_POSTGRES,
     sql::LIST_GAMES_OF_AFTER_POSTGRES,
+    sql::LIST_GAMES_IN_POSTGRES,
+    sql::LIST_GAMES_IN_AFTER_POSTGRES,
     sql::WRITE_GAME_ROW_POSTGRES
 );
 super::webhook_statements::webhook_statements!();

@@ -327,6 +327,21 @@ macro_rules! list_games {
             " LIMIT $4 OFFSET $5"
         )
     };
+    // A status given and no player: the games of that status, through an index that
+    // starts with it (a listing of the few active games among a million finished ones
+    // walked the whole listing's index).
+    (in_status, $after:expr, $order:literal) => {
+        concat!(
+            "SELECT g.summary, g.updated_at, g.id FROM games g \
+     WHERE g.status = $2 \
+     AND ($1 IS NULL OR g.id IN (SELECT s.game_id FROM game_seats s WHERE s.player_id = $1)) \
+     AND ($3 IS NULL OR g.to_move_player = $3)",
+            $after,
+            " ORDER BY ",
+            $order,
+            " LIMIT $4 OFFSET $5"
+        )
+    };
     // Without the `$1 IS NULL OR` the planner joins the player's seats instead of
     // testing every game against them.
     (seated, $after:expr, $order:literal) => {
@@ -383,6 +398,25 @@ pub const LIST_GAMES_OF_AFTER_POSTGRES: &str = list_games!(
     after_game_postgres!(),
     "g.listed_second DESC, g.updated_at DESC, g.id"
 );
+/// [`LIST_GAMES_POSTGRES`] of the games of one status (`$2`), through
+/// `games_listed_by_status` (`status`, `listed_second`), which a move within the same
+/// second leaves as it is, as it does `games_listed`.
+pub const LIST_GAMES_IN_POSTGRES: &str = list_games!(
+    in_status,
+    "",
+    "g.listed_second DESC, g.updated_at DESC, g.id"
+);
+/// [`LIST_GAMES_IN_POSTGRES`] after a game (`$6`, `$7`).
+pub const LIST_GAMES_IN_AFTER_POSTGRES: &str = list_games!(
+    in_status,
+    after_game_postgres!(),
+    "g.listed_second DESC, g.updated_at DESC, g.id"
+);
+/// [`LIST_GAMES_IN_POSTGRES`] on SQLite, through `games_by_status`.
+pub const LIST_GAMES_IN_SQLITE: &str = list_games!(in_status, "", "g.updated_at DESC, g.id");
+/// [`LIST_GAMES_IN_SQLITE`] after a game (`$6`, `$7`).
+pub const LIST_GAMES_IN_AFTER_SQLITE: &str =
+    list_games!(in_status, after_game!(), "g.updated_at DESC, g.id");
 /// [`LIST_GAMES_POSTGRES`] on SQLite, through the index on `updated_at` (SQLite has no
 /// heap-only updates to keep).
 pub const LIST_GAMES_SQLITE: &str = list_games!(any, "", "g.updated_at DESC, g.id");

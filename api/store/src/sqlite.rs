@@ -8,6 +8,8 @@ super::statements::statements!(
     sql::LIST_GAMES_OF_SQLITE,
     sql::LIST_GAMES_AFTER_SQLITE,
     sql::LIST_GAMES_OF_AFTER_SQLITE,
+    sql::LIST_GAMES_IN_SQLITE,
+    sql::LIST_GAMES_IN_AFTER_SQLITE,
     sql::WRITE_GAME_ROW
 );
 super::webhook_statements::webhook_statements!();

@@ -8,7 +8,8 @@
 /// `sqlx::Pool<$Db>`. `$lock_read_models` is the statement with which a rebuild makes
 /// appends wait for it (`LOCK_READ_MODELS_*` in [`super::sql`]); `$list_games` and
 /// `$list_games_of` list games in the backend's order (`LIST_GAMES_*`),
-/// `$list_games_after` and `$list_games_of_after` the games after a given one, and
+/// `$list_games_after` and `$list_games_of_after` the games after a given one,
+/// `$list_games_in` and `$list_games_in_after` those of one status (no player given), and
 /// `$write_game_row` writes a `games` row (`WRITE_GAME_ROW*`).
 macro_rules! statements {
     (
@@ -18,6 +19,8 @@ macro_rules! statements {
         $list_games_of:expr,
         $list_games_after:expr,
         $list_games_of_after:expr,
+        $list_games_in:expr,
+        $list_games_in_after:expr,
         $write_game_row:expr
     ) => {
         use chrono::{DateTime, Utc};
@@ -475,11 +478,13 @@ macro_rules! statements {
         ) -> Result<Vec<ListedGame>, StoreError> {
             // The player to move holds a seat: their turns are among their games.
             let seated = f.player.or(f.to_move_player);
-            let statement = match (seated, f.after) {
-                (Some(_), None) => $list_games_of,
-                (None, None) => $list_games,
-                (Some(_), Some(_)) => $list_games_of_after,
-                (None, Some(_)) => $list_games_after,
+            let statement = match (seated, f.status.is_some(), f.after) {
+                (Some(_), _, None) => $list_games_of,
+                (Some(_), _, Some(_)) => $list_games_of_after,
+                (None, true, None) => $list_games_in,
+                (None, true, Some(_)) => $list_games_in_after,
+                (None, false, None) => $list_games,
+                (None, false, Some(_)) => $list_games_after,
             };
             let mut query = sqlx::query(statement)
                 .bind(seated)

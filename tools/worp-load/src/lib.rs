@@ -1599,6 +1599,19 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
         t.await.map_err(|e| e.to_string())??;
     }
     let secs = started.elapsed().as_secs_f64();
+    // The seeded history happened before the server's notifier started following the
+    // log: it starts after it, as it would have followed it as it was written.
+    if db.starts_with("postgres") {
+        let pool = sqlx::PgPool::connect(db).await.map_err(|e| e.to_string())?;
+        let end: i64 = sqlx::query_scalar("SELECT COALESCE(max(position), 0) FROM events")
+            .fetch_one(&pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        store
+            .advance_notifier_cursor(end)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     out.line(format!(
         "  seeded {n} games in {secs:.1} s ({:.0} games/s, {:.0} events/s)",
         n as f64 / secs,

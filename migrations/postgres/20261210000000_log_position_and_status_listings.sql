@@ -1,0 +1,13 @@
+-- The notifier follows the log of all games by position (`notifications/tail.rs`). With
+-- no index on it since `20261125100000`, each of its reads sorted the whole log: a
+-- second a read with 8 million events, and at start a read per 500 events of the log.
+-- A BRIN index fits a log that is only appended to (positions rise with the pages):
+-- a few pages of summaries, nothing for a move to write until a vacuum summarises the
+-- newest pages, and the tail's read visits only the pages past its position.
+CREATE INDEX events_position ON events USING brin (position);
+
+-- The listing of one status (`GET /v1/games?status=active`) walked `games_listed` past
+-- every game of the other statuses: a second and more among a million finished games.
+-- A move leaves `status` as it is, and `listed_second` within a second, so this index
+-- keeps a move's update of its row heap-only as often as `games_listed` does.
+CREATE INDEX games_listed_by_status ON games (status, listed_second DESC);
