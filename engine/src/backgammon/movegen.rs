@@ -129,8 +129,10 @@ impl<W: Ways> MoveGen<W> {
 
     /// Records a way to play the roll, unless a way to the same result is known or the
     /// rules prefer other ways: more numbers played rank higher, and when only one number
-    /// of a non-double can be played, the larger ranks higher.
-    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8) {
+    /// of a non-double can be played, the larger ranks higher. `unique` when the search
+    /// finds no result twice (doubles: see `OutcomeWays::push`): no key set then.
+    #[inline(always)]
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8, unique: bool) {
         let rank = 2 * len + u8::from(len == 1 && die == self.larger);
         if rank < self.best {
             return;
@@ -139,7 +141,7 @@ impl<W: Ways> MoveGen<W> {
             self.best = rank;
             self.reset();
         }
-        if !W::DEDUP {
+        if !W::DEDUP || unique {
             self.leaves.push(key, steps, len);
             return;
         }
@@ -200,6 +202,7 @@ impl<W: Ways> MoveGen<W> {
                     [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
                     1,
                     d1 as u8,
+                    false,
                 );
                 continue;
             }
@@ -212,7 +215,7 @@ impl<W: Ways> MoveGen<W> {
                 second &= !(1 << s2);
                 let (t2, k2) = b1.key_after(s2, d2, k1);
                 let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
-                self.push(k2, steps, 2, d1 as u8);
+                self.push(k2, steps, 2, d1 as u8, false);
             }
         }
     }
@@ -278,6 +281,7 @@ impl<W: Ways> MoveGen<W> {
                 [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
                 1,
                 d1 as u8,
+                false,
             );
             return;
         }
@@ -311,7 +315,7 @@ impl<W: Ways> MoveGen<W> {
             second &= !(1 << s2);
             let (t2, k2) = b1.key_after(s2, d2, k1);
             let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
-            self.push(k2, steps, 2, d1 as u8);
+            self.push(k2, steps, 2, d1 as u8, false);
         }
     }
 
@@ -337,7 +341,7 @@ impl<W: Ways> MoveGen<W> {
                 if let Some(slot) = steps.get_mut(depth) {
                     *slot = (s as u8, t as u8);
                 }
-                self.push(k, *steps, 4, d as u8);
+                self.push(k, *steps, 4, d as u8, true);
             } else {
                 let mut b = *board;
                 let mut k = key;
@@ -349,7 +353,7 @@ impl<W: Ways> MoveGen<W> {
             }
         }
         if !any && depth > 0 {
-            self.push(key, *steps, depth as u8, d as u8);
+            self.push(key, *steps, depth as u8, d as u8, true);
         }
     }
 }
