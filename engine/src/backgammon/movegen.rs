@@ -103,8 +103,7 @@ impl<W: Ways> MoveGen<W> {
         self.open = open_slots(blocked);
         if a == b {
             self.larger = 0;
-            let mut steps = [(0u8, 0u8); 4];
-            self.doubles(&board, key, usize::from(a), 0, BAR, &mut steps);
+            self.doubles::<0>(&board, key, usize::from(a), BAR, 0);
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
             self.larger = hi;
@@ -321,41 +320,52 @@ impl<W: Ways> MoveGen<W> {
 
     /// Doubles: four steps of `d`, taken from non-increasing slots (every result is
     /// reachable in that order), so that the same steps are not tried in every order.
-    fn doubles(
+    /// `steps` holds the `DEPTH` steps so far, step i's slots in bytes 2i (from) and
+    /// 2i + 1 (to). One copy per depth, all inlined into the search: four nested loops
+    /// rather than a recursive call per checker moved.
+    #[inline(always)]
+    fn doubles<const DEPTH: usize>(
         &mut self,
         board: &Board,
         key: u128,
         d: usize,
-        depth: usize,
         highest: usize,
-        steps: &mut [(u8, u8); 4],
+        steps: u64,
     ) {
         let open = self.open.get(d).copied().unwrap_or(0);
         let mut sources = board.legal(d, open) & ((2u32 << highest) - 1);
-        let any = sources != 0;
+        if sources == 0 {
+            if DEPTH > 0 {
+                self.push(key, unpack(steps), DEPTH as u8, d as u8, true);
+            }
+            return;
+        }
         while sources != 0 {
             let s = 31 - sources.leading_zeros() as usize;
             sources &= !(1 << s);
-            if depth + 1 == 4 {
+            let step = |t: usize| steps | ((s | t << 8) as u64) << (16 * DEPTH);
+            if DEPTH == 3 {
                 let (t, k) = board.key_after(s, d, key);
-                if let Some(slot) = steps.get_mut(depth) {
-                    *slot = (s as u8, t as u8);
-                }
-                self.push(k, *steps, 4, d as u8, true);
-            } else {
-                let mut b = *board;
-                let mut k = key;
-                let t = b.play(s, d, &mut k);
-                if let Some(slot) = steps.get_mut(depth) {
-                    *slot = (s as u8, t as u8);
-                }
-                self.doubles(&b, k, d, depth + 1, s, steps);
+                self.push(k, unpack(step(t)), 4, d as u8, true);
+                continue;
+            }
+            let mut b = *board;
+            let mut k = key;
+            let t = b.play(s, d, &mut k);
+            match DEPTH {
+                0 => self.doubles::<1>(&b, k, d, s, step(t)),
+                1 => self.doubles::<2>(&b, k, d, s, step(t)),
+                _ => self.doubles::<3>(&b, k, d, s, step(t)),
             }
         }
-        if !any && depth > 0 {
-            self.push(key, *steps, depth as u8, d as u8, true);
-        }
     }
+}
+
+/// The steps of [`MoveGen::doubles`]' word, as (from slot, to slot).
+#[inline(always)]
+fn unpack(steps: u64) -> [(u8, u8); 4] {
+    let b = steps.to_le_bytes();
+    [(b[0], b[1]), (b[2], b[3]), (b[4], b[5]), (b[6], b[7])]
 }
 
 /// Spreads a key over the table.
