@@ -23,6 +23,9 @@ pub(super) struct KeyUnits {
     add: [u128; 26],
     /// What hitting a blot on the slot adds.
     hit: [u128; 26],
+    /// What a step of `d` pips from slot `s` adds, `step[d][s]`, but for a hit: one
+    /// checker less on `s`, one more where it lands (off below slot `d`).
+    step: [[u128; 26]; 7],
 }
 
 /// The units of White's keys (index 0) and Black's (index 1).
@@ -34,6 +37,7 @@ const fn key_units(white: bool) -> KeyUnits {
         empty: 0,
         add: [0; 26],
         hit: [0; 26],
+        step: [[0; 26]; 7],
     };
     units.add[OFF] = 1;
     units.add[BAR] = 1 << 4;
@@ -55,6 +59,16 @@ const fn key_units(white: bool) -> KeyUnits {
             units.hit[slot] = one.wrapping_neg();
         }
         slot += 1;
+    }
+    let mut d = 1;
+    while d <= 6 {
+        let mut s = 1;
+        while s <= BAR {
+            let t = s.saturating_sub(d);
+            units.step[d][s] = units.add[t].wrapping_sub(units.add[s]);
+            s += 1;
+        }
+        d += 1;
     }
     units
 }
@@ -175,14 +189,9 @@ impl Board {
             self.occupied &= !(1 << s);
         }
         self.own[t] = self.own[t].wrapping_add(1);
-        *key = key
-            .wrapping_sub(self.units.add[s])
-            .wrapping_add(self.units.add[t]);
         self.occupied |= (1 << t) & !1;
-        if self.blots & (1 << t) != 0 {
-            self.blots &= !(1 << t);
-            *key = key.wrapping_add(self.units.hit[t]);
-        }
+        *key = self.key_after(s, d, *key).1;
+        self.blots &= !(1 << t);
         if s >= 7 && t < 7 {
             self.outside = self.outside.wrapping_sub(1);
         }
@@ -211,13 +220,12 @@ impl Board {
     #[inline(always)]
     pub(super) fn key_after(&self, s: usize, d: usize, key: u128) -> (usize, u128) {
         let t = s.saturating_sub(d);
-        let mut key = key
-            .wrapping_sub(self.units.add[s])
-            .wrapping_add(self.units.add[t]);
-        if self.blots & (1 << t) != 0 {
-            key = key.wrapping_add(self.units.hit[t]);
-        }
-        (t, key)
+        let step = self.units.step.get(d).and_then(|row| row.get(s));
+        let key = key.wrapping_add(step.copied().unwrap_or(0));
+        // The hit's units where a blot stands, none elsewhere: without a branch (hits
+        // come as they come).
+        let blot = u128::from((self.blots >> t) & 1);
+        (t, key.wrapping_add(self.units.hit[t] & blot.wrapping_neg()))
     }
 
     /// The slots a checker may start from, as a bit set: only the bar while checkers
