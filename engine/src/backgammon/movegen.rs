@@ -2,7 +2,8 @@
 //!
 //! It works on the board as the side to move sees it: slot `d` (1..=24) is the point `d`
 //! pips from bearing off, slot 0 holds the checkers borne off and slot 25 the bar. The
-//! search copies a small fixed-size board per step (no allocation) and keys each result
+//! search steps on one small fixed-size board and takes each step back (no allocation,
+//! no copy), and keys each result
 //! by a `u128` ([`board::KeyUnits`]): own checkers and hit blots per point, the bar and the
 //! checkers off. They determine the whole resulting position, so equal keys mean equal
 //! positions; and the keys of one position's results order as the positions do, so
@@ -99,19 +100,19 @@ impl<W: Ways> MoveGen<W> {
         if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
             return;
         }
-        let (board, key, blocked) = Board::new(pos, side);
+        let (mut board, key, blocked) = Board::new(pos, side);
         self.open = open_slots(blocked);
         if a == b {
             self.larger = 0;
-            self.doubles::<0>(&board, key, usize::from(a), BAR, 0);
+            self.doubles::<0>(&mut board, key, usize::from(a), BAR, 0);
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
             self.larger = hi;
             if W::DEDUP {
-                self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
-                self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
+                self.two_numbers(&mut board, key, usize::from(hi), usize::from(lo), false);
+                self.two_numbers(&mut board, key, usize::from(lo), usize::from(hi), true);
             } else {
-                self.two_numbers_outcomes(&board, key, usize::from(hi), usize::from(lo));
+                self.two_numbers_outcomes(&mut board, key, usize::from(hi), usize::from(lo));
             }
         }
     }
@@ -193,7 +194,14 @@ impl<W: Ways> MoveGen<W> {
     /// do that (the second pass does not take them the other way round): a unique result.
     /// The others (and every way of the second pass) take one checker from `s` to
     /// `s − d1 − d2` in effect, which other ways can do too: they go through the key set.
-    fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize, second_pass: bool) {
+    fn two_numbers(
+        &mut self,
+        board: &mut Board,
+        key: u128,
+        d1: usize,
+        d2: usize,
+        second_pass: bool,
+    ) {
         let plain = !second_pass && board.own[BAR] == 0 && board.outside >= 2;
         let open1 = self.open.get(d1).copied().unwrap_or(0);
         let open2 = self.open.get(d2).copied().unwrap_or(0);
@@ -201,10 +209,10 @@ impl<W: Ways> MoveGen<W> {
         while first != 0 {
             let s1 = 31 - first.leading_zeros() as usize;
             first &= !(1 << s1);
-            let mut b1 = *board;
+            let marks = board.marks();
             let mut k1 = key;
-            let t1 = b1.play(s1, d1, &mut k1);
-            let mut second = b1.legal(d2, open2);
+            let t1 = board.play(s1, d1, &mut k1);
+            let mut second = board.legal(d2, open2);
             if second == 0 {
                 self.push(
                     k1,
@@ -213,7 +221,6 @@ impl<W: Ways> MoveGen<W> {
                     d1 as u8,
                     true,
                 );
-                continue;
             }
             if second_pass && s1 != BAR && s1 > d1 {
                 // Only the same checker going on, or a checker bearing off.
@@ -222,11 +229,12 @@ impl<W: Ways> MoveGen<W> {
             while second != 0 {
                 let s2 = 31 - second.leading_zeros() as usize;
                 second &= !(1 << s2);
-                let (t2, k2) = b1.key_after(s2, d2, k1);
+                let (t2, k2) = board.key_after(s2, d2, k1);
                 let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
                 let unique = plain && s2 != t1 && t2 != s1;
                 self.push(k2, steps, 2, d1 as u8, unique);
             }
+            board.undo(s1, t1, marks);
         }
     }
 
@@ -242,7 +250,7 @@ impl<W: Ways> MoveGen<W> {
     /// [`MoveGen::two_numbers`]. The same checker going on both ways to the same point,
     /// hitting nothing on the way, is taken once, larger number first. Anything else is
     /// taken in either order, and any result found twice is dropped once sorted.
-    fn two_numbers_outcomes(&mut self, board: &Board, key: u128, hi: usize, lo: usize) {
+    fn two_numbers_outcomes(&mut self, board: &mut Board, key: u128, hi: usize, lo: usize) {
         let open_hi = self.open.get(hi).copied().unwrap_or(0);
         let open_lo = self.open.get(lo).copied().unwrap_or(0);
         let first_hi = board.legal(hi, open_hi);
@@ -272,7 +280,7 @@ impl<W: Ways> MoveGen<W> {
     #[inline(always)]
     fn first_step(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: u128,
         s1: usize,
         d1: usize,
@@ -281,10 +289,10 @@ impl<W: Ways> MoveGen<W> {
         open2: u32,
         front: bool,
     ) {
-        let mut b1 = *board;
+        let marks = board.marks();
         let mut k1 = key;
-        let t1 = b1.play(s1, d1, &mut k1);
-        let mut second = b1.legal(d2, open2);
+        let t1 = board.play(s1, d1, &mut k1);
+        let second = board.legal(d2, open2);
         if second == 0 {
             self.push(
                 k1,
@@ -293,8 +301,36 @@ impl<W: Ways> MoveGen<W> {
                 d1 as u8,
                 false,
             );
-            return;
+        } else {
+            self.second_step(
+                board,
+                k1,
+                (s1, t1),
+                d1,
+                d2,
+                second,
+                marks.blots,
+                (smaller_first, open2, front),
+            );
         }
+        board.undo(s1, t1, marks);
+    }
+
+    /// The second steps of [`MoveGen::first_step`]: `second` the sources of `d2` on the
+    /// board after the first step `(s1, t1)` of `d1`; `blots` those before it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn second_step(
+        &mut self,
+        board: &Board,
+        k1: u128,
+        (s1, t1): (usize, usize),
+        d1: usize,
+        d2: usize,
+        mut second: u32,
+        blots: u32,
+        (smaller_first, open2, front): (bool, u32, bool),
+    ) {
         if s1 != BAR && s1 > d1 {
             // A plain first step: other checkers' plain steps only from the sources the
             // search takes after `s1` (and `s1` itself, larger number first), besides
@@ -309,7 +345,7 @@ impl<W: Ways> MoveGen<W> {
                 && s1 > d2
                 && t1 > d2
                 && open2 & (1 << s1) != 0
-                && board.blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
+                && blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
             {
                 // The same checker, larger number first, reaches the same point
                 // without a hit.
@@ -323,7 +359,7 @@ impl<W: Ways> MoveGen<W> {
                 31 - second.leading_zeros() as usize
             };
             second &= !(1 << s2);
-            let (t2, k2) = b1.key_after(s2, d2, k1);
+            let (t2, k2) = board.key_after(s2, d2, k1);
             let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
             self.push(k2, steps, 2, d1 as u8, false);
         }
@@ -337,7 +373,7 @@ impl<W: Ways> MoveGen<W> {
     #[inline(always)]
     fn doubles<const DEPTH: usize>(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: u128,
         d: usize,
         highest: usize,
@@ -360,14 +396,15 @@ impl<W: Ways> MoveGen<W> {
                 self.push(k, unpack(step(t)), 4, d as u8, true);
                 continue;
             }
-            let mut b = *board;
+            let marks = board.marks();
             let mut k = key;
-            let t = b.play(s, d, &mut k);
+            let t = board.play(s, d, &mut k);
             match DEPTH {
-                0 => self.doubles::<1>(&b, k, d, s, step(t)),
-                1 => self.doubles::<2>(&b, k, d, s, step(t)),
-                _ => self.doubles::<3>(&b, k, d, s, step(t)),
+                0 => self.doubles::<1>(board, k, d, s, step(t)),
+                1 => self.doubles::<2>(board, k, d, s, step(t)),
+                _ => self.doubles::<3>(board, k, d, s, step(t)),
             }
+            board.undo(s, t, marks);
         }
     }
 }
