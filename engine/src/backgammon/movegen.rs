@@ -202,7 +202,7 @@ impl<W: Ways> MoveGen<W> {
         d2: usize,
         second_pass: bool,
     ) {
-        let plain = !second_pass && board.own[BAR] == 0 && board.outside >= 2;
+        let plain = !second_pass && board.occupied & (1 << BAR) == 0 && board.outside >= 2;
         let open1 = self.open.get(d1).copied().unwrap_or(0);
         let open2 = self.open.get(d2).copied().unwrap_or(0);
         let mut first = board.legal(d1, open1);
@@ -234,7 +234,7 @@ impl<W: Ways> MoveGen<W> {
                 let unique = plain && s2 != t1 && t2 != s1;
                 self.push(k2, steps, 2, d1 as u8, unique);
             }
-            board.undo(s1, t1, marks);
+            board.undo(marks);
         }
     }
 
@@ -313,7 +313,7 @@ impl<W: Ways> MoveGen<W> {
                 (smaller_first, open2, front),
             );
         }
-        board.undo(s1, t1, marks);
+        board.undo(marks);
     }
 
     /// The second steps of [`MoveGen::first_step`]: `second` the sources of `d2` on the
@@ -404,7 +404,7 @@ impl<W: Ways> MoveGen<W> {
                 1 => self.doubles::<2>(board, k, d, s, step(t)),
                 _ => self.doubles::<3>(board, k, d, s, step(t)),
             }
-            board.undo(s, t, marks);
+            board.undo(marks);
         }
     }
 }

@@ -26,6 +26,9 @@ pub(super) struct KeyUnits {
     /// What a step of `d` pips from slot `s` adds, `step[d][s]`, but for a hit: one
     /// checker less on `s`, one more where it lands (off below slot `d`).
     step: [[u128; 26]; 7],
+    /// Per slot, where its count shows in a key: `(shift, mask, lone)`, the bits
+    /// `(key >> shift) & mask` equal `lone` when exactly one own checker stands there.
+    lone: [(u32, u32, u32); 26],
 }
 
 /// The units of White's keys (index 0) and Black's (index 1).
@@ -38,7 +41,10 @@ const fn key_units(white: bool) -> KeyUnits {
         add: [0; 26],
         hit: [0; 26],
         step: [[0; 26]; 7],
+        lone: [(0, 0, 0); 26],
     };
+    // The bar's count is a plain 4-bit digit, for either side.
+    units.lone[BAR] = (4, 15, 1);
     units.add[OFF] = 1;
     units.add[BAR] = 1 << 4;
     let mut slot = 1;
@@ -47,6 +53,8 @@ const fn key_units(white: bool) -> KeyUnits {
         // starts at bit 123 − 5i.
         let shift = if white { 5 * slot + 3 } else { 128 - 5 * slot };
         let one = 1u128 << shift;
+        // The digit less its hit bit: 2 for one own checker (White), 31 − 3 for Black.
+        units.lone[slot] = (shift as u32, 0x1E, if white { 2 } else { 28 });
         if white {
             units.add[slot] = 2 * one;
             units.hit[slot] = one;
@@ -83,9 +91,11 @@ pub(super) struct Marks {
 }
 
 /// The board from the side to move's view.
+///
+/// It keeps no counts: the key has them (see [`KeyUnits`]), and a step only asks whether
+/// its checker was the last on its point. Counts kept in bytes were written and read back
+/// a byte at a time on every step and its undoing.
 pub(super) struct Board {
-    /// Own checkers per slot (0 off, 1..=24 points, 25 bar).
-    pub(super) own: [u8; 26],
     /// Bit `t` set when a single opposing checker (a blot) stands on slot `t`.
     pub(super) blots: u32,
     /// Bit `s` set when `own[s] > 0`, for s in 1..=25.
@@ -110,12 +120,6 @@ impl Board {
         let w = SlotWords::new(pos, side);
         let bar = pos.bar.get(side);
         let off = pos.off.get(side);
-        let mut own = [0u8; 26];
-        own[OFF] = off;
-        own[BAR] = bar;
-        for (c, word) in w.own.iter().enumerate() {
-            own[1 + 8 * c..9 + 8 * c].copy_from_slice(&word.to_le_bytes());
-        }
         let (mut blocked, mut blots, mut occupied) = (0u32, 0u32, 0u32);
         for c in 0..3 {
             let (opp, mine) = (w.opp[c], w.own[c]);
@@ -145,7 +149,6 @@ impl Board {
             };
         }
         let board = Board {
-            own,
             blots,
             occupied,
             outside,
@@ -157,8 +160,8 @@ impl Board {
     /// [`Board::new`] a point at a time: the reference its words are tested against.
     #[cfg(test)]
     pub(super) fn by_points(pos: &Position, side: Side) -> (Board, u128, u32) {
+        let mut own = [0u8; 26];
         let mut b = Board {
-            own: [0; 26],
             blots: 0,
             occupied: 0,
             outside: 0,
@@ -169,22 +172,22 @@ impl Board {
         for (i, &v) in pos.board.iter().enumerate() {
             let slot = slot_of_index(side, i);
             let v = i16::from(v) * flip;
-            if let Some(o) = b.own.get_mut(slot) {
+            if let Some(o) = own.get_mut(slot) {
                 *o = v.max(0) as u8;
             }
             blocked |= u32::from(v <= -2) << slot;
             b.blots |= u32::from(v == -1) << slot;
         }
-        b.own[BAR] = pos.bar.get(side);
-        b.own[OFF] = pos.off.get(side);
+        own[BAR] = pos.bar.get(side);
+        own[OFF] = pos.off.get(side);
         let mut key = b.units.empty;
-        for (&n, &unit) in b.own.iter().zip(&b.units.add) {
+        for (&n, &unit) in own.iter().zip(&b.units.add) {
             key = key.wrapping_add(unit.wrapping_mul(u128::from(n & 15)));
         }
-        for (s, &n) in b.own.iter().enumerate().skip(1) {
+        for (s, &n) in own.iter().enumerate().skip(1) {
             b.occupied |= u32::from(n > 0) << s;
         }
-        b.outside = b.own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
+        b.outside = own[7..].iter().fold(0u8, |a, &n| a.wrapping_add(n));
         (b, key, blocked)
     }
 
@@ -198,14 +201,12 @@ impl Board {
         }
     }
 
-    /// Takes back [`Board::play`]'s step from `s` to `t`, `marks` taken before it. The
-    /// search steps and takes back on one board rather than copying it per step: a copy
-    /// read the counts just written a byte at a time with wider loads, which the CPU
-    /// cannot forward from the stores.
+    /// Takes back a [`Board::play`], `marks` taken before it. The search steps and takes
+    /// back on one board rather than copying it per step: a copy read the counts just
+    /// written a byte at a time with wider loads, which the CPU cannot forward from the
+    /// stores.
     #[inline(always)]
-    pub(super) fn undo(&mut self, s: usize, t: usize, marks: Marks) {
-        self.own[s] = self.own[s].wrapping_add(1);
-        self.own[t] = self.own[t].wrapping_sub(1);
+    pub(super) fn undo(&mut self, marks: Marks) {
         Marks {
             blots: self.blots,
             occupied: self.occupied,
@@ -217,11 +218,9 @@ impl Board {
     #[inline(always)]
     pub(super) fn play(&mut self, s: usize, d: usize, key: &mut u128) -> usize {
         let t = s.saturating_sub(d);
-        self.own[s] = self.own[s].wrapping_sub(1);
-        if self.own[s] == 0 {
-            self.occupied &= !(1 << s);
-        }
-        self.own[t] = self.own[t].wrapping_add(1);
+        let (shift, mask, lone) = self.units.lone.get(s).copied().unwrap_or((0, 0, 1));
+        let last = (*key >> (shift & 127)) as u32 & mask == lone;
+        self.occupied &= !(u32::from(last) << s);
         self.occupied |= (1 << t) & !1;
         *key = self.key_after(s, d, *key).1;
         self.blots &= !(1 << t);
@@ -384,7 +383,6 @@ mod tests {
             let (w, wk, wb) = Board::new(pos, side);
             let (p, pk, pb) = Board::by_points(pos, side);
             let what = format!("{pos:?} {side:?}");
-            assert_eq!(w.own, p.own, "{what}");
             assert_eq!(w.blots, p.blots, "{what}");
             assert_eq!(w.occupied, p.occupied, "{what}");
             assert_eq!(w.outside, p.outside, "{what}");
