@@ -202,9 +202,9 @@ impl Board {
     }
 
     /// Takes back a [`Board::play`], `marks` taken before it. The search steps and takes
-    /// back on one board rather than copying it per step: a copy read the counts just
-    /// written a byte at a time with wider loads, which the CPU cannot forward from the
-    /// stores.
+    /// back on one board rather than copying it per step (when the board kept its counts
+    /// in bytes, a copy read them in wide loads just after a step had written them a byte
+    /// at a time, which the CPU cannot forward from the stores).
     #[inline(always)]
     pub(super) fn undo(&mut self, marks: Marks) {
         Marks {
