@@ -2,7 +2,8 @@
 //!
 //! It works on the board as the side to move sees it: slot `d` (1..=24) is the point `d`
 //! pips from bearing off, slot 0 holds the checkers borne off and slot 25 the bar. The
-//! search copies a small fixed-size board per step (no allocation) and keys each result
+//! search steps on one small fixed-size board and takes each step back (no allocation,
+//! no copy), and keys each result
 //! by a `u128` ([`board::KeyUnits`]): own checkers and hit blots per point, the bar and the
 //! checkers off. They determine the whole resulting position, so equal keys mean equal
 //! positions; and the keys of one position's results order as the positions do, so
@@ -99,20 +100,19 @@ impl<W: Ways> MoveGen<W> {
         if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
             return;
         }
-        let (board, key, blocked) = Board::new(pos, side);
+        let (mut board, key, blocked) = Board::new(pos, side);
         self.open = open_slots(blocked);
         if a == b {
             self.larger = 0;
-            let mut steps = [(0u8, 0u8); 4];
-            self.doubles(&board, key, usize::from(a), 0, BAR, &mut steps);
+            self.doubles::<0>(&mut board, key, usize::from(a), BAR, 0);
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
             self.larger = hi;
             if W::DEDUP {
-                self.two_numbers(&board, key, usize::from(hi), usize::from(lo), false);
-                self.two_numbers(&board, key, usize::from(lo), usize::from(hi), true);
+                self.two_numbers(&mut board, key, usize::from(hi), usize::from(lo), false);
+                self.two_numbers(&mut board, key, usize::from(lo), usize::from(hi), true);
             } else {
-                self.two_numbers_outcomes(&board, key, usize::from(hi), usize::from(lo));
+                self.two_numbers_outcomes(&mut board, key, usize::from(hi), usize::from(lo));
             }
         }
     }
@@ -129,8 +129,10 @@ impl<W: Ways> MoveGen<W> {
 
     /// Records a way to play the roll, unless a way to the same result is known or the
     /// rules prefer other ways: more numbers played rank higher, and when only one number
-    /// of a non-double can be played, the larger ranks higher.
-    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8) {
+    /// of a non-double can be played, the larger ranks higher. `unique` when the search
+    /// finds no result twice (doubles: see `OutcomeWays::push`): no key set then.
+    #[inline(always)]
+    fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8, die: u8, unique: bool) {
         let rank = 2 * len + u8::from(len == 1 && die == self.larger);
         if rank < self.best {
             return;
@@ -139,7 +141,7 @@ impl<W: Ways> MoveGen<W> {
             self.best = rank;
             self.reset();
         }
-        if !W::DEDUP {
+        if !W::DEDUP || unique {
             self.leaves.push(key, steps, len);
             return;
         }
@@ -183,25 +185,42 @@ impl<W: Ways> MoveGen<W> {
     /// plain step of `d1` followed by a plain step of `d2` by another checker is skipped:
     /// the first pass already played the same two steps the other way round, which is
     /// legal too (no bar, no bearing off involved; hits only open points).
-    fn two_numbers(&mut self, board: &Board, key: u128, d1: usize, d2: usize, second_pass: bool) {
+    ///
+    /// Only some ways need the key set. One number played: each source gives its own
+    /// result. Two, with nothing on the bar and no checker able to bear off (two or more
+    /// outside the home board), in the first pass: unless the second step starts where
+    /// the first ended (`s2 == t1`) or ends where it started (`t2 == s1`), the steps take
+    /// checkers from two points and put them on two others, and only the same two steps
+    /// do that (the second pass does not take them the other way round): a unique result.
+    /// The others (and every way of the second pass) take one checker from `s` to
+    /// `s − d1 − d2` in effect, which other ways can do too: they go through the key set.
+    fn two_numbers(
+        &mut self,
+        board: &mut Board,
+        key: u128,
+        d1: usize,
+        d2: usize,
+        second_pass: bool,
+    ) {
+        let plain = !second_pass && board.occupied & (1 << BAR) == 0 && board.outside >= 2;
         let open1 = self.open.get(d1).copied().unwrap_or(0);
         let open2 = self.open.get(d2).copied().unwrap_or(0);
         let mut first = board.legal(d1, open1);
         while first != 0 {
             let s1 = 31 - first.leading_zeros() as usize;
             first &= !(1 << s1);
-            let mut b1 = *board;
+            let marks = board.marks();
             let mut k1 = key;
-            let t1 = b1.play(s1, d1, &mut k1);
-            let mut second = b1.legal(d2, open2);
+            let t1 = board.play(s1, d1, &mut k1);
+            let mut second = board.legal(d2, open2);
             if second == 0 {
                 self.push(
                     k1,
                     [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
                     1,
                     d1 as u8,
+                    true,
                 );
-                continue;
             }
             if second_pass && s1 != BAR && s1 > d1 {
                 // Only the same checker going on, or a checker bearing off.
@@ -210,10 +229,12 @@ impl<W: Ways> MoveGen<W> {
             while second != 0 {
                 let s2 = 31 - second.leading_zeros() as usize;
                 second &= !(1 << s2);
-                let (t2, k2) = b1.key_after(s2, d2, k1);
+                let (t2, k2) = board.key_after(s2, d2, k1);
                 let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
-                self.push(k2, steps, 2, d1 as u8);
+                let unique = plain && s2 != t1 && t2 != s1;
+                self.push(k2, steps, 2, d1 as u8, unique);
             }
+            board.undo(marks);
         }
     }
 
@@ -229,7 +250,7 @@ impl<W: Ways> MoveGen<W> {
     /// [`MoveGen::two_numbers`]. The same checker going on both ways to the same point,
     /// hitting nothing on the way, is taken once, larger number first. Anything else is
     /// taken in either order, and any result found twice is dropped once sorted.
-    fn two_numbers_outcomes(&mut self, board: &Board, key: u128, hi: usize, lo: usize) {
+    fn two_numbers_outcomes(&mut self, board: &mut Board, key: u128, hi: usize, lo: usize) {
         let open_hi = self.open.get(hi).copied().unwrap_or(0);
         let open_lo = self.open.get(lo).copied().unwrap_or(0);
         let first_hi = board.legal(hi, open_hi);
@@ -259,7 +280,7 @@ impl<W: Ways> MoveGen<W> {
     #[inline(always)]
     fn first_step(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: u128,
         s1: usize,
         d1: usize,
@@ -268,19 +289,48 @@ impl<W: Ways> MoveGen<W> {
         open2: u32,
         front: bool,
     ) {
-        let mut b1 = *board;
+        let marks = board.marks();
         let mut k1 = key;
-        let t1 = b1.play(s1, d1, &mut k1);
-        let mut second = b1.legal(d2, open2);
+        let t1 = board.play(s1, d1, &mut k1);
+        let second = board.legal(d2, open2);
         if second == 0 {
             self.push(
                 k1,
                 [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
                 1,
                 d1 as u8,
+                false,
             );
-            return;
+        } else {
+            self.second_step(
+                board,
+                k1,
+                (s1, t1),
+                d1,
+                d2,
+                second,
+                marks.blots,
+                (smaller_first, open2, front),
+            );
         }
+        board.undo(marks);
+    }
+
+    /// The second steps of [`MoveGen::first_step`]: `second` the sources of `d2` on the
+    /// board after the first step `(s1, t1)` of `d1`; `blots` those before it.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn second_step(
+        &mut self,
+        board: &Board,
+        k1: u128,
+        (s1, t1): (usize, usize),
+        d1: usize,
+        d2: usize,
+        mut second: u32,
+        blots: u32,
+        (smaller_first, open2, front): (bool, u32, bool),
+    ) {
         if s1 != BAR && s1 > d1 {
             // A plain first step: other checkers' plain steps only from the sources the
             // search takes after `s1` (and `s1` itself, larger number first), besides
@@ -295,7 +345,7 @@ impl<W: Ways> MoveGen<W> {
                 && s1 > d2
                 && t1 > d2
                 && open2 & (1 << s1) != 0
-                && board.blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
+                && blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
             {
                 // The same checker, larger number first, reaches the same point
                 // without a hit.
@@ -309,49 +359,61 @@ impl<W: Ways> MoveGen<W> {
                 31 - second.leading_zeros() as usize
             };
             second &= !(1 << s2);
-            let (t2, k2) = b1.key_after(s2, d2, k1);
+            let (t2, k2) = board.key_after(s2, d2, k1);
             let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
-            self.push(k2, steps, 2, d1 as u8);
+            self.push(k2, steps, 2, d1 as u8, false);
         }
     }
 
     /// Doubles: four steps of `d`, taken from non-increasing slots (every result is
     /// reachable in that order), so that the same steps are not tried in every order.
-    fn doubles(
+    /// `steps` holds the `DEPTH` steps so far, step i's slots in bytes 2i (from) and
+    /// 2i + 1 (to). One copy per depth, all inlined into the search: four nested loops
+    /// rather than a recursive call per checker moved.
+    #[inline(always)]
+    fn doubles<const DEPTH: usize>(
         &mut self,
-        board: &Board,
+        board: &mut Board,
         key: u128,
         d: usize,
-        depth: usize,
         highest: usize,
-        steps: &mut [(u8, u8); 4],
+        steps: u64,
     ) {
         let open = self.open.get(d).copied().unwrap_or(0);
         let mut sources = board.legal(d, open) & ((2u32 << highest) - 1);
-        let any = sources != 0;
+        if sources == 0 {
+            if DEPTH > 0 {
+                self.push(key, unpack(steps), DEPTH as u8, d as u8, true);
+            }
+            return;
+        }
         while sources != 0 {
             let s = 31 - sources.leading_zeros() as usize;
             sources &= !(1 << s);
-            if depth + 1 == 4 {
+            let step = |t: usize| steps | ((s | t << 8) as u64) << (16 * DEPTH);
+            if DEPTH == 3 {
                 let (t, k) = board.key_after(s, d, key);
-                if let Some(slot) = steps.get_mut(depth) {
-                    *slot = (s as u8, t as u8);
-                }
-                self.push(k, *steps, 4, d as u8);
-            } else {
-                let mut b = *board;
-                let mut k = key;
-                let t = b.play(s, d, &mut k);
-                if let Some(slot) = steps.get_mut(depth) {
-                    *slot = (s as u8, t as u8);
-                }
-                self.doubles(&b, k, d, depth + 1, s, steps);
+                self.push(k, unpack(step(t)), 4, d as u8, true);
+                continue;
             }
-        }
-        if !any && depth > 0 {
-            self.push(key, *steps, depth as u8, d as u8);
+            let marks = board.marks();
+            let mut k = key;
+            let t = board.play(s, d, &mut k);
+            match DEPTH {
+                0 => self.doubles::<1>(board, k, d, s, step(t)),
+                1 => self.doubles::<2>(board, k, d, s, step(t)),
+                _ => self.doubles::<3>(board, k, d, s, step(t)),
+            }
+            board.undo(marks);
         }
     }
+}
+
+/// The steps of [`MoveGen::doubles`]' word, as (from slot, to slot).
+#[inline(always)]
+fn unpack(steps: u64) -> [(u8, u8); 4] {
+    let b = steps.to_le_bytes();
+    [(b[0], b[1]), (b[2], b[3]), (b[4], b[5]), (b[6], b[7])]
 }
 
 /// Spreads a key over the table.
@@ -359,4 +421,46 @@ impl<W: Ways> MoveGen<W> {
 fn hash(key: u128) -> usize {
     let folded = (key as u64) ^ ((key >> 64) as u64).rotate_left(29);
     (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generator's ways lead to distinct results (most skip the key set: see
+    /// [`MoveGen::push`]'s callers), exactly as many as `Position::outcomes` finds: on
+    /// every corpus position and a random walk through games, all 36 rolls, either side.
+    #[test]
+    fn every_way_leads_to_another_result() {
+        let mut positions = crate::backgammon::tests::corpus_positions();
+        let mut rng = crate::playout::SplitMix64(21);
+        let (mut pos, mut side) = (Position::START, Side::White);
+        for _ in 0..3_000 {
+            positions.push(pos);
+            let next = pos.outcomes(side, [rng.below(6) as u8 + 1, rng.below(6) as u8 + 1]);
+            pos = next[rng.below(next.len())];
+            side = side.opponent();
+            if pos.off.white == 15 || pos.off.black == 15 {
+                (pos, side) = (Position::START, Side::White);
+            }
+        }
+        let mut movegen = MoveGen::default();
+        for pos in &positions {
+            for side in Side::BOTH {
+                for dice in (1..=6).flat_map(|a| (1..=6).map(move |b| [a, b])) {
+                    let mut keys: Vec<u128> = movegen
+                        .generate(pos, side, dice)
+                        .iter()
+                        .map(|l| l.key)
+                        .collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    let ways = movegen.leaves().len();
+                    assert_eq!(keys.len(), ways, "{pos:?} {side:?} {dice:?}");
+                    let outcomes = pos.outcomes(side, dice).len();
+                    assert_eq!(ways.max(1), outcomes, "{pos:?} {side:?} {dice:?}");
+                }
+            }
+        }
+    }
 }
