@@ -1569,11 +1569,16 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
                     let step = 1 + copy / seated.len() % (seated.len() - 1).max(1);
                     seated[(copy + seat * step) % seated.len()]
                 };
+                // Copy k was played (n - k) · HISTORY / n ago: a history spread over
+                // years, as a database that lived them holds, not a million games
+                // finished in one second (which no index of the listing's order helps).
+                let ago = HISTORY * u32::try_from(n - copy).unwrap_or(u32::MAX) / n.max(1) as u32;
+                let ago = chrono::Duration::from_std(ago).unwrap_or_default();
                 let mut rows: Vec<EventRow> = Vec::with_capacity(decoded.len());
                 for (seq, (ev, at)) in decoded.iter().enumerate() {
                     let prev = rows.last().map_or("", |r| r.event.hash.as_str());
                     let ev = reseat(ev, &seat_player);
-                    let row = EventRow::new(id, seq as i64 + 1, &ev, *at, prev)
+                    let row = EventRow::new(id, seq as i64 + 1, &ev, *at - ago, prev)
                         .map_err(|e| e.to_string())?;
                     rows.push(row);
                 }
@@ -1619,6 +1624,9 @@ async fn seed_finished(args: &Args, db: &str, n: usize, out: &Out) -> Result<(),
     ));
     Ok(())
 }
+
+/// How far back the seeded history reaches (`--seed-finished`): three years.
+const HISTORY: Duration = Duration::from_secs(3 * 365 * 24 * 3600);
 
 /// Replays up to `k` stored games: engine only, and from the database.
 async fn rebuild(db: &str, k: usize, out: &Out) -> Result<(), String> {
