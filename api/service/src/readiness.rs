@@ -4,8 +4,18 @@
 use super::{Refusal, Worp};
 
 impl Worp {
-    /// Ready when the database answers and every migration of this build has run on it.
+    /// Ready when the database answers, every migration of this build has run on it,
+    /// and the ratings' first fold is done (the lobby, the leaderboard, players' pages
+    /// and the answer to a move that finishes a rated game wait for it).
     pub async fn readiness(&self) -> Result<(), Refusal> {
+        if self
+            .folding_ratings
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return Err(Refusal::Unavailable(
+                "the ratings are being folded from the log".into(),
+            ));
+        }
         match self.store.migrated().await {
             Ok(true) => Ok(()),
             Ok(false) => Err(Refusal::Unavailable(

@@ -28,6 +28,8 @@ pub struct Worp {
     pub(crate) names: super::name_book::NameBook,
     /// The ratings, folded from the log.
     pub(crate) ratings: worp_domain::ratings::Projector,
+    /// Whether the ratings' first fold, at start, is still running (`readiness.rs`).
+    pub(crate) folding_ratings: std::sync::atomic::AtomicBool,
     /// Messages a minute per player.
     pub(crate) message_limit: super::limits::MessageLimit,
     /// The checkpoints waiting to be stored (`stored_checkpoints.rs`).
@@ -59,6 +61,7 @@ impl Worp {
             open_games: super::limits::OpenGames::default(),
             names: super::name_book::NameBook::default(),
             ratings: worp_domain::ratings::Projector::default(),
+            folding_ratings: std::sync::atomic::AtomicBool::new(false),
             message_limit: super::limits::MessageLimit::default(),
             checkpoint_queue: crate::checkpoints::stored::Queue::default(),
             webauthn: None,

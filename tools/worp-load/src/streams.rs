@@ -30,6 +30,10 @@ const PER_ADDRESS: usize = 16;
 const ANCHOR: usize = 100;
 /// Moves played in the watched game each time.
 const MOVES: usize = 20;
+/// The most streams a crowd may have (for the addresses each crowd is given).
+const MOST_STREAMS: usize = 20_000;
+/// Crowds watched so far by this process.
+static CROWDS: AtomicUsize = AtomicUsize::new(0);
 /// Streams being opened at once.
 const OPENING: usize = 256;
 /// The target: a move reaches every stream within this (p99).
@@ -58,6 +62,9 @@ struct Moves {
 
 /// Runs `--streams`: `args.rounds` rounds of the anchor and the crowd.
 pub(crate) async fn run(args: &Args, n: usize, out: &Out) -> Result<Verdict, String> {
+    if n > MOST_STREAMS {
+        return Err(format!("--streams {n}: at most {MOST_STREAMS}"));
+    }
     raise_open_files();
     let url = args.url.trim_end_matches('/').to_owned();
     let server: SocketAddr = {
@@ -234,6 +241,7 @@ async fn watch(
         latencies: std::sync::Mutex::new(Vec::with_capacity(k * MOVES)),
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_streams = open_streams(http, url).await?;
     let before = server_pid.and_then(rss_kib);
     let started = Instant::now();
     let request = format!(
@@ -242,13 +250,12 @@ async fn watch(
     let opened = Arc::new(tokio::sync::Semaphore::new(0));
     let opening = Arc::new(tokio::sync::Semaphore::new(OPENING));
     let mut readers = tokio::task::JoinSet::new();
+    // Each crowd from addresses of its own: the server counts a stream against its
+    // address until it notices the stream closed (at its next write, a keep-alive).
+    let first = CROWDS.fetch_add(1, Ordering::Relaxed) * (MOST_STREAMS / PER_ADDRESS);
     for i in 0..k {
-        let from = Ipv4Addr::new(
-            127,
-            1 + (i / PER_ADDRESS / 250) as u8,
-            (i / PER_ADDRESS % 250) as u8,
-            2,
-        );
+        let address = (first + i / PER_ADDRESS) % (250 * 250);
+        let from = Ipv4Addr::new(127, 1 + (address / 250) as u8, (address % 250) as u8, 2);
         let (request, moves, opened, opening) = (
             request.clone(),
             moves.clone(),
@@ -324,6 +331,18 @@ async fn watch(
     }
     readers.abort_all();
     while readers.join_next().await.is_some() {}
+    // The server notices a closed stream at its next write (a keep-alive): wait until
+    // it holds no more streams than before, so that the next crowd has the room.
+    let waited = Instant::now();
+    while open_streams(http, url).await? > before_streams {
+        if waited.elapsed() > PATIENCE {
+            return Err(format!(
+                "the server still held the streams {} s after they closed",
+                PATIENCE.as_secs()
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     let latencies = std::mem::take(
         &mut *moves
             .latencies
@@ -338,6 +357,17 @@ async fn watch(
             .map(|(b, a)| a.saturating_sub(b) as f64 / k as f64),
         opened_in,
     })
+}
+
+/// The live streams the server holds open (`worp_sse_streams_open` of `GET /metrics`).
+async fn open_streams(http: &reqwest::Client, url: &str) -> Result<u64, String> {
+    let text = String::from_utf8(get(http, &format!("{url}/metrics")).await?)
+        .map_err(|e| e.to_string())?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("worp_sse_streams_open "))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|v| v as u64)
+        .ok_or_else(|| "GET /metrics shows no worp_sse_streams_open".into())
 }
 
 async fn get(http: &reqwest::Client, url: &str) -> Result<Vec<u8>, String> {
