@@ -5,7 +5,8 @@
 //! reach the streams (from the moment it was sent to the moment each stream read its
 //! `move_played`; p50/p99 over every stream and move), and with `--server-pid` the
 //! server's resident memory per open idle stream (its growth while the streams were
-//! opened, after they had settled, over N). The target: a move reaches 10,000 streams
+//! opened, after they had settled, over N; judged in the first round only, since later
+//! crowds reuse the memory earlier ones left resident: run the server afresh for it). The target: a move reaches 10,000 streams
 //! with p99 under 250 ms, at most 8 KiB a stream.
 //!
 //! The server limits the live streams of one client address (`WORP_STREAMS_PER_ADDRESS`,
@@ -110,7 +111,9 @@ pub(crate) async fn run(args: &Args, n: usize, out: &Out) -> Result<Verdict, Str
         let (anchor, crowd) = (&seen[0], &seen[1]);
         let (p99, anchor_p99) = (p99(&crowd.latencies), p99(&anchor.latencies));
         let ratio = p99 / anchor_p99.max(1e-9);
-        let kib_ok = crowd.kib_per_stream.is_none_or(|k| k <= KIB_TARGET);
+        // Memory is judged in the first round only: the streams of a later round reuse
+        // what the earlier ones left resident (the process's RSS does not fall back).
+        let kib_ok = round > 1 || crowd.kib_per_stream.is_none_or(|k| k <= KIB_TARGET);
         let ok = p99 < P99_TARGET_MS && kib_ok;
         met &= ok;
         out.line(format!(
