@@ -22,6 +22,30 @@ async fn readyz_is_ready_when_the_database_answers_and_is_migrated() {
     }
 }
 
+/// While the ratings' first fold runs (35 s for a million finished games), the process
+/// is not ready: the lobby, the leaderboard and players' pages would wait for it.
+#[tokio::test]
+async fn readyz_is_not_ready_while_the_ratings_are_first_folded() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        // The book held, as a long fold holds it.
+        let held = app.worp.ratings().0.lock().await;
+        let fold = app.worp.fold_ratings();
+        let resp = app.get("/readyz").await;
+        assert_eq!(resp.status(), 503, "{backend:?}");
+        let body: Value = resp.json().await.expect("json");
+        assert!(
+            body["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("ratings")),
+            "{backend:?}: {body}"
+        );
+        drop(held);
+        fold.await.expect("the fold");
+        assert_eq!(app.get("/readyz").await.status(), 200, "{backend:?}");
+    }
+}
+
 #[tokio::test]
 async fn readyz_is_not_ready_when_a_migration_is_missing() {
     let app = spawn_app(Backend::Postgres).await;

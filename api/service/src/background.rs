@@ -51,27 +51,7 @@ impl Worp {
                 }
             }
         });
-        // The ratings folded now rather than by the first request that shows one: on a long
-        // log the first fold takes seconds (BENCHMARKS.md), which every such request (the
-        // answer to a move that finishes a rated game, the lobby, the leaderboard) would
-        // otherwise wait for.
-        // Until it is done the process says it is not ready: a load balancer sends its
-        // requests to the others meanwhile (35 s for 1,000,000 finished games).
-        let w = self.clone();
-        w.folding_ratings.store(true, Ordering::Release);
-        tokio::spawn(async move {
-            let started = std::time::Instant::now();
-            let folded = w.rating_book().await;
-            w.folding_ratings.store(false, Ordering::Release);
-            match folded {
-                Ok(book) => tracing::info!(
-                    games = book.folded,
-                    millis = started.elapsed().as_millis() as u64,
-                    "ratings folded"
-                ),
-                Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
-            }
-        });
+        self.fold_ratings();
         self.start_notifications();
         self.start_bots();
         self.start_analyst();
@@ -102,5 +82,29 @@ impl Worp {
                 },
             ));
         }
+    }
+
+    /// Folds the ratings now rather than by the first request that shows one: on a long
+    /// log the first fold takes seconds (35 s for 1,000,000 finished games), which every
+    /// such request (the answer to a move that finishes a rated game, the lobby, the
+    /// leaderboard, a player's page) would otherwise wait for. Until it is done the
+    /// process says it is not ready (`readiness.rs`), so that a load balancer sends its
+    /// requests to the others meanwhile.
+    pub fn fold_ratings(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
+        let w = self.clone();
+        w.folding_ratings.store(true, Ordering::Release);
+        tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let folded = w.rating_book().await;
+            w.folding_ratings.store(false, Ordering::Release);
+            match folded {
+                Ok(book) => tracing::info!(
+                    games = book.folded,
+                    millis = started.elapsed().as_millis() as u64,
+                    "ratings folded"
+                ),
+                Err(e) => tracing::warn!("the ratings could not be folded at start: {e}"),
+            }
+        })
     }
 }
