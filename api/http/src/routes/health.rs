@@ -51,7 +51,7 @@ pub struct Readiness {
     operation_id = "check_readiness",
     responses(
         (status = 200, description = "Ready for traffic", body = Readiness),
-        (status = 503, description = "Not ready: the database is unavailable or unmigrated, or the server is shutting down", body = crate::problem::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Not ready: the database is unavailable or unmigrated, the ratings are being folded from the log at start, or the server is shutting down", body = crate::problem::Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/readyz")]
