@@ -95,7 +95,10 @@ impl Worp {
         w.folding_ratings.store(true, Ordering::Release);
         tokio::spawn(async move {
             let started = std::time::Instant::now();
-            let folded = w.rating_book().await;
+            let mut folded = w.rating_book().await;
+            if let Ok(book) = &folded {
+                folded = w.settle_ratings().await.map(|()| book.clone());
+            }
             w.folding_ratings.store(false, Ordering::Release);
             match folded {
                 Ok(book) => tracing::info!(

@@ -164,6 +164,19 @@ impl Worp {
         Ok(())
     }
 
+    /// Takes the check for late finishes to its end now, as the process starts (before
+    /// it says it is ready): its first count runs from the log's start, a second for a
+    /// million finishes, and would otherwise hold the book, and every request that shows
+    /// a rating, two seconds after the start. A writer of then that still writes leaves
+    /// the count to a later refresh, as usual.
+    pub(crate) async fn settle_ratings(&self) -> Result<(), Refusal> {
+        let mut projection = self.ratings.0.lock().await;
+        self.check_late_finishes(&mut projection).await?;
+        self.check_late_finishes(&mut projection).await?;
+        projection.checked_at = Some(std::time::Instant::now());
+        Ok(())
+    }
+
     /// The ratings folded from the whole log, from the start (what `worp ratings` prints).
     pub async fn rating_book_from_scratch(&self) -> Result<RatingBook, Refusal> {
         let mut book = RatingBook::default();
