@@ -38,14 +38,17 @@ def check(ok: bool, what: str) -> None:
 
 
 class Callback(http.server.BaseHTTPRequestHandler):
-    """The front-end's redirect URI: keeps the last URL the browser was sent to."""
+    """The front-end's redirect URI: keeps the last redirect the browser was sent to."""
 
     received: list[str] = []
     ready = threading.Event()
 
     def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
-        Callback.received.append(self.path)
-        Callback.ready.set()
+        # Only the redirect: the browser asks this server for /favicon.ico too, which
+        # could otherwise be the last URL kept, without the code and state.
+        if self.path.startswith("/callback"):
+            Callback.received.append(self.path)
+            Callback.ready.set()
         self.send_response(200)
         self.send_header("content-type", "text/plain")
         self.end_headers()
