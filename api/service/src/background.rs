@@ -85,7 +85,7 @@ impl Worp {
     }
 
     /// Folds the ratings now rather than by the first request that shows one: on a long
-    /// log the first fold takes seconds (35 s for 1,000,000 finished games), which every
+    /// log the first fold takes seconds (26 to 36 s for 1,000,000 finished games), which every
     /// such request (the answer to a move that finishes a rated game, the lobby, the
     /// leaderboard, a player's page) would otherwise wait for. Until it is done the
     /// process says it is not ready (`readiness.rs`), so that a load balancer sends its
