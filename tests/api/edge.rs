@@ -192,26 +192,7 @@ async fn counting_a_players_open_games_reads_only_the_waiting_ones() {
             .await;
         let plan: Vec<String> = match &app.store {
             Store::Postgres(pg) => {
-                sqlx::query(
-                    "INSERT INTO games (id, variant, status, version, summary, created_at, \
-                     updated_at, listed_second) SELECT gen_random_uuid(), 'backgammon', \
-                     'finished', 10, '{}', now(), now(), now() FROM generate_series(1, 5000)",
-                )
-                .execute(&pg.pool)
-                .await
-                .expect("finished games");
-                sqlx::query(
-                    "INSERT INTO events (game_id, seq, kind, payload, rules_version, \
-                     recorded_at, hash) SELECT id, 1, 'game_created', '{}', 1, now(), 'h' \
-                     FROM games WHERE status = 'finished'",
-                )
-                .execute(&pg.pool)
-                .await
-                .expect("their first events");
-                sqlx::query("ANALYZE")
-                    .execute(&pg.pool)
-                    .await
-                    .expect("analyze");
+                crate::helpers::store_finished_games(&pg.pool, 5000, 1).await;
                 sqlx::query_scalar(&format!("EXPLAIN {}", sql::OPEN_GAMES_OF_POSTGRES))
                     .bind(a.id.to_string())
                     .fetch_all(&pg.pool)

@@ -223,26 +223,7 @@ async fn a_status_listing_and_the_notifiers_read_of_the_log_use_their_indexes() 
         let app = crate::helpers::spawn_app(backend).await;
         let plan: Vec<String> = match &app.store {
             Store::Postgres(pg) => {
-                sqlx::query(
-                    "INSERT INTO games (id, variant, status, version, summary, created_at, \
-                     updated_at, listed_second) SELECT gen_random_uuid(), 'backgammon', \
-                     'finished', 10, '{}', now(), now(), now() FROM generate_series(1, 5000)",
-                )
-                .execute(&pg.pool)
-                .await
-                .expect("finished games");
-                sqlx::query(
-                    "INSERT INTO events (game_id, seq, kind, payload, rules_version, \
-                     recorded_at, hash) SELECT id, s, 'game_created', '{}', 1, now(), 'h' \
-                     FROM games, generate_series(1, 8) AS s",
-                )
-                .execute(&pg.pool)
-                .await
-                .expect("their events");
-                sqlx::query("ANALYZE")
-                    .execute(&pg.pool)
-                    .await
-                    .expect("analyze");
+                crate::helpers::store_finished_games(&pg.pool, 5000, 8).await;
                 let mut conn = pg.pool.acquire().await.expect("a connection");
                 sqlx::query("SET plan_cache_mode = force_generic_plan")
                     .execute(&mut *conn)
