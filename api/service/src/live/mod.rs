@@ -81,11 +81,6 @@ impl Live {
         self.games.watched(id)
     }
 
-    /// How many games and players this process's streams watch.
-    pub fn watched(&self) -> (usize, usize) {
-        (self.games.len(), self.players.len())
-    }
-
     /// Tells this process's listeners: those of every change, the game's, and each
     /// player the change has a notice for.
     pub fn publish_local(&self, change: Change) {
