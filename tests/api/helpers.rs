@@ -199,6 +199,16 @@ pub async fn spawn_app_from(
     let worp = app.worp();
     let store = app.store();
     tokio::spawn(app.run_until_stopped());
+    // As a load balancer would: no request before the start's fold of the ratings is
+    // done and `/readyz` could say ready (`shutdown.rs` tests the time before).
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    while worp.folding_ratings() {
+        assert!(
+            tokio::time::Instant::now() < until,
+            "the ratings' first fold ends"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
     TestApp {
         address,
         metrics_address,

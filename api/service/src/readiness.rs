@@ -8,10 +8,7 @@ impl Worp {
     /// and the ratings' first fold is done (the lobby, the leaderboard, players' pages
     /// and the answer to a move that finishes a rated game wait for it).
     pub async fn readiness(&self) -> Result<(), Refusal> {
-        if self
-            .folding_ratings
-            .load(std::sync::atomic::Ordering::Acquire)
-        {
+        if self.folding_ratings() {
             return Err(Refusal::Unavailable(
                 "the ratings are being folded from the log".into(),
             ));
@@ -25,6 +22,12 @@ impl Worp {
                 "the database does not answer: {e}"
             ))),
         }
+    }
+
+    /// Whether the ratings' fold of [`Worp::fold_ratings`] is still running.
+    pub fn folding_ratings(&self) -> bool {
+        self.folding_ratings
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Records the database pool's connections and the group commit's queue in the
