@@ -235,6 +235,11 @@ async fn rebuild() -> Result<(), String> {
     let worp = Worp::new(store, settings.cache_states, Arc::new(SystemClock));
     let n = worp.rebuild().await.map_err(|e| e.to_string())?;
     println!("rebuilt the read models of {n} games");
+    let n = worp
+        .rebuild_tournaments()
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("rebuilt the rows of {n} tournaments from their logs");
     let forgotten = worp.forget_analyses().await.map_err(|e| e.to_string())?;
     println!("forgot {forgotten} analyses: each is made again when next read");
     let collisions = worp.settle_name_keys().await.map_err(|e| e.to_string())?;
@@ -370,6 +375,11 @@ fn audit(file: &str) -> i32 {
         eprintln!("worp audit: cannot read {file}: {e}");
         return 2;
     }
+    if text.contains(worp_service::tournaments::views::TOURNAMENT_EXPORT_FORMAT) {
+        if let Ok(x) = serde_json::from_str(&text) {
+            return audit_tournament(&x);
+        }
+    }
     let export: worp_service::export::Export = match serde_json::from_str(&text) {
         Ok(x) => x,
         Err(e) => {
@@ -422,6 +432,43 @@ fn audit(file: &str) -> i32 {
         }
         Err(e) => {
             println!("game {} ({}): BROKEN", export.game_id, export.variant);
+            println!("  {e}");
+            1
+        }
+    }
+}
+
+fn audit_tournament(x: &worp_service::tournaments::views::TournamentExport) -> i32 {
+    match worp_service::tournaments::audit::audit_tournament(x) {
+        Ok(r) => {
+            println!("tournament {}: OK", x.tournament_id);
+            println!(
+                "  {} events: hash chain intact, sequence without gaps",
+                r.events
+            );
+            println!(
+                "  {} rounds: each the pairing the rules give from the standings then",
+                r.rounds_checked
+            );
+            println!(
+                "  {} results: each its game's, and {} games audited",
+                r.results_checked, r.games_audited
+            );
+            println!(
+                "  {}; standings:",
+                if r.finished {
+                    "finished"
+                } else {
+                    "not finished"
+                }
+            );
+            for (rank, player, points) in r.standings {
+                println!("  {rank} {player} {points}");
+            }
+            0
+        }
+        Err(e) => {
+            println!("tournament {}: BROKEN", x.tournament_id);
             println!("  {e}");
             1
         }

@@ -8,6 +8,7 @@ import { homeView } from './home.js';
 import { newGameView } from './newgame.js';
 import { joinView } from './join.js';
 import { lobbyView, playerView, leaderboardView } from './players.js';
+import { tournamentsView, tournamentView } from './tournaments.js';
 import { notFound, finishedPanel, chatPanel, matchOver } from './gamepanels.js';
 import { lastMoves } from './last_move.js';
 import { analysisPanel } from './analysis.js';
@@ -86,6 +87,8 @@ function route() {
   else if (view === 'new') p = newGameView(main, ctx);
   else if (view === 'lobby') p = lobbyView(main, ctx);
   else if (view === 'leaderboard') p = leaderboardView(main, ctx);
+  else if (view === 'tournaments') p = tournamentsView(main, ctx);
+  else if (view === 'tournament' && parts[1]) p = tournamentView(main, parts[1], ctx);
   else if (view === 'player' && parts[1]) p = playerView(main, parts[1], ctx);
   else if (view === 'account') p = accountView(main, ctx);
   else p = homeView(main, ctx);
@@ -123,12 +126,14 @@ async function gameView(id) {
   const chat = chatPanel(id, () => st.game, () => mySeats(st.game || { seats: [] }));
   const mute = muteToggle(id, me);
   const title = h('h1', { id: 'game-title' }, 'Game');
+  // A tournament's game links to its tournament.
+  const ofTournament = h('p', { id: 'game-tournament', hidden: true });
   const extra = h('div', { id: 'extra', class: 'legend' });
   // A finished backgammon game's analysis by GNU Backgammon (analysis.js): a card beside
   // the replay, and the decision under review said under the board.
   const analysis = analysisPanel({ id, mySeats: () => mySeats(st.game || { seats: [] }), setReplay: (n) => setReplay(n),
     redraw: () => { if (!st.busy && !st.closed) render(); } });
-  main.append(title, h('div', { class: 'game' },
+  main.append(title, ofTournament, h('div', { class: 'game' },
     h('div', {}, status, boardWrap, selInfo, analysis.detail),
     h('aside', { 'aria-label': 'Game details' },
       finishedBox,
@@ -233,6 +238,11 @@ async function gameView(id) {
     main.setAttribute('data-status', st.game.status);
     main.setAttribute('data-my-turn', live && myTurn(g) ? 'true' : 'false');
     title.textContent = `${titleOf(g.variant)}: ${gameNames(st.game)}`;
+    const tt = st.game.tournament;
+    if (tt && ofTournament.hidden) {
+      ofTournament.replaceChildren(h('a', { href: `#/tournament/${tt.tournament_id}` }, `Round ${tt.round}, table ${tt.table} of a tournament`));
+      ofTournament.hidden = false;
+    }
     status.textContent = live ? statusText(g) : `Replay: the game after step ${st.replay} of ${st.game.version}.`;
     status.className = `status${live && myTurn(g) ? ' mine' : ''}`;
     renderDice(g);

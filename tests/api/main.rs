@@ -51,5 +51,6 @@ mod sqlite_commit;
 mod store;
 mod stored_checkpoints;
 mod telemetry;
+mod tournaments;
 mod vacation;
 mod webhooks;

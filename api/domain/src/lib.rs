@@ -12,3 +12,4 @@ pub mod events;
 pub mod ratings;
 pub mod records;
 pub mod table;
+pub mod tournaments;

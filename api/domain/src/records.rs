@@ -133,6 +133,8 @@ pub enum NoticeKind {
     Invited,
     /// A player declined a seat in a game the reader created.
     InvitationDeclined,
+    /// The player's game of a tournament's round started (`GET /v1/tournaments/{id}`).
+    RoundStarted,
     /// Another player of the game wrote a message (read it with
     /// `GET /v1/games/{id}/messages`).
     Message,

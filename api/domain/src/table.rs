@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use worp_engine::{variant, AnyGame, Awaiting, EndReason, GameResult, Seat};
 
-use crate::events::{Event, LogEntry, RetireReason};
+use crate::events::{Event, LogEntry, RetireReason, TournamentTable};
 
 mod deadline;
 mod seats;
@@ -140,6 +140,8 @@ pub struct Table {
     pub last_message_seat: Option<u8>,
     /// The moves each seat made (`move_played` events).
     pub moves: Vec<u32>,
+    /// The tournament table this game is, if it is a tournament's.
+    pub tournament: Option<TournamentTable>,
 }
 
 impl Table {
@@ -170,6 +172,7 @@ impl Table {
             created_by,
             rated,
             public_chat,
+            tournament,
         } = e.event().map_err(|err| invalid(seq, err.to_string()))?
         else {
             return Err(invalid(seq, "the first event must be game_created"));
@@ -220,6 +223,7 @@ impl Table {
             messages: 0,
             last_message_seat: None,
             moves,
+            tournament,
         })
     }
 

@@ -52,6 +52,7 @@ impl Worp {
             }
         });
         self.fold_ratings();
+        self.start_tournaments(sweep);
         self.start_notifications();
         self.start_bots();
         self.start_analyst();

@@ -118,7 +118,11 @@ impl Worp {
             }
         };
         let (appended, answer) = tokio::join!(append, early);
+        let finished_now = table.result.is_some() && before.is_none_or(|b| b.result.is_none());
         let table = self.committed(table, draft.passed, secret, notices, appended?);
+        if let (true, Some(place)) = (finished_now, table.tournament) {
+            self.tournament_queue.push(place.tournament_id);
+        }
         Ok(Played { table, answer })
     }
 

@@ -193,6 +193,7 @@ impl Worp {
             created_by: creator.id,
             rated,
             public_chat: req.public_chat,
+            tournament: None,
         };
         let first = EventRow::new(id, 1, &created, now, "").map_err(Refusal::unwritable_event)?;
         let table = Table::from_events(std::slice::from_ref(&first))?;

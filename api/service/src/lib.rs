@@ -46,6 +46,7 @@ mod refusal;
 pub mod seats;
 mod stored_checkpoints;
 pub mod text;
+pub mod tournaments;
 pub mod vacation;
 pub mod views;
 pub mod webhooks;

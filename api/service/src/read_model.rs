@@ -133,8 +133,9 @@ pub fn game_row(t: &Table) -> Result<GameRow, Refusal> {
 
 /// What players should hear about after a change from `before` to `after`: the player
 /// whose turn it now is (when it was not theirs already), everybody seated when the game
-/// ended, a player invited to a seat (`invited`, once), and the creator when an
-/// invitation is declined (`invitation_declined`). A turn that answers an offer (a
+/// ended, a player invited to a seat (`invited`, once), the creator when an
+/// invitation is declined (`invitation_declined`), and every player of a tournament's
+/// game when it starts (`round_started`). A turn that answers an offer (a
 /// double, a resignation) says so in `question`.
 pub fn notices(before: Option<&Table>, after: &Table) -> Result<Vec<PlayerNotice>, Refusal> {
     let status = after.status();
@@ -180,6 +181,14 @@ pub fn notices(before: Option<&Table>, after: &Table) -> Result<Vec<PlayerNotice
                 Some(i as u8),
             )?),
             _ => {}
+        }
+    }
+    // A tournament's game starts with every seat taken: each player hears of it.
+    if let (None, Some(_)) = (before, after.tournament) {
+        for (i, seat) in after.seats.iter().enumerate() {
+            if let Some(p) = seat.player_id {
+                out.push(notice("round_started", p, Some(i as u8))?);
+            }
         }
     }
     if after.messages > before.map_or(0, |b| b.messages) {

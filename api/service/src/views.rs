@@ -96,6 +96,10 @@ pub struct GameView {
     pub updated_at: DateTime<Utc>,
     #[serde(serialize_with = "worp_domain::clock::rfc3339_option")]
     pub last_move_at: Option<DateTime<Utc>>,
+    /// The tournament, round and table this game is (`GET /v1/tournaments/{id}`);
+    /// absent for a game outside tournaments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<worp_domain::events::TournamentTable>,
 }
 
 impl GameView {
@@ -147,6 +151,7 @@ impl GameView {
             not_rated: None,
             dice_commitment: t.dice_commitment.clone(),
             server_seed: t.server_seed.clone(),
+            tournament: t.tournament,
             head_hash: t.head_hash.clone(),
             created_at: t.created_at,
             updated_at: t.updated_at,
@@ -202,6 +207,7 @@ mod tests {
             created_by: Uuid::from_u128(7),
             rated: false,
             public_chat: true,
+            tournament: None,
         };
         let e = EventRow::new(Uuid::from_u128(1), 1, &created, chrono::Utc::now(), "")
             .expect("an event serialises")

@@ -44,6 +44,8 @@ pub struct Worp {
     pub(crate) push: crate::push::state::PushState,
     /// The bot runner's queue and the gnubg pool (`bots/`).
     pub(crate) bots: Arc<crate::bots::state::BotState>,
+    /// The tournaments waiting for their driver (`tournaments/driver.rs`).
+    pub(crate) tournament_queue: crate::tournaments::queue::Queue,
 }
 
 impl Worp {
@@ -69,6 +71,7 @@ impl Worp {
             vacation_days: 30,
             push: crate::push::state::PushState::default(),
             bots: Arc::default(),
+            tournament_queue: Default::default(),
         }
     }
 

@@ -61,12 +61,12 @@ pub mod sqlite;
 mod sqlite_change;
 pub mod sqlite_commit;
 mod statements;
+mod tournament_statements;
 mod vacation_statements;
 mod watched;
 mod webhook_statements;
 
-use std::time::Duration;
-use std::{future::Future, str::FromStr, sync::Arc};
+use std::{future::Future, str::FromStr, sync::Arc, time::Duration};
 
 use chrono::{DateTime, Utc};
 use futures_util::future::{Either, FutureExt};
@@ -81,12 +81,11 @@ pub use group_commit::WRITE_QUEUE;
 use group_commit::{GroupCommit, GROUP_COMMIT_WRITERS};
 use migrations::{all_applied, migrate_postgres};
 use sqlite_commit::SqliteCommit;
+use worp_domain::events::{RawEvent, StoredEvent};
 pub use worp_domain::records::{
     AnswerToKeep, Append, Attempt, Delivery, DeliveryStatus, FinishRow, GameFilter, GameRow,
     KeptAnswer, ListedAt, ListedGame, NoticeKind, Player, PlayerNotice, StoredCheckpoint, Webhook,
 };
-
-use worp_domain::events::{RawEvent, StoredEvent};
 
 /// The store on PostgreSQL: appends go through the group commit.
 #[derive(Debug, Clone)]
@@ -147,6 +146,7 @@ mod name_keys;
 pub mod notifications;
 pub mod passkeys;
 pub mod push;
+pub mod tournaments;
 pub mod vacations;
 
 impl Store {

@@ -17,6 +17,7 @@ super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Postgres);
 super::passkey_statements::passkey_statements!();
 super::vacation_statements::vacation_statements!();
+super::tournament_statements::tournament_statements!(sqlx::Postgres);
 super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Postgres);
 super::notification_statements::notification_statements!(sqlx::Postgres);

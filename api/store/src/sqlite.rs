@@ -16,6 +16,7 @@ super::webhook_statements::webhook_statements!();
 super::account_statements::account_statements!(sqlx::Sqlite);
 super::passkey_statements::passkey_statements!();
 super::vacation_statements::vacation_statements!();
+super::tournament_statements::tournament_statements!(sqlx::Sqlite);
 super::push_statements::push_statements!();
 super::oauth_statements::oauth_statements!(sqlx::Sqlite);
 super::notification_statements::notification_statements!(sqlx::Sqlite);

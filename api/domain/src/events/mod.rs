@@ -54,6 +54,9 @@ pub enum Event {
         /// Whether anyone may read the players' messages (absent: only the players).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         public_chat: bool,
+        /// The tournament table this game is (absent: not a tournament's game).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tournament: Option<TournamentTable>,
     },
     /// A seated player wrote a message. The chain covers `text_sha256`, not `text` or
     /// `salt`, so a reader they are withheld from (a spectator, unless the chat is
@@ -115,6 +118,15 @@ pub enum Event {
         result: GameResult,
         server_seed: String,
     },
+}
+
+/// Where a tournament's game is played: the tournament, its round and its table
+/// (`docs/tournaments.md`). The tournament's log names the game the same way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TournamentTable {
+    pub tournament_id: Uuid,
+    pub round: u32,
+    pub table: u32,
 }
 
 /// Why a seat left a game.

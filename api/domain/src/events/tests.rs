@@ -211,6 +211,7 @@ fn an_event_read_in_place_is_what_reading_a_copy_gives() {
         created_by: game,
         rated: true,
         public_chat: false,
+        tournament: None,
     };
     let mut cases: Vec<(String, Value)> = vec![(
         created.kind().into(),

@@ -41,6 +41,7 @@ impl Game {
             created_by: A,
             rated: false,
             public_chat: false,
+            tournament: None,
         };
         let first = EventRow::new(Uuid::from_u128(1), 1, &created, t0(), "")
             .expect("an event")

@@ -105,6 +105,14 @@ use variants::schema_ref;
         routes::audit::audit_game,
         routes::bots::list_bots,
         routes::bots::game_analysis,
+        routes::tournaments::create_tournament,
+        routes::tournaments::list_tournaments,
+        routes::tournaments::get_tournament,
+        routes::tournaments::register,
+        routes::tournaments::withdraw,
+        routes::tournaments::start,
+        routes::tournaments::change_rules,
+        routes::tournaments::export,
     ),
     components(schemas(
         crate::problem::Problem,
@@ -118,6 +126,7 @@ use variants::schema_ref;
         worp_engine::Die,
         routes::games::StatusFilter,
         routes::audit::ExportFormat,
+        routes::tournaments::TournamentStatus,
     )),
     modifiers(&BearerAuth),
     tags(
@@ -127,6 +136,7 @@ use variants::schema_ref;
         (name = "oauth", description = "OAuth 2.0 for third-party front-ends (authorization code with PKCE S256; token endpoint at /oauth/token)"),
         (name = "variants", description = "The games this server plays"),
         (name = "games", description = "Creating, joining, playing and auditing games"),
+        (name = "tournaments", description = "Round robins, Swiss and knockouts by correspondence, audited like the games"),
         (name = "live", description = "Server-Sent Events of games and of a player's turns"),
         (name = "audit", description = "Exports and audits that need no trust in the server"),
         (name = "health", description = "Liveness, readiness and metrics, for operators"),
@@ -199,6 +209,7 @@ pub fn document_for(variants: &[Variant]) -> Result<Value, serde_json::Error> {
                 "game_finished",
                 "invited",
                 "invitation_declined",
+                "round_started",
                 "message",
             ]
             .iter()

@@ -19,6 +19,7 @@ pub mod players;
 pub mod push;
 pub mod sessions;
 pub mod streams;
+pub mod tournaments;
 pub mod vacation;
 pub mod variants;
 #[path = "web.rs"]
@@ -55,6 +56,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         .service(me::list_webhooks)
         .service(me::delete_webhook)
         .service(me::deliveries)
+        .service(tournaments::create_tournament)
+        .service(tournaments::list_tournaments)
+        .service(tournaments::get_tournament)
+        .service(tournaments::register)
+        .service(tournaments::withdraw)
+        .service(tournaments::start)
+        .service(tournaments::change_rules)
+        .service(tournaments::export)
         .service(vacation::get_vacation)
         .service(vacation::start_vacation)
         .service(vacation::end_vacation)

@@ -211,6 +211,7 @@ mod tests {
             created_by: Uuid::nil(),
             rated: false,
             public_chat: false,
+            tournament: None,
         };
         let e = EventRow::new(Uuid::from_u128(game), 1, &created, chrono::Utc::now(), "")
             .expect("an event serialises")

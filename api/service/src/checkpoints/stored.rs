@@ -34,7 +34,7 @@ use uuid::Uuid;
 use worp_engine::json::RawJson;
 use worp_engine::GameResult;
 
-use worp_domain::events::{LogEntry, RetireReason};
+use worp_domain::events::{LogEntry, RetireReason, TournamentTable};
 use worp_domain::table::{LastDice, MoveClock, SeatInfo, Table};
 use worp_store::{Store, StoredCheckpoint};
 
@@ -107,6 +107,8 @@ struct Body {
     messages: u32,
     last_message_seat: Option<u8>,
     moves: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tournament: Option<TournamentTable>,
     state: RawJson,
 }
 
@@ -137,6 +139,7 @@ pub fn stored(t: &Table) -> Result<StoredCheckpoint, serde_json::Error> {
         messages: t.messages,
         last_message_seat: t.last_message_seat,
         moves: t.moves.clone(),
+        tournament: t.tournament,
         state: t.game.state_json().map_err(serde::ser::Error::custom)?,
     };
     Ok(StoredCheckpoint {
@@ -203,6 +206,7 @@ pub fn table(game: Uuid, c: &StoredCheckpoint) -> Result<Table, Unfit> {
         messages: b.messages,
         last_message_seat: b.last_message_seat,
         moves: b.moves,
+        tournament: b.tournament,
     })
 }
 
@@ -359,6 +363,7 @@ mod tests {
             created_by: a,
             rated: false,
             public_chat: false,
+            tournament: None,
         };
         let first = EventRow::new(game, 1, &created, t0, "").expect("an event");
         let mut t = Table::from_events(&[first.event]).expect("a game");

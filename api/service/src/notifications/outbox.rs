@@ -34,6 +34,7 @@ impl Item {
         let seat = match n.kind.as_str() {
             "your_turn" => after.to_move().map(|s| s.0),
             "message" => after.last_message_seat,
+            "round_started" => after.seats_of(n.player_id).first().map(|s| s.0),
             "invited" | "invitation_declined" => after
                 .seats
                 .iter()

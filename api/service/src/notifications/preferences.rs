@@ -49,7 +49,8 @@ pub struct QuietHours {
 pub struct Preferences {
     /// It is your turn in a game.
     pub your_turn: Channels,
-    /// A challenge: you are invited to a game, or a player declined yours.
+    /// A challenge: you are invited to a game, a player declined yours, or your game of a
+    /// tournament's round started.
     pub invited: Channels,
     /// A game of yours finished.
     pub game_finished: Channels,
@@ -106,7 +107,7 @@ pub const KINDS: [&str; 5] = [
 pub fn preference_kind(kind: &str) -> Option<&'static str> {
     match kind {
         "your_turn" => Some("your_turn"),
-        "invited" | "invitation_declined" => Some("invited"),
+        "invited" | "invitation_declined" | "round_started" => Some("invited"),
         "game_finished" => Some("game_finished"),
         "message" => Some("message"),
         "clock_reminder" => Some("clock_reminder"),

@@ -86,6 +86,10 @@ impl Worp {
                 format!("An invitation to your game of {game} was declined")
             }
             "game_finished" => format!("Your game of {game} against {against} has finished"),
+            "round_started" => format!(
+                "Your game of round {} against {against} ({game}) started",
+                table.tournament.map_or(0, |t| t.round)
+            ),
             "message" => format!(
                 "{} wrote in your game of {game}",
                 name(seat_player(item.seat))
