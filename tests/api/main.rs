@@ -51,6 +51,7 @@ mod sqlite_commit;
 mod store;
 mod stored_checkpoints;
 mod telemetry;
+mod tournament_rhythm;
 mod tournaments;
 mod vacation;
 mod webhooks;

@@ -360,6 +360,25 @@ async fn audit_and_rebuild(app: &TestApp, view: &Value, export: &Value) {
         audit_tournament(&forged).is_err(),
         "a forged result is caught"
     );
+    // The same by `worp audit FILE`.
+    let dir = std::env::temp_dir().join(format!("worp-tournament-{}", Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (name, x, code, says) in [
+        ("export.json", &x, 0, "OK"),
+        ("forged.json", &forged, 1, "BROKEN"),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, serde_json::to_string(x).expect("json")).expect("write");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_worp"))
+            .arg("audit")
+            .arg(&file)
+            .output()
+            .expect("worp audit runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "{text}");
+        assert!(text.contains(says), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 
     let before = app.get_json("/v1/tournaments?status=finished").await;
     assert_eq!(

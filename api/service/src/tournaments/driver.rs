@@ -186,7 +186,10 @@ impl Worp {
             }
             if last.results_in() {
                 self.change_tournament(id, Some(t), |t| {
-                    if t.state.rounds_paired() == round && t.state.results_in() {
+                    if t.state.rounds_paired() == round
+                        && t.state.results_in()
+                        && !t.state.is_finished()
+                    {
                         next_round(t, now)
                     } else {
                         Ok(Vec::new())

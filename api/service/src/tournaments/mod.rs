@@ -221,14 +221,13 @@ impl Worp {
         player: &Player,
         id: Uuid,
     ) -> Result<Arc<TournamentView>, Refusal> {
-        let view = self
-            .change_tournament(id, None, |t| {
-                Ok(vec![TournamentEvent::Withdrawn {
-                    player: player.id,
-                    after_round: t.state.rounds_paired(),
-                }])
-            })
-            .await?;
+        self.change_tournament(id, None, |t| {
+            Ok(vec![TournamentEvent::Withdrawn {
+                player: player.id,
+                after_round: t.state.rounds_paired(),
+            }])
+        })
+        .await?;
         let t = self.tournament(id).await?;
         if let Some(round) = t.state.rounds().last() {
             for table in &round.round.tables {
@@ -245,8 +244,9 @@ impl Worp {
                 }
             }
         }
-        self.tournament_queue.push(id);
-        Ok(view)
+        // The resignation's result, and a round it completes, are on the page returned.
+        self.advance_tournament(id).await?;
+        Ok(Arc::new(self.tournament_page(id).await?))
     }
 
     /// The creator's new rules, before the first round is paired.
@@ -344,6 +344,10 @@ impl Worp {
             };
             let now = self.now();
             let events = decide(&after)?;
+            if events.is_empty() {
+                // Nothing to record (another process was first).
+                return Ok(Arc::new(self.tournament_view(&after).await?));
+            }
             let expected = after.version;
             let mut rows = Vec::with_capacity(events.len());
             let mut games = Vec::new();
