@@ -13,7 +13,7 @@ function formatText(f) {
 }
 
 function summaryLine(t) {
-  return [titleOf(t.variant), formatText(t.format), `${t.players} of ${t.max_players} players`,
+  return [titleOf(t.variant), formatText(t.format), `${t.registered} of ${t.max_players} players`,
     t.table_size > 2 ? `${t.table_size} per game` : null, `${t.days_per_move} days per move`,
     t.rated ? 'rated' : 'not rated', t.invitation_only ? 'by invitation' : null].filter(Boolean).join(' · ');
 }

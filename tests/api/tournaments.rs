@@ -128,6 +128,8 @@ async fn bad_requests_and_abuse_are_refused_and_change_nothing() {
         );
         assert_eq!(register(&app, &id, &a).await.0, 200);
         let before = app.get_json(&path).await;
+        assert_eq!(before["registered"], 1, "{before}");
+        assert_eq!(before["players"][0]["player_id"], json!(a.id), "{before}");
         // Joining twice.
         assert_eq!(register(&app, &id, &a).await.0, 409);
         // Starting with too few, or as another than the creator.
@@ -165,6 +167,20 @@ async fn bad_requests_and_abuse_are_refused_and_change_nothing() {
         assert_eq!(register(&app, &id, &c).await.0, 200);
         // Full.
         assert_eq!(register(&app, &id, &d).await.0, 409);
+        // Match points are fixed at creation: every game is made with them.
+        let knockout = json!({"format": {"kind": "knockout", "match_points": 5}, "min_players": 2, "max_players": 3});
+        assert_eq!(
+            send(
+                &app,
+                reqwest::Method::PUT,
+                &rules_path,
+                &creator,
+                Some(knockout)
+            )
+            .await
+            .0,
+            400
+        );
         // The creator's own change before the start is taken.
         let (status, changed) = send(
             &app,

@@ -35,6 +35,7 @@ test('a round robin created, joined and started on its page ends with its standi
   await page.locator('#tournament-players li', { hasText: /you/ }).waitFor();
   assert.equal((await apiAs(opp, 'POST', `/v1/tournaments/${id}/players`)).status, 200);
   await page.reload();
+  assert.match(await page.textContent('#tournament-h + p'), /2 of 2 players/);
   await page.click('#start');
   await page.locator('[data-round="1"] .game-link').waitFor();
   assert.deepEqual(await axeViolations(page), []);

@@ -263,6 +263,16 @@ impl Worp {
                 ));
             }
             let table_size = t.rules()?.table_size;
+            if let TournamentFormat::Knockout {
+                match_points: Some(points),
+            } = req.format
+            {
+                if t.settings.options.get("match_length") != Some(&Value::from(points)) {
+                    return Err(Refusal::Invalid(
+                        "a knockout's match_points are fixed when it is created".into(),
+                    ));
+                }
+            }
             Ok(vec![TournamentEvent::RulesChanged {
                 rules: rules_of(
                     req.format,

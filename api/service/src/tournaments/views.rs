@@ -26,8 +26,8 @@ pub struct TournamentSummary {
     pub table_size: u32,
     pub min_players: u32,
     pub max_players: u32,
-    /// Players registered and not withdrawn.
-    pub players: u32,
+    /// How many players are registered and not withdrawn.
+    pub registered: u32,
     pub days_per_move: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round_days: Option<u32>,
@@ -168,7 +168,7 @@ impl Folded {
             table_size: rules.table_size,
             min_players: rules.min_players,
             max_players: rules.max_players,
-            players: self.state.active_count() as u32,
+            registered: self.state.active_count() as u32,
             days_per_move: self.settings.days_per_move,
             round_days: self.settings.round_days,
             rated: self.settings.rated,
