@@ -287,3 +287,86 @@ async fn a_ludo_tournament_seats_four_at_a_table_and_scores_by_place() {
         .collect();
     assert_eq!(winners.len(), 2, "{t}");
 }
+
+/// Two processes on one PostgreSQL database drive the same tournament at once: each round
+/// is paired once, each result recorded once, and the log still audits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_driving_one_tournament_append_each_step_once() {
+    use crate::helpers::{fresh_database, spawn_app_from, test_settings};
+    use std::sync::Arc;
+    let (url, _) = fresh_database(Backend::Postgres).await;
+    let a_process = spawn_app_from(
+        test_settings(url.clone()),
+        Arc::new(worp::clock::SystemClock),
+        None,
+    )
+    .await;
+    let b_process =
+        spawn_app_from(test_settings(url), Arc::new(worp::clock::SystemClock), None).await;
+    let app = &a_process;
+    let mut players = Vec::new();
+    for i in 0..6 {
+        players.push(app.player(&format!("r{i}")).await);
+    }
+    let body = json!({
+        "name": "Race",
+        "variant": "backgammon",
+        "format": {"kind": "swiss", "rounds": 3},
+        "max_players": 6,
+        "days_per_move": 3,
+    });
+    let id = started(app, body, &players.iter().collect::<Vec<_>>()).await;
+    let uuid: Uuid = id.parse().expect("uuid");
+    for round in 0..3 {
+        let t = once(app, &id, |t| {
+            t["rounds"].as_array().is_some_and(|r| r.len() > round)
+        })
+        .await;
+        // Every game of the round ends at once through both processes, while both drive.
+        let mut resignations = Vec::new();
+        for x in t["rounds"][round]["tables"].as_array().expect("tables") {
+            let loser: Uuid = x["seats"][1].as_str().expect("seat").parse().expect("uuid");
+            let who = players
+                .iter()
+                .find(|p| p.id == loser)
+                .expect("player")
+                .clone();
+            let game = x["game_id"].as_str().expect("game");
+            resignations.push((who, format!("/v1/games/{game}/resign")));
+        }
+        let resign = resignations.iter().enumerate().map(|(i, (who, path))| {
+            let on = if i % 2 == 0 { &a_process } else { &b_process };
+            on.post(path, who, json!({}))
+        });
+        let drive = [&a_process, &b_process].map(|p| p.worp.advance_tournament(uuid));
+        let (answers, driven) = tokio::join!(
+            futures_util::future::join_all(resign),
+            futures_util::future::join_all(drive)
+        );
+        assert!(answers.iter().all(|r| r.status() == 200));
+        for d in driven {
+            d.expect("a driver's step");
+        }
+        b_process
+            .worp
+            .advance_tournament(uuid)
+            .await
+            .expect("drive");
+    }
+    let t = once(app, &id, |t| t["status"] == "finished").await;
+    let x = app.get_json(&format!("/v1/tournaments/{id}/export")).await;
+    let kinds: Vec<&str> = x["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    let count = |k: &str| kinds.iter().filter(|x| **x == k).count();
+    assert_eq!(count("round_paired"), 3, "{kinds:?}");
+    assert_eq!(count("result_recorded"), 9, "{kinds:?}");
+    assert_eq!(count("finished"), 1, "{kinds:?}");
+    let export: worp::service::tournaments::views::TournamentExport =
+        serde_json::from_value(x).expect("export");
+    worp::service::tournaments::audit::audit_tournament(&export).expect("it audits");
+    assert_eq!(t["standings"].as_array().map(Vec::len), Some(6));
+}

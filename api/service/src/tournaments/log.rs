@@ -313,3 +313,102 @@ fn read(row: &TournamentEventRow) -> Result<TournamentEvent, String> {
 pub fn payload(event: &TournamentEvent) -> Result<String, Refusal> {
     serde_json::to_string(event).map_err(|e| Refusal::unwritable("a tournament event", e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use worp_tournament::{Format, Table};
+
+    fn started() -> (Folded, Uuid) {
+        let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        let settings = Settings {
+            name: "t".into(),
+            variant: "backgammon".into(),
+            options: Value::Null,
+            days_per_move: 3,
+            round_days: None,
+            rated: true,
+            invited: Vec::new(),
+            created_by: a,
+        };
+        let rules = Rules {
+            format: Format::Swiss { rounds: 2 },
+            table_size: 2,
+            min_players: 2,
+            max_players: 4,
+            sided: true,
+            draws: true,
+            late_registration_rounds: 0,
+        };
+        let game = Uuid::from_u128(9);
+        let mut t = Folded::new(Uuid::from_u128(7), settings.clone(), DateTime::UNIX_EPOCH);
+        for e in [
+            TournamentEvent::Created { settings, rules },
+            TournamentEvent::Registered {
+                player: a,
+                rating: 1500,
+            },
+            TournamentEvent::Registered {
+                player: b,
+                rating: 1500,
+            },
+            TournamentEvent::RoundPaired {
+                round: Round {
+                    number: 1,
+                    tables: vec![Table {
+                        number: 1,
+                        seats: vec![PlayerId(a), PlayerId(b)],
+                    }],
+                    byes: Vec::new(),
+                },
+                games: vec![game],
+                deadline: None,
+            },
+        ] {
+            t.apply(&e).expect("folds");
+        }
+        (t, game)
+    }
+
+    fn result(game: Uuid) -> TournamentEvent {
+        TournamentEvent::ResultRecorded {
+            round: 1,
+            table: 1,
+            game_id: game,
+            outcome: Outcome::Winner {
+                player: PlayerId(Uuid::from_u128(1)),
+            },
+        }
+    }
+
+    #[test]
+    fn a_game_outside_the_tournament_is_not_counted_and_changes_nothing() {
+        let (mut t, _) = started();
+        let before = t.state.clone();
+        let refused = t.apply(&result(Uuid::from_u128(10)));
+        assert!(matches!(refused, Err(Refusal::Conflict(_))), "{refused:?}");
+        assert_eq!(t.state, before);
+    }
+
+    #[test]
+    fn a_result_recorded_twice_is_refused_and_changes_nothing() {
+        let (mut t, game) = started();
+        t.apply(&result(game)).expect("the first");
+        let before = t.state.clone();
+        assert!(matches!(t.apply(&result(game)), Err(Refusal::Conflict(_))));
+        assert_eq!(t.state, before);
+    }
+
+    #[test]
+    fn a_round_must_name_a_game_for_each_table() {
+        let (mut t, game) = started();
+        t.apply(&result(game)).expect("the result");
+        let round = worp_tournament::pair_next_round(&t.state).expect("round 2");
+        let refused = t.apply(&TournamentEvent::RoundPaired {
+            round,
+            games: Vec::new(),
+            deadline: None,
+        });
+        assert!(matches!(refused, Err(Refusal::Invalid(_))), "{refused:?}");
+    }
+}
