@@ -249,6 +249,14 @@ async fn bad_requests_and_abuse_are_refused_and_change_nothing() {
             "{backend:?}: the lobby lists the open one"
         );
         assert_eq!(app.get("/v1/tournaments?status=over").await.status(), 400);
+
+        // One player does not fill the lobby: ten unfinished tournaments at most.
+        let spammer = app.player("spammer").await;
+        for _ in 0..10 {
+            assert_eq!(create(&app, &spammer, swiss(3, 8)).await.0, 201);
+        }
+        let (status, problem) = create(&app, &spammer, swiss(3, 8)).await;
+        assert_eq!(status, 429, "{backend:?}: {problem}");
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Worp {
     pub(crate) bots: Arc<crate::bots::state::BotState>,
     /// The tournaments waiting for their driver (`tournaments/driver.rs`).
     pub(crate) tournament_queue: crate::tournaments::queue::Queue,
+    /// The tournaments folded lately (`tournaments/cache.rs`).
+    pub(crate) tournament_cache: crate::tournaments::cache::TournamentCache,
 }
 
 impl Worp {
@@ -72,6 +74,7 @@ impl Worp {
             push: crate::push::state::PushState::default(),
             bots: Arc::default(),
             tournament_queue: Default::default(),
+            tournament_cache: Default::default(),
         }
     }
 

@@ -39,16 +39,18 @@ macro_rules! tournament_statements {
             })
         }
 
-        /// Every event of tournament `id`, in order.
+        /// The events of tournament `id` after sequence number `after`, in order.
         pub async fn tournament_events(
             pool: &Pool,
             id: Uuid,
+            after: i64,
         ) -> Result<Vec<TournamentEventRow>, StoreError> {
             let rows = sqlx::query(
                 "SELECT tournament_id, seq, kind, payload, recorded_at, hash \
-                 FROM tournament_events WHERE tournament_id = $1 ORDER BY seq",
+                 FROM tournament_events WHERE tournament_id = $1 AND seq > $2 ORDER BY seq",
             )
             .bind(id)
+            .bind(after)
             .fetch_all(pool)
             .await?;
             rows.iter()
@@ -219,6 +221,20 @@ macro_rules! tournament_statements {
             rows.iter()
                 .map(|r| Ok(r.try_get("tournament_id")?))
                 .collect()
+        }
+
+        /// How many tournaments `creator` made that are not finished.
+        pub async fn unfinished_tournaments_of(
+            pool: &Pool,
+            creator: Uuid,
+        ) -> Result<i64, StoreError> {
+            let n: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM tournaments WHERE created_by = $1 AND status <> 'finished'",
+            )
+            .bind(creator)
+            .fetch_one(pool)
+            .await?;
+            Ok(n)
         }
 
         /// The tournaments whose row is not finished.

@@ -9,9 +9,14 @@ use worp_domain::tournaments::{
 use super::{bounded, postgres, sqlite, Store, StoreError};
 
 impl Store {
-    /// Every event of tournament `id`, in order (none: no such tournament).
-    pub async fn tournament_events(&self, id: Uuid) -> Result<Vec<TournamentEventRow>, StoreError> {
-        on_backend!(self.tournament_events(id))
+    /// The events of tournament `id` after sequence number `after`, in order (none from
+    /// 0: no such tournament).
+    pub async fn tournament_events(
+        &self,
+        id: Uuid,
+        after: i64,
+    ) -> Result<Vec<TournamentEventRow>, StoreError> {
+        on_backend!(self.tournament_events(id, after))
     }
 
     /// Appends a change of a tournament: [`StoreError::Conflict`] when its log no longer
@@ -47,6 +52,11 @@ impl Store {
     /// Every tournament that has a log.
     pub async fn tournament_ids(&self) -> Result<Vec<Uuid>, StoreError> {
         on_backend!(self.tournament_ids())
+    }
+
+    /// How many tournaments `creator` made that are not finished.
+    pub async fn unfinished_tournaments_of(&self, creator: Uuid) -> Result<i64, StoreError> {
+        on_backend!(self.unfinished_tournaments_of(creator))
     }
 
     /// The tournaments whose row says they are not finished.

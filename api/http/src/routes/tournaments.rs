@@ -59,6 +59,8 @@ pub struct TournamentPage {
          headers(("Location" = String, description = "`/v1/tournaments/{id}`"))),
         (status = 400, description = "Malformed body, unknown variant, invalid options or rules", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "The caller has 10 tournaments that are not finished, or the rate limit", body = Problem, content_type = "application/problem+json",
+         headers(("Retry-After" = u64, description = "Seconds to wait before trying again"))),
     )
 )]
 #[post("/v1/tournaments")]

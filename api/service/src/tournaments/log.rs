@@ -198,9 +198,6 @@ impl Folded {
 
     /// Folds a tournament's stored events, checking the chain and each event.
     pub fn from_rows(rows: &[TournamentEventRow]) -> Result<Folded, Refusal> {
-        let corrupt = |seq: i64, why: String| {
-            Refusal::Internal(format!("tournament event {seq} does not fold: {why}"))
-        };
         let Some(first) = rows.first() else {
             return Err(Refusal::NotFound("no such tournament".into()));
         };
@@ -209,21 +206,28 @@ impl Folded {
             return Err(corrupt(1, "the first event must be created".into()));
         };
         let mut t = Folded::new(first.tournament_id, settings.clone(), first.recorded_at);
+        t.extend(rows)?;
+        Ok(t)
+    }
+
+    /// Folds the stored events that follow this state's version, checking the chain and
+    /// each event (a cached state catches up with its log this way).
+    pub fn extend(&mut self, rows: &[TournamentEventRow]) -> Result<(), Refusal> {
         for row in rows {
-            if row.seq != t.version + 1 || row.tournament_id != t.id {
+            if row.seq != self.version + 1 || row.tournament_id != self.id {
                 return Err(corrupt(row.seq, "out of sequence".into()));
             }
-            if !row.hash_holds(&t.head_hash) {
+            if !row.hash_holds(&self.head_hash) {
                 return Err(corrupt(row.seq, "its hash does not chain".into()));
             }
             let event = read(row).map_err(|e| corrupt(row.seq, e))?;
-            t.apply(&event)
+            self.apply(&event)
                 .map_err(|e| corrupt(row.seq, e.to_string()))?;
-            t.version = row.seq;
-            t.head_hash = row.hash.clone();
-            t.updated_at = row.recorded_at;
+            self.version = row.seq;
+            self.head_hash = row.hash.clone();
+            self.updated_at = row.recorded_at;
         }
-        Ok(t)
+        Ok(())
     }
 
     /// Folds `event` in, or refuses it with nothing changed.
@@ -298,6 +302,10 @@ pub fn refusal_of(e: worp_tournament::Refusal) -> Refusal {
         R::AlreadyWithdrawn(_) => Refusal::Conflict("you have withdrawn already".into()),
         other => Refusal::Conflict(other.to_string()),
     }
+}
+
+fn corrupt(seq: i64, why: String) -> Refusal {
+    Refusal::Internal(format!("tournament event {seq} does not fold: {why}"))
 }
 
 /// The event stored in `row`.

@@ -4,6 +4,7 @@
 //! `worp-tournament`'s; the rules chosen are in `docs/tournaments.md`.
 
 pub mod audit;
+pub mod cache;
 pub mod driver;
 pub mod log;
 pub mod queue;
@@ -30,6 +31,9 @@ pub use views::{TournamentSummary, TournamentView};
 pub const MAX_TOURNAMENT_NAME: usize = 100;
 /// The most days a round may last.
 pub const MAX_ROUND_DAYS: u32 = 90;
+/// The most unfinished tournaments one player may have created: the lobby is not theirs
+/// to fill.
+pub const MAX_OPEN_TOURNAMENTS: i64 = 10;
 /// The rating a player without one in the variant is seeded with.
 pub const UNRATED: i32 = 1500;
 
@@ -154,6 +158,12 @@ impl Worp {
             if !self.store.player_exists(*p).await? {
                 return Err(Refusal::Invalid(format!("no player {p}")));
             }
+        }
+        if self.store.unfinished_tournaments_of(creator.id).await? >= MAX_OPEN_TOURNAMENTS {
+            return Err(Refusal::TooMany(format!(
+                "you have {MAX_OPEN_TOURNAMENTS} tournaments that are not finished; \
+                 finish or start one first"
+            )));
         }
         let rules = rules_of(
             req.format,
@@ -318,15 +328,28 @@ impl Worp {
         Ok(view)
     }
 
-    /// Tournament `id`, folded from its log.
+    /// Tournament `id` as its log now stands: the cached fold brought up to date with the
+    /// events after it (folding checks each round by pairing it again: a Swiss of 256
+    /// players costs a matching per round), or folded from the start.
     pub async fn tournament(&self, id: Uuid) -> Result<Folded, Refusal> {
-        let rows = self.store.tournament_events(id).await?;
-        Folded::from_rows(&rows)
+        let cached = self.tournament_cache.get(id);
+        let after = cached.as_ref().map_or(0, |t| t.version);
+        let rows = self.store.tournament_events(id, after).await?;
+        let t = match cached {
+            Some(t) if rows.is_empty() => return Ok(t),
+            Some(mut t) => {
+                t.extend(&rows)?;
+                t
+            }
+            None => Folded::from_rows(&rows)?,
+        };
+        self.tournament_cache.put(&t);
+        Ok(t)
     }
 
     /// Tournament `id`'s log as stored.
     pub async fn tournament_log(&self, id: Uuid) -> Result<Vec<TournamentEventRow>, Refusal> {
-        let rows = self.store.tournament_events(id).await?;
+        let rows = self.store.tournament_events(id, 0).await?;
         if rows.is_empty() {
             return Err(Refusal::NotFound(format!("no tournament {id}")));
         }
@@ -344,13 +367,11 @@ impl Worp {
         decide: impl Fn(&Folded) -> Result<Vec<TournamentEvent>, Refusal>,
     ) -> Result<Arc<TournamentView>, Refusal> {
         for _ in 0..8 {
-            let rows = self.store.tournament_events(id).await?;
             let mut after = match current.take() {
-                Some(t) if t.version == rows.len() as i64 => t,
-                _ if rows.is_empty() => {
-                    return Err(Refusal::NotFound(format!("no tournament {id}")));
-                }
-                _ => Folded::from_rows(&rows)?,
+                // A new tournament, or one read by the caller: the append checks it is
+                // still the log's end.
+                Some(t) => t,
+                None => self.tournament(id).await?,
             };
             let now = self.now();
             let events = decide(&after)?;
@@ -400,7 +421,10 @@ impl Worp {
                 games,
             };
             match self.store.append_tournament(&append).await {
-                Ok(()) => return Ok(view),
+                Ok(()) => {
+                    self.tournament_cache.put(&after);
+                    return Ok(view);
+                }
                 Err(StoreError::Conflict) => continue,
                 Err(e) => return Err(e.into()),
             }
