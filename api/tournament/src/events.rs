@@ -65,7 +65,8 @@ pub enum Outcome {
     Winner { player: PlayerId },
     /// Everyone at the table shares the result (games with draws only).
     Draw,
-    /// Every seated player, first finisher first.
+    /// The seated players by place, first finisher first: every one of them, or the
+    /// first few (a game that ends at its first winner), the rest sharing the places left.
     Places { order: Vec<PlayerId> },
 }
 

@@ -176,9 +176,12 @@ fn fits(rules: &Rules, seats: &[PlayerId], outcome: &Outcome) -> Result<(), Refu
             given.dedup();
             let mut seated = seats.to_vec();
             seated.sort();
-            if given.len() != order.len() || given != seated {
+            if order.is_empty()
+                || given.len() != order.len()
+                || !given.iter().all(|p| seated.binary_search(p).is_ok())
+            {
                 return Err(Refusal::ResultDoesNotFit(
-                    "the places must name every seated player once",
+                    "the places must name seated players, each once, the first at least",
                 ));
             }
         }

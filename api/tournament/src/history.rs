@@ -149,21 +149,27 @@ fn first(outcome: &Outcome) -> Option<PlayerId> {
     }
 }
 
-/// The half points of `player` at a table of `size` that ended in `outcome`.
+/// The half points of `player` at a table of `size` that ended in `outcome`. Places
+/// given for the first `k` only (a game that ends at its first winner) leave the others
+/// sharing places `k` to `size - 1`: `size - 1 - k` half points each.
 pub fn half_points(outcome: &Outcome, size: usize, player: PlayerId) -> u32 {
     let size = size as u32;
-    match place(outcome, player) {
-        Some(p) => 2 * size.saturating_sub(1 + p as u32),
-        None => size.saturating_sub(1),
+    match (place(outcome, player), outcome) {
+        (Some(p), _) => 2 * size.saturating_sub(1 + p as u32),
+        (None, Outcome::Places { order }) => size.saturating_sub(1 + order.len() as u32),
+        (None, _) => size.saturating_sub(1),
     }
 }
 
-/// `a`'s result against `b` at one table, in half points.
+/// `a`'s result against `b` at one table, in half points: a placed player is ahead of
+/// one not placed; two not placed (or a draw) share.
 pub fn pairwise(outcome: &Outcome, a: PlayerId, b: PlayerId) -> u32 {
     match (place(outcome, a), place(outcome, b)) {
         (Some(pa), Some(pb)) if pa < pb => 2,
         (Some(_), Some(_)) => 0,
-        _ => 1,
+        (Some(_), None) => 2,
+        (None, Some(_)) => 0,
+        (None, None) => 1,
     }
 }
 

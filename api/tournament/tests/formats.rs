@@ -417,6 +417,24 @@ fn multi_player_places_score_k_minus_one_down_to_zero() {
     assert_eq!(points, vec![6, 4, 2, 0]);
 }
 
+/// A game that ends at its first winner places only the winner: the others share the
+/// places left (1 point each at a table of four, as 2, 1 and 0 would average), tie with
+/// each other in Sonneborn-Berger's pairwise results, and are behind the winner.
+#[test]
+fn multi_player_winner_only_leaves_the_others_sharing_the_places_left() {
+    let (mut t, mut events) = with_players(rules(Format::Swiss { rounds: 1 }, 4), 4);
+    let one = pair(&mut t, &mut events);
+    record(&mut t, &mut events, &one, |seats| Outcome::Places {
+        order: vec![seats[2]],
+    });
+    let standings = worp_tournament::standings(&t);
+    let points: Vec<_> = standings.iter().map(|s| s.half_points).collect();
+    assert_eq!(points, vec![6, 2, 2, 2]);
+    assert_eq!(standings[0].player, one.tables[0].seats[2]);
+    assert_eq!(standings[0].first_places, 1);
+    assert!(standings[1..].iter().all(|s| s.rank == standings[1].rank));
+}
+
 #[test]
 fn knockout_seeded_bracket() {
     let (mut t, mut events) = with_players(knockout(2), 8);

@@ -284,7 +284,9 @@ fn refuses_a_result_that_does_not_name_the_table() {
                 order: vec![stranger],
             },
         },
-        Refusal::ResultDoesNotFit("the places must name every seated player once"),
+        Refusal::ResultDoesNotFit(
+            "the places must name seated players, each once, the first at least",
+        ),
     );
 }
 

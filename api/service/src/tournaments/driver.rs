@@ -43,9 +43,9 @@ pub(crate) fn next_round(t: &Folded, now: DateTime<Utc>) -> Result<Vec<Tournamen
 }
 
 /// How a finished game of `table` counts: the winner of a table of two (a draw in a
-/// knockout goes to the higher seed), else the players by place: the winners as the
-/// game ranks them, then the seats that did not retire, then those that did, each in
-/// seat order.
+/// knockout goes to the higher seed); at a table of more, the game's winners by place,
+/// the others sharing the places left (a game ends at its first winner: RULES.md has no
+/// playing on for places), or a draw.
 pub fn outcome_of(t: &Folded, table: &worp_tournament::Table, game: &Table) -> Option<Outcome> {
     let result = game.result.as_ref()?;
     let player = |seat: usize| game.seats.get(seat).and_then(|s| s.player_id);
@@ -53,39 +53,34 @@ pub fn outcome_of(t: &Folded, table: &worp_tournament::Table, game: &Table) -> O
         t.state.rules().map(|r| &r.format),
         Some(worp_tournament::Format::Knockout { .. })
     );
+    let higher_seed = || {
+        let seeds = t.state.seeded_players(1);
+        let rank = |p: &PlayerId| seeds.iter().position(|s| s == p).unwrap_or(usize::MAX);
+        table.seats.iter().min_by_key(|p| rank(p)).copied()
+    };
     if table.seats.len() == 2 {
         return Some(match result.winner.and_then(|s| player(s.index())) {
             Some(p) => Outcome::Winner {
                 player: PlayerId(p),
             },
-            None if knockout => {
-                let seeds = t.state.seeded_players(1);
-                let rank = |p: &PlayerId| seeds.iter().position(|s| s == p);
-                let higher = table
-                    .seats
-                    .iter()
-                    .min_by_key(|p| rank(p).unwrap_or(usize::MAX));
-                Outcome::Winner { player: *higher? }
-            }
+            None if knockout => Outcome::Winner {
+                player: higher_seed()?,
+            },
             None => Outcome::Draw,
         });
     }
-    if result.winners.is_empty() && !knockout {
-        return Some(Outcome::Draw);
-    }
-    let mut order: Vec<usize> = result.winners.iter().map(|s| s.index()).collect();
-    for retired in [false, true] {
-        for (i, seat) in game.seats.iter().enumerate() {
-            if seat.retired == retired && !order.contains(&i) {
-                order.push(i);
-            }
-        }
-    }
-    let order = order
-        .into_iter()
-        .map(|s| player(s).map(PlayerId))
+    let order = result
+        .winners
+        .iter()
+        .map(|s| player(s.index()).map(PlayerId))
         .collect::<Option<Vec<_>>>()?;
-    Some(Outcome::Places { order })
+    Some(match order.is_empty() {
+        false => Outcome::Places { order },
+        true if knockout => Outcome::Places {
+            order: vec![higher_seed()?],
+        },
+        true => Outcome::Draw,
+    })
 }
 
 impl Worp {
