@@ -50,6 +50,8 @@ function createForm(vs) {
   const max = h('input', { id: 't-max', type: 'number', min: 2, max: 256, value: 16 });
   const tableSize = h('input', { id: 't-table', type: 'number', min: 2, max: 6, value: 2, 'aria-describedby': 't-table-help' });
   const clock = h('select', { id: 't-clock' }, ...[1, 2, 3, 5, 7, 10, 14].map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d === 1 ? '' : 's'} per move`)));
+  const roundDays = h('input', { id: 't-round-days', type: 'number', min: 1, max: 90, placeholder: 'no limit', 'aria-describedby': 't-round-days-help' });
+  const rated = h('select', { id: 't-rated' }, h('option', { value: 'true' }, 'Rated'), h('option', { value: 'false' }, 'Not rated'));
   const err = h('p', { class: 'error', role: 'alert' });
   const form = h('form', { class: 'card', id: 'tournament-form', onsubmit: async (e) => {
     e.preventDefault();
@@ -61,7 +63,8 @@ function createForm(vs) {
     try {
       const t = await api('POST', '/v1/tournaments', { body: {
         name: name.value, variant: variant.value, format: f, max_players: Number(max.value),
-        table_size: Number(tableSize.value), days_per_move: Number(clock.value) } });
+        table_size: Number(tableSize.value), days_per_move: Number(clock.value),
+        round_days: roundDays.value ? Number(roundDays.value) : null, rated: rated.value === 'true' } });
       location.hash = `#/tournament/${t.id}`;
     } catch (x) { err.textContent = x.message; }
   } },
@@ -73,6 +76,8 @@ function createForm(vs) {
   ...field('t-max', 'Most players', max),
   ...field('t-table', 'Players per game', tableSize, 'Two for most games; Mens-erger-je-niet, Ludo and Ali Baba seat more and score by finishing place.'),
   ...field('t-clock', 'Clock', clock),
+  ...field('t-round-days', 'Days per round', roundDays, 'At the end of a round the player to move in each unfinished game loses on time. Empty: a round lasts until its games end.'),
+  ...field('t-rated', 'Rating', rated),
   h('p', {}, h('button', { type: 'submit', id: 'create-tournament' }, 'Create tournament')), err);
   return form;
 }
