@@ -13,14 +13,9 @@ use crate::helpers::{
 use crate::webhooks::register as register_webhook;
 
 async fn send(app: &TestApp, method: reqwest::Method, path: &str, who: &TestPlayer) -> u16 {
-    let resp = app
-        .client
-        .request(method, app.url(path))
-        .bearer_auth(&who.token)
-        .send()
+    crate::tournaments::send(app, method, path, who, None)
         .await
-        .expect("request");
-    resp.status().as_u16()
+        .0
 }
 
 /// A tournament of `body` with `players` registered, started by its creator.

@@ -12,7 +12,8 @@ use worp::service::tournaments::views::TournamentExport;
 
 use crate::helpers::{spawn_app, Backend, TestApp, TestPlayer, BACKENDS};
 
-async fn send(
+/// A request as `who`, with its status and JSON body (`null` when there is none).
+pub(crate) async fn send(
     app: &TestApp,
     method: reqwest::Method,
     path: &str,
