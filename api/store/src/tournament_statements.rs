@@ -210,8 +210,7 @@ macro_rules! tournament_statements {
             row.as_ref().map(tournament_game_of).transpose()
         }
 
-        /// The ids of the tournaments that have a log, and whether each is unfinished by
-        /// its row.
+        /// The ids of the tournaments that have a log.
         pub async fn tournament_ids(pool: &Pool) -> Result<Vec<Uuid>, StoreError> {
             let rows = sqlx::query(
                 "SELECT DISTINCT tournament_id FROM tournament_events ORDER BY tournament_id",
