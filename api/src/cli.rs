@@ -44,12 +44,13 @@ pub enum Command {
     /// the revealed seed, every move through the rules, and the final state and result.
     /// Exits non-zero at the first broken link, naming the event.
     Audit {
-        /// The export (`GET /v1/games/{id}/export`); `-` for standard input.
+        /// The export (`GET /v1/games/{id}/export`, or a tournament's,
+        /// `GET /v1/tournaments/{id}/export`); `-` for standard input.
         file: String,
     },
-    /// Rebuild the read models (the games listing) from the event log, forget the
-    /// analyses (made again when next read), then fold the ratings from its
-    /// game_finished events in global order and print them. Safe while servers run:
+    /// Rebuild the read models (the games listing, the tournaments) from the event
+    /// logs, forget the analyses (made again when next read), then fold the ratings from
+    /// the game_finished events in global order and print them. Safe while servers run:
     /// their appends wait until the rebuild commits.
     Rebuild,
     /// Print the OpenAPI document.
