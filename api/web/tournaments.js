@@ -52,6 +52,7 @@ function createForm(vs) {
   const clock = h('select', { id: 't-clock' }, ...[1, 2, 3, 5, 7, 10, 14].map((d) => h('option', { value: d, selected: d === 3 }, `${d} day${d === 1 ? '' : 's'} per move`)));
   const roundDays = h('input', { id: 't-round-days', type: 'number', min: 1, max: 90, placeholder: 'no limit', 'aria-describedby': 't-round-days-help' });
   const rated = h('select', { id: 't-rated' }, h('option', { value: 'true' }, 'Rated'), h('option', { value: 'false' }, 'Not rated'));
+  const late = h('input', { id: 't-late', type: 'number', min: 0, max: 64, value: 0, 'aria-describedby': 't-late-help' });
   const err = h('p', { class: 'error', role: 'alert' });
   const form = h('form', { class: 'card', id: 'tournament-form', onsubmit: async (e) => {
     e.preventDefault();
@@ -64,7 +65,8 @@ function createForm(vs) {
       const t = await api('POST', '/v1/tournaments', { body: {
         name: name.value, variant: variant.value, format: f, max_players: Number(max.value),
         table_size: Number(tableSize.value), days_per_move: Number(clock.value),
-        round_days: roundDays.value ? Number(roundDays.value) : null, rated: rated.value === 'true' } });
+        round_days: roundDays.value ? Number(roundDays.value) : null, rated: rated.value === 'true',
+        late_registration_rounds: format.value === 'swiss' ? Number(late.value) : 0 } });
       location.hash = `#/tournament/${t.id}`;
     } catch (x) { err.textContent = x.message; }
   } },
@@ -78,6 +80,7 @@ function createForm(vs) {
   ...field('t-clock', 'Clock', clock),
   ...field('t-round-days', 'Days per round', roundDays, 'At the end of a round the player to move in each unfinished game loses on time. Empty: a round lasts until its games end.'),
   ...field('t-rated', 'Rating', rated),
+  ...field('t-late', 'Late registration (Swiss)', late, 'Players may still join while fewer than this many rounds are paired, with 0 points. 0: registration closes at the start.'),
   h('p', {}, h('button', { type: 'submit', id: 'create-tournament' }, 'Create tournament')), err);
   return form;
 }

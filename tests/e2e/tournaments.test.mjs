@@ -27,10 +27,13 @@ test('a round robin created, joined and started on its page ends with its standi
   await page.selectOption('#t-format', 'round_robin');
   await page.fill('#t-count', '1');
   await page.fill('#t-max', '2');
+  await page.fill('#t-late', '2');
   await page.click('#create-tournament');
   await page.waitForSelector('#tournament-h');
   const id = page.url().split('#/tournament/')[1];
   assert.ok(id, page.url());
+  // A round robin takes no late registration, whatever the form's field says.
+  assert.equal((await apiAs(opp, 'GET', `/v1/tournaments/${id}`)).body.late_registration_rounds, 0);
   await page.click('#register');
   await page.locator('#tournament-players li', { hasText: /you/ }).waitFor();
   assert.equal((await apiAs(opp, 'POST', `/v1/tournaments/${id}/players`)).status, 200);
