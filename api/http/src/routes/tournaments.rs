@@ -74,7 +74,7 @@ pub async fn create_tournament(
         .await?;
     Ok(HttpResponse::Created()
         .insert_header(("Location", format!("/v1/tournaments/{}", view.summary.id)))
-        .json(&*view))
+        .json(&view))
 }
 
 /// Lists tournaments, newest first; `status=registering` is the lobby of those open to
@@ -149,7 +149,7 @@ pub async fn register(
     let view = worp
         .register_for_tournament(&caller.0, id.into_inner())
         .await?;
-    Ok(HttpResponse::Ok().json(&*view))
+    Ok(HttpResponse::Ok().json(&view))
 }
 
 /// Withdraws the caller: before the start they leave the list; after it they are paired
@@ -174,7 +174,7 @@ pub async fn withdraw(
     let view = worp
         .withdraw_from_tournament(&caller.0, id.into_inner())
         .await?;
-    Ok(HttpResponse::Ok().json(&*view))
+    Ok(HttpResponse::Ok().json(&view))
 }
 
 /// The creator starts the tournament: the first round is paired and its games begin.
@@ -197,7 +197,7 @@ pub async fn start(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let view = worp.start_tournament(&caller.0, id.into_inner()).await?;
-    Ok(HttpResponse::Ok().json(&*view))
+    Ok(HttpResponse::Ok().json(&view))
 }
 
 /// The creator changes the format and limits, before the first round only.
@@ -225,7 +225,7 @@ pub async fn change_rules(
     let view = worp
         .change_tournament_rules(&caller.0, id.into_inner(), body.into_inner()?)
         .await?;
-    Ok(HttpResponse::Ok().json(&*view))
+    Ok(HttpResponse::Ok().json(&view))
 }
 
 /// The tournament's log and the export of every game it paired: `worp audit` checks

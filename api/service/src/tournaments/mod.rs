@@ -10,8 +10,6 @@ pub mod log;
 pub mod queue;
 pub mod views;
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -94,7 +92,7 @@ impl Worp {
         &self,
         creator: &Player,
         req: CreateTournament,
-    ) -> Result<Arc<TournamentView>, Refusal> {
+    ) -> Result<TournamentView, Refusal> {
         let name = req.name.trim();
         if name.is_empty() || name.chars().count() > MAX_TOURNAMENT_NAME {
             return Err(Refusal::Invalid(format!(
@@ -187,13 +185,15 @@ impl Worp {
         };
         let id = Uuid::new_v4();
         let new = Folded::new(id, settings.clone(), self.now());
-        self.change_tournament(id, Some(new), |_| {
-            Ok(vec![TournamentEvent::Created {
-                settings: settings.clone(),
-                rules: rules.clone(),
-            }])
-        })
-        .await
+        let t = self
+            .change_tournament(id, Some(new), |_| {
+                Ok(vec![TournamentEvent::Created {
+                    settings: settings.clone(),
+                    rules: rules.clone(),
+                }])
+            })
+            .await?;
+        self.tournament_view(&t).await
     }
 
     /// Registers the caller, seeded by their rating in the variant.
@@ -201,13 +201,13 @@ impl Worp {
         &self,
         player: &Player,
         id: Uuid,
-    ) -> Result<Arc<TournamentView>, Refusal> {
+    ) -> Result<TournamentView, Refusal> {
         let book = self.rating_book().await?;
         let current = self.tournament(id).await?;
         let rating = book
             .standing(player.id, &current.settings.variant)
             .map_or(UNRATED, |s| s.rating.round() as i32);
-        let view = self
+        let t = self
             .change_tournament(id, Some(current), |t| {
                 if !t.settings.invited.is_empty() && !t.settings.invited.contains(&player.id) {
                     return Err(Refusal::NotYours(
@@ -221,7 +221,7 @@ impl Worp {
             })
             .await?;
         self.tournament_queue.push(id);
-        Ok(view)
+        self.tournament_view(&t).await
     }
 
     /// Withdraws the caller: before the start they leave the list; after it they play no
@@ -230,15 +230,15 @@ impl Worp {
         &self,
         player: &Player,
         id: Uuid,
-    ) -> Result<Arc<TournamentView>, Refusal> {
-        self.change_tournament(id, None, |t| {
-            Ok(vec![TournamentEvent::Withdrawn {
-                player: player.id,
-                after_round: t.state.rounds_paired(),
-            }])
-        })
-        .await?;
-        let t = self.tournament(id).await?;
+    ) -> Result<TournamentView, Refusal> {
+        let t = self
+            .change_tournament(id, None, |t| {
+                Ok(vec![TournamentEvent::Withdrawn {
+                    player: player.id,
+                    after_round: t.state.rounds_paired(),
+                }])
+            })
+            .await?;
         if let Some(round) = t.state.rounds().last() {
             for table in &round.round.tables {
                 if round.results.contains_key(&table.number)
@@ -256,7 +256,7 @@ impl Worp {
         }
         // The resignation's result, and a round it completes, are on the page returned.
         self.advance_tournament(id).await?;
-        Ok(Arc::new(self.tournament_page(id).await?))
+        self.tournament_page(id).await
     }
 
     /// The creator's new rules, before the first round is paired.
@@ -265,35 +265,37 @@ impl Worp {
         player: &Player,
         id: Uuid,
         req: ChangeRules,
-    ) -> Result<Arc<TournamentView>, Refusal> {
-        self.change_tournament(id, None, |t| {
-            if t.settings.created_by != player.id {
-                return Err(Refusal::NotYours(
-                    "only the tournament's creator changes its rules".into(),
-                ));
-            }
-            let table_size = t.rules()?.table_size;
-            if let TournamentFormat::Knockout {
-                match_points: Some(points),
-            } = req.format
-            {
-                if t.settings.options.get("match_length") != Some(&Value::from(points)) {
-                    return Err(Refusal::Invalid(
-                        "a knockout's match_points are fixed when it is created".into(),
+    ) -> Result<TournamentView, Refusal> {
+        let t = self
+            .change_tournament(id, None, |t| {
+                if t.settings.created_by != player.id {
+                    return Err(Refusal::NotYours(
+                        "only the tournament's creator changes its rules".into(),
                     ));
                 }
-            }
-            Ok(vec![TournamentEvent::RulesChanged {
-                rules: rules_of(
-                    req.format,
-                    table_size,
-                    req.min_players,
-                    req.max_players,
-                    req.late_registration_rounds,
-                ),
-            }])
-        })
-        .await
+                let table_size = t.rules()?.table_size;
+                if let TournamentFormat::Knockout {
+                    match_points: Some(points),
+                } = req.format
+                {
+                    if t.settings.options.get("match_length") != Some(&Value::from(points)) {
+                        return Err(Refusal::Invalid(
+                            "a knockout's match_points are fixed when it is created".into(),
+                        ));
+                    }
+                }
+                Ok(vec![TournamentEvent::RulesChanged {
+                    rules: rules_of(
+                        req.format,
+                        table_size,
+                        req.min_players,
+                        req.max_players,
+                        req.late_registration_rounds,
+                    ),
+                }])
+            })
+            .await?;
+        self.tournament_view(&t).await
     }
 
     /// The creator starts the tournament: the first round is paired and its games made.
@@ -301,31 +303,30 @@ impl Worp {
         &self,
         player: &Player,
         id: Uuid,
-    ) -> Result<Arc<TournamentView>, Refusal> {
+    ) -> Result<TournamentView, Refusal> {
         let now = self.now();
-        let view = self
-            .change_tournament(id, None, |t| {
-                if t.settings.created_by != player.id {
-                    return Err(Refusal::NotYours(
-                        "only the tournament's creator starts it".into(),
-                    ));
-                }
-                if t.state.has_started() {
-                    return Err(Refusal::Conflict("the tournament has started".into()));
-                }
-                let rules = t.rules()?;
-                let playing = t.state.players_in(1);
-                if playing < rules.min_players as usize {
-                    return Err(Refusal::Conflict(format!(
-                        "{playing} players are registered; the tournament needs {}",
-                        rules.min_players
-                    )));
-                }
-                driver::next_round(t, now)
-            })
-            .await?;
+        self.change_tournament(id, None, |t| {
+            if t.settings.created_by != player.id {
+                return Err(Refusal::NotYours(
+                    "only the tournament's creator starts it".into(),
+                ));
+            }
+            if t.state.has_started() {
+                return Err(Refusal::Conflict("the tournament has started".into()));
+            }
+            let rules = t.rules()?;
+            let playing = t.state.players_in(1);
+            if playing < rules.min_players as usize {
+                return Err(Refusal::Conflict(format!(
+                    "{playing} players are registered; the tournament needs {}",
+                    rules.min_players
+                )));
+            }
+            driver::next_round(t, now)
+        })
+        .await?;
         self.advance_tournament(id).await?;
-        Ok(view)
+        self.tournament_page(id).await
     }
 
     /// Tournament `id` as its log now stands: the cached fold brought up to date with the
@@ -358,14 +359,14 @@ impl Worp {
 
     /// Appends the events `decide` gives on the tournament as it stands (`current` if its
     /// log has not moved on, else read now; `current` is a new one when its log is
-    /// empty), retrying on a lost race. Each
-    /// event is checked by folding it before anything is stored.
+    /// empty), retrying on a lost race; returns the tournament after them. Each event is
+    /// checked by folding it before anything is stored.
     pub(crate) async fn change_tournament(
         &self,
         id: Uuid,
         mut current: Option<Folded>,
         decide: impl Fn(&Folded) -> Result<Vec<TournamentEvent>, Refusal>,
-    ) -> Result<Arc<TournamentView>, Refusal> {
+    ) -> Result<Folded, Refusal> {
         for _ in 0..8 {
             let mut after = match current.take() {
                 // A new tournament, or one read by the caller: the append checks it is
@@ -377,7 +378,7 @@ impl Worp {
             let events = decide(&after)?;
             if events.is_empty() {
                 // Nothing to record (another process was first).
-                return Ok(Arc::new(self.tournament_view(&after).await?));
+                return Ok(after);
             }
             let expected = after.version;
             let mut rows = Vec::with_capacity(events.len());
@@ -413,17 +414,16 @@ impl Worp {
                 }
                 rows.push(row);
             }
-            let view = Arc::new(self.tournament_view(&after).await?);
             let append = TournamentAppend {
                 expected_version: expected,
                 events: rows,
-                row: views::row_of(&after, &view)?,
+                row: views::row_of(&after)?,
                 games,
             };
             match self.store.append_tournament(&append).await {
                 Ok(()) => {
                     self.tournament_cache.put(&after);
-                    return Ok(view);
+                    return Ok(after);
                 }
                 Err(StoreError::Conflict) => continue,
                 Err(e) => return Err(e.into()),

@@ -181,7 +181,7 @@ impl Folded {
 }
 
 /// The `tournaments` row of `t`.
-pub(crate) fn row_of(t: &Folded, view: &TournamentView) -> Result<TournamentRow, Refusal> {
+pub(crate) fn row_of(t: &Folded) -> Result<TournamentRow, Refusal> {
     Ok(TournamentRow {
         id: t.id,
         name: t.settings.name.clone(),
@@ -189,7 +189,7 @@ pub(crate) fn row_of(t: &Folded, view: &TournamentView) -> Result<TournamentRow,
         status: t.status().to_owned(),
         created_by: t.settings.created_by,
         version: t.version,
-        summary: serde_json::to_string(&view.summary)
+        summary: serde_json::to_string(&t.summary()?)
             .map_err(|e| Refusal::unwritable("a tournament's summary", e))?,
         created_at: t.created_at,
         updated_at: t.updated_at,
@@ -321,7 +321,8 @@ impl Worp {
     /// Tournament `id`'s export: its log and the export of every game it made.
     pub async fn export_tournament(&self, id: Uuid) -> Result<TournamentExport, Refusal> {
         let rows = self.tournament_log(id).await?;
-        let t = Folded::from_rows(&rows)?;
+        // Read after the log: its games include every game the rows name.
+        let t = self.tournament(id).await?;
         let mut games = Vec::new();
         for game in t.games.values() {
             match self.export(*game).await {
@@ -354,8 +355,7 @@ impl Worp {
         let mut games = Vec::new();
         for id in self.store.tournament_ids().await? {
             let t = self.tournament(id).await?;
-            let view = self.tournament_view(&t).await?;
-            rows.push(row_of(&t, &view)?);
+            rows.push(row_of(&t)?);
             for ((round, table), game_id) in &t.games {
                 games.push(worp_domain::tournaments::TournamentGame {
                     game_id: *game_id,
