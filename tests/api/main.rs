@@ -10,6 +10,7 @@ mod accounts;
 mod answers;
 mod audit;
 mod bots;
+mod buffers;
 mod checkpoints;
 mod correspondence;
 mod cube_match;
