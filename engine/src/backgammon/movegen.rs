@@ -10,6 +10,7 @@
 //! [`Position::outcomes`] sorts keys, not positions.
 
 mod board;
+mod front_first;
 mod ways;
 
 use super::{Position, Side};

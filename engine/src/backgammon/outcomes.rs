@@ -12,8 +12,10 @@
 //! keys alone, sorted where they were written. It keeps no key set: a result found twice
 //! is dropped once sorted, next to its twin (the set cost more than sorting the few
 //! extra keys, fewer still as the search takes most pairs of steps in one order only).
-//! Black's doubles are ordered by a rank computed from their steps, and two numbers are
-//! searched in an order near that of their keys (see [`sort_keys`]).
+//! Black's doubles are searched front first where no checker can bear off, which finds
+//! them in the order of their keys (`movegen/front_first.rs`); the others are ordered by
+//! a rank computed from their steps. Two numbers are searched in an order near that of
+//! their keys (see [`sort_keys`]).
 
 use std::cell::RefCell;
 
@@ -72,6 +74,14 @@ fn outcomes(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
 
 /// The outcomes, from the ways found by the search for `side` with `dice` from `pos`.
 fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
+    if side == Side::Black && dice[0] == dice[1] {
+        if let Some(keys) = scratch
+            .movegen
+            .black_doubles_in_order(pos, usize::from(dice[0]))
+        {
+            return decode::<false, _>(pos, keys.iter().copied());
+        }
+    }
     let ways = scratch.movegen.outcome_ways(pos, side, dice);
     if ways.keys.is_empty() {
         return vec![*pos];
@@ -112,7 +122,8 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
 /// (1.4 with the generator's two passes one after the other). For Black the rear is
 /// least significant: its two numbers are searched frontmost checker first, 1.1
 /// inversions a way (taken rearmost first they came nearly reversed, 2.6 once
-/// reversed). Black's doubles do not (22 inversions a way): they are ranked instead
+/// reversed). Black's doubles do not (22 inversions a way): most are searched front
+/// first instead (`MoveGen::black_doubles_in_order`), the others ranked
 /// (`OutcomeWays::ranked`), but for a search that bears a checker off, which the
 /// standard sort sorts, as it does any search that turns out less ordered than
 /// expected (an insertion sort's moves grow with the square of the length).

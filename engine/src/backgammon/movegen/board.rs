@@ -22,10 +22,10 @@ pub(super) struct KeyUnits {
     /// points).
     add: [u128; 26],
     /// What hitting a blot on the slot adds.
-    hit: [u128; 26],
+    pub(super) hit: [u128; 26],
     /// What a step of `d` pips from slot `s` adds, `step[d][s]`, but for a hit: one
     /// checker less on `s`, one more where it lands (off below slot `d`).
-    step: [[u128; 26]; 7],
+    pub(super) step: [[u128; 26]; 7],
     /// Per slot, where its count shows in a key: `(shift, mask, lone)`, the bits
     /// `(key >> shift) & mask` equal `lone` when exactly one own checker stands there.
     lone: [(u32, u32, u32); 26],

@@ -1,0 +1,298 @@
+//! Black's doubles searched front first, so that their results come in the order of
+//! their keys and need no sorting (see `sort_keys` in [`crate::backgammon::outcomes`]).
+//!
+//! The generator takes a double's steps rearmost checker first, which for Black finds
+//! results in no useful order. When four or more checkers stand outside the home board
+//! (the bar's included), no step can bear off. Checkers on the bar enter first, alike in
+//! every way; after them, the result of the steps of `d` is fixed by how many checkers
+//! leave each slot, `u(s)`. Such counts can be played exactly when every slot left lands
+//! on an open point and no slot gives more checkers than it has or receives: `u(s) ≤
+//! own(s) + u(s + d)` (played rearmost first, each step then finds its checker; a blot is
+//! hit by the first checker landing on it).
+//!
+//! Where two such counts first differ, at the lowest slot `s`, the one that moves more
+//! from `s` puts more checkers on `s − d`, the most significant digit where their results
+//! differ (Black's digit falls as its checkers grow), and so has the smaller key. So the
+//! sources are chosen one step at a time from the front, never behind the one before, a
+//! slot taken again before the next: the keys come out ascending, each result once.
+
+use super::board::{open_slots, Board, KeyUnits};
+use super::{MoveGen, OutcomeWays, BAR};
+use crate::backgammon::{Position, Side};
+
+/// The steps of a double.
+const STEPS: u8 = 4;
+
+impl MoveGen<OutcomeWays> {
+    /// The keys of Black's results of the double `d` (1..=6) from `pos`, ascending, each
+    /// once: if fewer than four of its checkers are on the bar, four or more are outside
+    /// the home board (the bar's included), and four steps can be played. `None`
+    /// otherwise: the generator's own search then finds the ways, with fewer steps or
+    /// bearing off.
+    pub(crate) fn black_doubles_in_order(&mut self, pos: &Position, d: usize) -> Option<&[u128]> {
+        let bar = pos.bar.black;
+        if bar >= STEPS || !(1..=6).contains(&d) {
+            return None;
+        }
+        let (board, mut key, blocked) = Board::new(pos, Side::Black);
+        let open = open_slots(blocked)[d];
+        if board.outside < STEPS || (bar > 0 && open & (1 << BAR) == 0) {
+            return None;
+        }
+        // Black's slot s is board index s − 1; its checkers are the negative values.
+        let mut own = [0u8; 32];
+        for (n, &v) in own[1..].iter_mut().zip(&pos.board) {
+            *n = v.min(0).unsigned_abs();
+        }
+        let (mut occupied, mut blots) = (board.occupied & !(1 << BAR), board.blots);
+        if bar > 0 {
+            // Every way begins by entering the checkers on the bar, hitting a blot there.
+            let entry = BAR - d;
+            key = key.wrapping_add(board.units.step[d][BAR].wrapping_mul(u128::from(bar)));
+            if blots & (1 << entry) != 0 {
+                key = key.wrapping_add(board.units.hit[entry]);
+                blots &= !(1 << entry);
+            }
+            own[entry] += bar;
+            occupied |= 1 << entry;
+        }
+        // The slots a checker may leave: those landing on an open point, holding a
+        // checker or up to three steps in front of one.
+        let reached = occupied | occupied >> d | occupied >> (2 * d) | occupied >> (3 * d);
+        let slots = open & reached & !(1 << BAR);
+        // From the rear: how many checkers can be on each slot to leave it (its own and
+        // those the slots behind can send it), and from which slots on the slots can still
+        // take `r` steps (`viable[r]`; four at most matter).
+        let mut reach = [0u8; 32];
+        let mut viable = [0u32; 5];
+        let (mut left, mut most) = (slots, 0u8);
+        while left != 0 {
+            let s = 31 - left.leading_zeros() as usize;
+            left &= !(1 << s);
+            let sent = if slots & (1 << (s + d)) != 0 {
+                reach[s + d]
+            } else {
+                0
+            };
+            reach[s] = own[s].saturating_add(sent).min(STEPS);
+            most = most.saturating_add(reach[s]).min(STEPS);
+            for v in &mut viable[1..=usize::from(most)] {
+                *v |= 1 << s;
+            }
+        }
+        self.leaves.keys.clear();
+        let mut search = FrontFirst {
+            slots,
+            reach,
+            held: slots & occupied,
+            viable,
+            own,
+            d,
+            blots,
+            units: board.units,
+            keys: &mut self.leaves.keys,
+            owed: [0; 32],
+            owing: 0,
+        };
+        // After the entries, from no slot yet (slot 0 holds none).
+        match bar {
+            0 => search.step::<0>(0, 0, key),
+            1 => search.step::<1>(0, 0, key),
+            2 => search.step::<2>(0, 0, key),
+            _ => search.step::<3>(0, 0, key),
+        }
+        (!self.leaves.keys.is_empty()).then_some(&self.leaves.keys[..])
+    }
+}
+
+/// One search of [`MoveGen::black_doubles_in_order`]: its sources chosen one step at a
+/// time, never behind the one before (slot `c`, left `k` times so far), so that the
+/// sorted sources come in ascending order, a slot taken again before the next.
+struct FrontFirst<'a> {
+    /// The slots a checker may leave (see [`MoveGen::black_doubles_in_order`]).
+    slots: u32,
+    /// Per slot, the most checkers that can leave it (four at most).
+    reach: [u8; 32],
+    /// Those of `slots` that hold checkers before the move.
+    held: u32,
+    /// The slots from which on the slots can still take `r` steps, for `r` in 1..=4.
+    viable: [u32; 5],
+    /// Black's checkers per slot before the move.
+    own: [u8; 32],
+    /// The number of the double.
+    d: usize,
+    /// The slots with an opposing blot before the move.
+    blots: u32,
+    units: &'static KeyUnits,
+    /// The keys found, ascending.
+    keys: &'a mut Vec<u128>,
+    /// Per slot, the checkers that must still leave it: those the slot `d` in front of it
+    /// took beyond its own, which only this slot can have sent.
+    owed: [u8; 32],
+    /// The slots with checkers owed.
+    owing: u32,
+}
+
+impl FrontFirst<'_> {
+    /// The ways after `DEPTH` steps, the last `k` of them from slot `c`, the result so
+    /// far keyed `key`.
+    #[inline(always)]
+    fn step<const DEPTH: usize>(&mut self, c: usize, k: u8, key: u128) {
+        let d = self.d;
+        let r = usize::from(STEPS) - DEPTH;
+        if r == 1 {
+            self.last_step(c, k, key);
+            return;
+        }
+        if DEPTH > 0 && k < self.reach[c] && self.viable[r] & (1 << c) != 0 {
+            // The same slot once more.
+            self.next::<DEPTH>(c, k + 1, key.wrapping_add(self.units.step[d][c]));
+        }
+        // Slot `c` done: it must have paid what it owed, and what it took beyond its
+        // own the slot `d` behind it owes, before any slot after that is taken.
+        let mut candidates = self.slots & self.viable[r];
+        let (mut owing, more) = (self.owing, k.saturating_sub(self.own[c]));
+        if DEPTH > 0 {
+            if k < self.owed[c] {
+                return;
+            }
+            owing &= !(1 << c);
+            if more > 0 {
+                owing |= 1 << (c + d);
+            }
+            candidates &= !((2u32 << c) - 1);
+        }
+        if owing != 0 {
+            // Nothing beyond the first slot that owes.
+            candidates &= (2u32 << owing.trailing_zeros()) - 1;
+        }
+        if candidates == 0 {
+            return;
+        }
+        let saved = self.owing;
+        self.owing = owing;
+        if more > 0 {
+            self.owed[c + d] += more;
+        }
+        while candidates != 0 {
+            let s = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let t = s - d;
+            let hit = self.units.hit[t] & u128::from((self.blots >> t) & 1).wrapping_neg();
+            let key = key.wrapping_add(self.units.step[d][s]).wrapping_add(hit);
+            self.next::<DEPTH>(s, 1, key);
+        }
+        if more > 0 {
+            self.owed[c + d] -= more;
+        }
+        self.owing = saved;
+    }
+
+    /// The fourth step, after three, the last `k` of them from slot `c` (`key` so far):
+    /// each way found is recorded. The step leaves a slot that still holds a checker of
+    /// its own, and after it every slot has given what it owed.
+    #[inline(always)]
+    fn last_step(&mut self, c: usize, k: u8, key: u128) {
+        let d = self.d;
+        let (own, owed) = (self.own[c], self.owed[c]);
+        let others = self.owing & !(1 << c);
+        if k < own && k + 1 >= owed && others == 0 {
+            // From `c` once more.
+            self.keys.push(key.wrapping_add(self.units.step[d][c]));
+        }
+        if k < owed {
+            return;
+        }
+        // From a slot after `c`: the one that owes a checker, if one does (and no
+        // more than one), else any that holds one.
+        let owes = if k > own {
+            others | 1 << (c + d)
+        } else {
+            others
+        };
+        let mut candidates = self.held & !((2u32 << c) - 1);
+        if owes != 0 {
+            let x = owes.trailing_zeros() as usize;
+            let due = self.owed[x] + if x == c + d { k - own } else { 0 };
+            if owes & (owes - 1) != 0 || due != 1 {
+                return;
+            }
+            candidates &= 1 << x;
+        }
+        while candidates != 0 {
+            let s = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let t = s - d;
+            let hit = self.units.hit[t] & u128::from((self.blots >> t) & 1).wrapping_neg();
+            self.keys
+                .push(key.wrapping_add(self.units.step[d][s]).wrapping_add(hit));
+        }
+    }
+
+    /// [`FrontFirst::step`] one step deeper.
+    #[inline(always)]
+    fn next<const DEPTH: usize>(&mut self, c: usize, k: u8, key: u128) {
+        match DEPTH {
+            0 => self.step::<1>(c, k, key),
+            1 => self.step::<2>(c, k, key),
+            2 => self.step::<3>(c, k, key),
+            _ => self.step::<4>(c, k, key),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backgammon::tests::corpus_positions;
+
+    /// On every corpus position and a random walk through games, for every double:
+    /// where the search front first applies, its keys are the generator's keys, sorted,
+    /// strictly ascending; it applies where it should.
+    #[test]
+    fn black_doubles_front_first_are_the_generators_results_in_order() {
+        let mut positions = corpus_positions();
+        let mut rng = crate::playout::SplitMix64(5);
+        let (mut pos, mut side) = (Position::START, Side::White);
+        for _ in 0..20_000 {
+            positions.push(pos);
+            let next = pos.outcomes(side, [rng.below(6) as u8 + 1, rng.below(6) as u8 + 1]);
+            pos = next[rng.below(next.len())];
+            side = side.opponent();
+            if pos.off.white == 15 || pos.off.black == 15 {
+                (pos, side) = (Position::START, Side::White);
+            }
+        }
+        let mut generator = MoveGen::default();
+        let mut front_first = MoveGen::<OutcomeWays>::default();
+        let (mut applied, mut ways) = (0, 0);
+        for pos in &positions {
+            for d in 1..=6u8 {
+                let leaves = generator.generate(pos, Side::Black, [d, d]);
+                let four = leaves.first().is_some_and(|l| l.dice_used() == 4);
+                let mut want: Vec<u128> = leaves.iter().map(|l| l.key).collect();
+                want.sort_unstable();
+                let outside = pos.bar.black
+                    + pos.board[6..]
+                        .iter()
+                        .map(|v| v.min(&0).unsigned_abs())
+                        .sum::<u8>();
+                let applies = pos.bar.black < 4 && outside >= 4 && four;
+                match front_first.black_doubles_in_order(pos, usize::from(d)) {
+                    Some(keys) => {
+                        assert!(applies, "{pos:?} {d}");
+                        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{pos:?} {d}");
+                        assert_eq!(keys, &want[..], "{pos:?} {d}");
+                        applied += 1;
+                        ways += keys.len();
+                    }
+                    None => assert!(!applies, "{pos:?} {d}"),
+                }
+            }
+        }
+        assert!(
+            applied > 20_000 && ways > 500_000,
+            "{applied} searches, {ways} ways"
+        );
+    }
+}
