@@ -433,18 +433,7 @@ mod tests {
     /// every corpus position and a random walk through games, all 36 rolls, either side.
     #[test]
     fn every_way_leads_to_another_result() {
-        let mut positions = crate::backgammon::tests::corpus_positions();
-        let mut rng = crate::playout::SplitMix64(21);
-        let (mut pos, mut side) = (Position::START, Side::White);
-        for _ in 0..3_000 {
-            positions.push(pos);
-            let next = pos.outcomes(side, [rng.below(6) as u8 + 1, rng.below(6) as u8 + 1]);
-            pos = next[rng.below(next.len())];
-            side = side.opponent();
-            if pos.off.white == 15 || pos.off.black == 15 {
-                (pos, side) = (Position::START, Side::White);
-            }
-        }
+        let positions = crate::backgammon::tests::corpus_and_walk_positions(21, 3_000);
         let mut movegen = MoveGen::default();
         for pos in &positions {
             for side in Side::BOTH {

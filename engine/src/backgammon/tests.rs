@@ -770,6 +770,25 @@ pub(super) fn corpus_positions() -> Vec<Position> {
         .expect("corpus lines")
 }
 
+/// The corpus positions and `steps` more, from a random walk through games (seeded by
+/// `seed`): a random outcome of a random roll each turn, from the start again at a
+/// game's end.
+pub(super) fn corpus_and_walk_positions(seed: u64, steps: usize) -> Vec<Position> {
+    let mut positions = corpus_positions();
+    let mut rng = crate::playout::SplitMix64(seed);
+    let (mut pos, mut side) = (Position::START, Side::White);
+    for _ in 0..steps {
+        positions.push(pos);
+        let next = pos.outcomes(side, [rng.below(6) as u8 + 1, rng.below(6) as u8 + 1]);
+        pos = next[rng.below(next.len())];
+        side = side.opponent();
+        if pos.off.white == 15 || pos.off.black == 15 {
+            (pos, side) = (Position::START, Side::White);
+        }
+    }
+    positions
+}
+
 #[test]
 fn outcomes_are_the_sorted_generator_results_on_the_corpus_positions() {
     // Every corpus position, with each of the 36 rolls for either side: the positions of

@@ -244,25 +244,14 @@ impl FrontFirst<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backgammon::tests::corpus_positions;
+    use crate::backgammon::tests::corpus_and_walk_positions;
 
     /// On every corpus position and a random walk through games, for every double:
     /// where the search front first applies, its keys are the generator's keys, sorted,
     /// strictly ascending; it applies where it should.
     #[test]
     fn black_doubles_front_first_are_the_generators_results_in_order() {
-        let mut positions = corpus_positions();
-        let mut rng = crate::playout::SplitMix64(5);
-        let (mut pos, mut side) = (Position::START, Side::White);
-        for _ in 0..20_000 {
-            positions.push(pos);
-            let next = pos.outcomes(side, [rng.below(6) as u8 + 1, rng.below(6) as u8 + 1]);
-            pos = next[rng.below(next.len())];
-            side = side.opponent();
-            if pos.off.white == 15 || pos.off.black == 15 {
-                (pos, side) = (Position::START, Side::White);
-            }
-        }
+        let positions = corpus_and_walk_positions(5, 20_000);
         let mut generator = MoveGen::default();
         let mut front_first = MoveGen::<OutcomeWays>::default();
         let (mut applied, mut ways) = (0, 0);
