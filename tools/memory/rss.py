@@ -55,7 +55,10 @@ def main():
     env = dict(os.environ, WORP_SQLITE_PATH=f"{tmp}/worp.sqlite", PORT=str(args.port),
                RUST_LOG="warn", WORP_RATE_PER_MINUTE="0", WORP_RATE_PER_MINUTE_PER_ADDRESS="0",
                WORP_PLAYERS_PER_HOUR_PER_ADDRESS="0", WORP_OPEN_GAMES_PER_PLAYER="0",
-               WORP_MAX_CONNECTIONS=str(args.streams + 64))
+               WORP_MAX_CONNECTIONS=str(args.streams + 64),
+               # Every stream comes from 127.0.0.1: lift the per-address limits.
+               WORP_STREAMS_PER_ADDRESS=str(args.streams),
+               WORP_CONNECTIONS_PER_ADDRESS=str(args.streams + 64))
     server = subprocess.Popen([args.worp, "serve"], env=env)
     base = f"http://127.0.0.1:{args.port}"
     socks = []
