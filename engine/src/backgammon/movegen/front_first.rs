@@ -61,23 +61,30 @@ impl MoveGen<OutcomeWays> {
         let reached = occupied | occupied >> d | occupied >> (2 * d) | occupied >> (3 * d);
         let slots = open & reached & !(1 << BAR);
         // From the rear: how many checkers can be on each slot to leave it (its own and
-        // those the slots behind can send it), and from which slots on the slots can still
-        // take `r` steps (`viable[r]`; four at most matter).
+        // those the slots behind can send it), from which slots on the slots can still
+        // take `r` steps (`viable[r]`; four at most matter), and the fewest steps that
+        // bring a checker to a slot and take it on (`need`; `fits[r]`, where `r` do).
         let mut reach = [0u8; 32];
+        let mut need = [STEPS + 1; 32];
         let mut viable = [0u32; 5];
+        let mut fits = [0u32; 5];
         let (mut left, mut most) = (slots, 0u8);
         while left != 0 {
             let s = 31 - left.leading_zeros() as usize;
             left &= !(1 << s);
-            let sent = if slots & (1 << (s + d)) != 0 {
-                reach[s + d]
+            let (sent, fewest) = if slots & (1 << (s + d)) != 0 {
+                (reach[s + d], need[s + d] + 1)
             } else {
-                0
+                (0, STEPS + 1)
             };
             reach[s] = own[s].saturating_add(sent).min(STEPS);
+            need[s] = if own[s] > 0 { 1 } else { fewest.min(STEPS + 1) };
             most = most.saturating_add(reach[s]).min(STEPS);
             for v in &mut viable[1..=usize::from(most)] {
                 *v |= 1 << s;
+            }
+            for f in fits.iter_mut().skip(usize::from(need[s])) {
+                *f |= 1 << s;
             }
         }
         self.leaves.keys.clear();
@@ -85,7 +92,7 @@ impl MoveGen<OutcomeWays> {
             slots,
             reach,
             held: slots & occupied,
-            viable,
+            viable: std::array::from_fn(|r| viable[r] & fits[r]),
             own,
             d,
             blots,
@@ -115,7 +122,8 @@ struct FrontFirst<'a> {
     reach: [u8; 32],
     /// Those of `slots` that hold checkers before the move.
     held: u32,
-    /// The slots from which on the slots can still take `r` steps, for `r` in 1..=4.
+    /// The slots from which on the slots can still take `r` steps, for `r` in 1..=4, and
+    /// to which `r` steps can bring a checker and take it on.
     viable: [u32; 5],
     /// Black's checkers per slot before the move.
     own: [u8; 32],
