@@ -2,23 +2,12 @@
 //! answers far larger than that, trickled, pipelined and kept alive on one connection,
 //! are read and written whole.
 
-use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use worp::clock::SystemClock;
-
-use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, TestApp};
-
-fn socket(app: &TestApp) -> SocketAddr {
-    app.address
-        .trim_start_matches("http://")
-        .parse()
-        .expect("the app's address")
-}
+use crate::edge::{app_with, socket};
 
 /// One answer read from `s` (after `pending`, bytes already read past the last one): its
 /// status, head and body, by its `Content-Length` or its chunks. Leaves in `pending` what
@@ -85,11 +74,8 @@ async fn fill(s: &mut TcpStream, pending: &mut Vec<u8>) {
 
 #[tokio::test]
 async fn requests_and_answers_far_larger_than_the_first_buffers_pass_whole() {
-    let (url, dir) = fresh_database(Backend::Sqlite).await;
-    let mut settings = test_settings(url);
-    // The default: 64 KiB (the tests' own is smaller).
-    settings.body_limit = 64 * 1024;
-    let app = spawn_app_from(settings, Arc::new(SystemClock), dir).await;
+    // The default body limit, 64 KiB (the tests' own is smaller).
+    let app = app_with(|_| {}).await;
     let mut s = TcpStream::connect(socket(&app)).await.expect("connect");
     s.set_nodelay(true).expect("nodelay");
     let mut pending = Vec::new();

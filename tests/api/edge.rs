@@ -14,7 +14,7 @@ use worp::configuration::Settings;
 
 use crate::helpers::{fresh_database, spawn_app_from, test_settings, Backend, TestApp, BACKENDS};
 
-async fn app_with(change: impl FnOnce(&mut Settings)) -> TestApp {
+pub(crate) async fn app_with(change: impl FnOnce(&mut Settings)) -> TestApp {
     app_on(Backend::Sqlite, change).await
 }
 
@@ -27,7 +27,7 @@ async fn app_on(backend: Backend, change: impl FnOnce(&mut Settings)) -> TestApp
     spawn_app_from(settings, Arc::new(SystemClock), dir).await
 }
 
-fn socket(app: &TestApp) -> SocketAddr {
+pub(crate) fn socket(app: &TestApp) -> SocketAddr {
     app.address
         .trim_start_matches("http://")
         .parse()
