@@ -1,22 +1,39 @@
-//! `--hop-anchor`: pgbench's durable single-row insert (`tools/pgbench/anchor.sql`)
-//! behind a minimal HTTP hop, measured in each round beside pgbench.
+//! `--hop-anchor`: the round's anchor insert behind a minimal HTTP hop, measured in each
+//! round beside the anchor itself: pgbench's durable single-row insert
+//! (`tools/pgbench/anchor.sql`) on PostgreSQL, or the SQLite anchor's
+//! ([`super::sqlite_anchor`]) in a scratch file beside the server's.
 //!
 //! An actix-web server of one worker, in this process, runs the anchor's `INSERT` for
 //! each `POST /anchor` and answers 201 once it has committed; each client is one
-//! blocking keep-alive connection. It judges no game and writes no row beyond the
-//! anchor's, so its rate over pgbench's is the most that the hop in front of the
-//! database (an HTTP request, a handler, a pool, the answer) leaves of pgbench's rate
-//! on this machine. Worp's own rate over the hop's is then what the server's game work
-//! and rows cost beyond the hop.
+//! blocking keep-alive connection. On PostgreSQL the insert runs on a pooled
+//! connection; on SQLite it runs on the worker's own thread, on the anchor's one
+//! connection (the least a hop can add: no other thread wakes). It judges no game and
+//! writes no row beyond the anchor's, so its rate over the anchor's is the most that the
+//! hop in front of the database (an HTTP request, a handler, the answer) leaves of the
+//! anchor's rate on this machine. Worp's own rate over the hop's is then what the
+//! server's game work and rows cost beyond the hop.
 
 use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use actix_web::{web, App, HttpResponse, HttpServer};
 use sqlx::postgres::PgPoolOptions;
 use sqlx::Connection;
 
-use super::{percentile, ANCHOR, ANCHOR_DROP, ANCHOR_TABLE};
+use super::{percentile, sqlite_anchor, ANCHOR, ANCHOR_DROP, ANCHOR_TABLE};
+
+/// The database behind the hop.
+#[derive(Debug, Clone)]
+pub enum Store {
+    /// PostgreSQL at this URL: pgbench's table and insert.
+    Postgres(String),
+    /// SQLite: the anchor's table and insert in a scratch file beside this one (the
+    /// server's database file), removed afterwards.
+    Sqlite(PathBuf),
+}
 
 /// What one run of the hop measured.
 #[derive(Debug, Clone, Copy)]
@@ -31,16 +48,16 @@ pub struct Hop {
 /// The request each client sends, again and again.
 const REQUEST: &[u8] = b"POST /anchor HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n";
 
-/// Runs the hop on database `db` for `duration` with `clients` connections (the
-/// anchor's scratch table is made and dropped again). Blocking: call it off the
-/// runtime, as pgbench is.
-pub fn run(db: &str, clients: usize, duration: Duration) -> Result<Hop, String> {
+/// Runs the hop on `store` for `duration` with `clients` connections (the anchor's
+/// scratch table or file is made and dropped again). Blocking: call it off the
+/// runtime, as the anchors are.
+pub fn run(store: &Store, clients: usize, duration: Duration) -> Result<Hop, String> {
     let clients = clients.max(1);
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let db = db.to_owned();
+    let store = store.clone();
     let server = std::thread::Builder::new()
         .name("hop-anchor".into())
-        .spawn(move || serve(&db, clients, ready_tx))
+        .spawn(move || serve(&store, clients, ready_tx))
         .map_err(|e| format!("hop anchor: {e}"))?;
     let (port, handle) = match ready_rx.recv() {
         Ok(Ok(ready)) => ready,
@@ -90,18 +107,32 @@ pub fn run(db: &str, clients: usize, duration: Duration) -> Result<Hop, String> 
     })
 }
 
-/// The hop's rounds, each beside pgbench's rate and ours (if judged) in the same round.
-#[derive(Debug, Default)]
-pub struct Rounds(Vec<(f64, f64, Option<f64>)>);
+/// The hop's rounds, each beside its anchor's rate and ours (if judged) in the same
+/// round.
+#[derive(Debug)]
+pub struct Rounds {
+    /// The anchor's name, as the lines give it ("pgbench", "SQLite").
+    anchor: &'static str,
+    rounds: Vec<(f64, f64, Option<f64>)>,
+}
 
 impl Rounds {
-    /// Keeps a round: `hop` beside pgbench's `tps` and our `ours`; returns its line.
+    /// No rounds yet, beside the anchor called `anchor`.
+    pub fn new(anchor: &'static str) -> Rounds {
+        Rounds {
+            anchor,
+            rounds: Vec::new(),
+        }
+    }
+
+    /// Keeps a round: `hop` beside the anchor's `tps` and our `ours`; returns its line.
     pub fn round(&mut self, hop: &Hop, tps: f64, ours: Option<f64>) -> String {
-        self.0.push((hop.rate, tps, ours));
+        self.rounds.push((hop.rate, tps, ours));
         format!(
-            "  the anchor behind a minimal HTTP hop: {:.0} tx/s, {:.1}% of pgbench's (p50 {:.2} ms, p99 {:.2} ms){}",
+            "  the anchor behind a minimal HTTP hop: {:.0} tx/s, {:.1}% of {}'s (p50 {:.2} ms, p99 {:.2} ms){}",
             hop.rate,
             hop.rate / tps * 100.0,
+            self.anchor,
             hop.p50,
             hop.p99,
             ours.map(|r| format!("; our rate is {:.1}% of it", r / hop.rate * 100.0))
@@ -109,19 +140,20 @@ impl Rounds {
         )
     }
 
-    /// The means over the rounds (`None` without any): the hop's share of pgbench's
+    /// The means over the rounds (`None` without any): the hop's share of the anchor's
     /// rate and, when every round judged ours, our share of the hop's.
     pub fn summary(&self) -> Option<String> {
-        if self.0.is_empty() {
+        if self.rounds.is_empty() {
             return None;
         }
-        let n = self.0.len() as f64;
-        let hop = self.0.iter().map(|r| r.0).sum::<f64>() / n;
-        let tps = self.0.iter().map(|r| r.1).sum::<f64>() / n;
-        let ours: Option<f64> = self.0.iter().map(|r| r.2).sum();
+        let n = self.rounds.len() as f64;
+        let hop = self.rounds.iter().map(|r| r.0).sum::<f64>() / n;
+        let tps = self.rounds.iter().map(|r| r.1).sum::<f64>() / n;
+        let ours: Option<f64> = self.rounds.iter().map(|r| r.2).sum();
         Some(format!(
-            "The anchor behind a minimal HTTP hop: {:.1}% of pgbench's rate ({hop:.0} / {tps:.0}, means over the rounds){}",
+            "The anchor behind a minimal HTTP hop: {:.1}% of {}'s rate ({hop:.0} / {tps:.0}, means over the rounds){}",
             hop / tps * 100.0,
+            self.anchor,
             ours.map(|sum| format!("; our rate is {:.1}% of the hop's", sum / n / hop * 100.0))
                 .unwrap_or_default()
         ))
@@ -130,21 +162,36 @@ impl Rounds {
 
 type Ready = Result<(u16, actix_web::dev::ServerHandle), String>;
 
+/// What the hop's handler writes to.
+enum Backend {
+    Postgres(sqlx::PgPool),
+    /// The anchor's one connection, the game its rows name, and the sequence number of
+    /// the last.
+    Sqlite(Mutex<rusqlite::Connection>, uuid::Uuid, AtomicI64),
+}
+
 /// The hop's server, on this thread until it is stopped: the table, then one worker.
-fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Result<(), String> {
-    actix_web::rt::System::new().block_on(async move {
+fn serve(
+    store: &Store,
+    clients: usize,
+    ready: std::sync::mpsc::Sender<Ready>,
+) -> Result<(), String> {
+    let scratch = match store {
+        Store::Sqlite(database) => Some(sqlite_anchor::scratch(database)),
+        Store::Postgres(_) => None,
+    };
+    let served = actix_web::rt::System::new().block_on(async {
         let started = async {
-            let pool = PgPoolOptions::new()
-                .max_connections(u32::try_from(clients).unwrap_or(u32::MAX))
-                .test_before_acquire(false)
-                .connect(db)
-                .await
-                .map_err(|e| format!("hop anchor: {e}"))?;
-            sqlx::raw_sql(ANCHOR_TABLE)
-                .execute(&pool)
-                .await
-                .map_err(|e| format!("hop anchor: the anchor's table: {e}"))?;
-            let data = web::Data::new(pool.clone());
+            let backend = match (store, &scratch) {
+                (Store::Postgres(db), _) => Backend::Postgres(postgres(db, clients).await?),
+                (Store::Sqlite(_), Some(file)) => Backend::Sqlite(
+                    Mutex::new(sqlite(file).map_err(|e| format!("hop anchor: {e}"))?),
+                    uuid::Uuid::new_v4(),
+                    AtomicI64::new(0),
+                ),
+                (Store::Sqlite(_), None) => return Err("hop anchor: no scratch file".into()),
+            };
+            let data = web::Data::new(backend);
             let server = HttpServer::new(move || {
                 App::new()
                     .app_data(data.clone())
@@ -170,6 +217,9 @@ fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Res
         };
         let _ = ready.send(Ok((port, server.handle())));
         let served = server.await.map_err(|e| format!("hop anchor: {e}"));
+        let Store::Postgres(db) = store else {
+            return served;
+        };
         // The pool's connections went with the worker's runtime: the table is dropped on
         // a connection of this thread's own.
         let dropped = async {
@@ -180,17 +230,61 @@ fn serve(db: &str, clients: usize, ready: std::sync::mpsc::Sender<Ready>) -> Res
         .await
         .map_err(|e| format!("hop anchor: dropping the table: {e}"));
         served.and(dropped)
-    })
+    });
+    if let Some(file) = &scratch {
+        sqlite_anchor::remove(file);
+    }
+    served
+}
+
+/// A pool of `clients` connections to `db`, with pgbench's table made.
+async fn postgres(db: &str, clients: usize) -> Result<sqlx::PgPool, String> {
+    let pool = PgPoolOptions::new()
+        .max_connections(u32::try_from(clients).unwrap_or(u32::MAX))
+        .test_before_acquire(false)
+        .connect(db)
+        .await
+        .map_err(|e| format!("hop anchor: {e}"))?;
+    sqlx::raw_sql(ANCHOR_TABLE)
+        .execute(&pool)
+        .await
+        .map_err(|e| format!("hop anchor: the anchor's table: {e}"))?;
+    Ok(pool)
+}
+
+/// The SQLite anchor's connection to `file` (the server's settings), its table made.
+fn sqlite(file: &Path) -> Result<rusqlite::Connection, String> {
+    let path = file.to_str().ok_or("the anchor's path is not UTF-8")?;
+    let connection = worp::store::sqlite_commit::open(path).map_err(|e| e.to_string())?;
+    connection
+        .execute_batch(sqlite_anchor::CREATE)
+        .map_err(|e| e.to_string())?;
+    Ok(connection)
 }
 
 /// The anchor's transaction, answered once it committed.
-async fn insert(pool: web::Data<sqlx::PgPool>) -> HttpResponse {
-    // Prepared and kept by the connection, as pgbench's `-M prepared` does.
-    match sqlx::query(ANCHOR).execute(pool.get_ref()).await {
-        Ok(_) => HttpResponse::Created()
+async fn insert(backend: web::Data<Backend>) -> HttpResponse {
+    let done = match backend.get_ref() {
+        // Prepared and kept by the connection, as pgbench's `-M prepared` does.
+        Backend::Postgres(pool) => sqlx::query(ANCHOR)
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string()),
+        // On this thread: SQLite's commit blocks it until the log is synced.
+        Backend::Sqlite(connection, game, seq) => {
+            let seq = seq.fetch_add(1, Ordering::Relaxed) + 1;
+            let connection = connection
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            sqlite_anchor::insert(&connection, game, seq).map_err(|e| e.to_string())
+        }
+    };
+    match done {
+        Ok(()) => HttpResponse::Created()
             .content_type("application/json")
             .body("{\"inserted\":1}"),
-        Err(e) => HttpResponse::InternalServerError().body(e.to_string()),
+        Err(e) => HttpResponse::InternalServerError().body(e),
     }
 }
 
@@ -280,13 +374,13 @@ mod tests {
     }
 
     #[test]
-    fn rounds_give_the_hops_share_of_pgbench_and_ours_of_the_hops() {
+    fn rounds_give_the_hops_share_of_its_anchor_and_ours_of_the_hops() {
         let hop = |rate| Hop {
             rate,
             p50: 0.24,
             p99: 0.35,
         };
-        let mut rounds = Rounds::default();
+        let mut rounds = Rounds::new("pgbench");
         assert_eq!(rounds.summary(), None);
         let line = rounds.round(&hop(4000.0), 6000.0, Some(3000.0));
         assert!(line.contains("4000 tx/s, 66.7% of pgbench's"), "{line}");
@@ -305,6 +399,10 @@ mod tests {
         rounds.round(&hop(4000.0), 6000.0, None);
         let summary = rounds.summary().expect("rounds");
         assert!(!summary.contains("our rate"), "{summary}");
+        // Beside SQLite's anchor, the lines name it.
+        let line = Rounds::new("SQLite").round(&hop(1500.0), 5000.0, Some(500.0));
+        assert!(line.contains("1500 tx/s, 30.0% of SQLite's"), "{line}");
+        assert!(line.ends_with("our rate is 33.3% of it"), "{line}");
     }
 
     #[test]
@@ -327,6 +425,27 @@ mod tests {
         let mut buf = vec![0u8; 4096];
         let e = read_answer(&mut Trickle(b"HTTP/1.1 201 Cr"), &mut buf).unwrap_err();
         assert!(e.contains("closed"), "{e}");
+    }
+
+    /// The hop on SQLite: it answers inserts, each durable, numbered in turn, and leaves
+    /// no file behind.
+    #[test]
+    fn the_sqlite_hop_answers_inserts_and_removes_its_file() {
+        let dir = std::env::temp_dir().join(format!("worp-hop-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let hop = run(
+            &Store::Sqlite(dir.join("worp.sqlite")),
+            2,
+            Duration::from_millis(300),
+        )
+        .expect("the hop runs");
+        assert!(
+            hop.rate > 0.0 && hop.p50 > 0.0 && hop.p99 >= hop.p50,
+            "{hop:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
+        assert!(left.is_empty(), "the scratch files are removed: {left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// The hop against a real database (the README's test command's private cluster):
@@ -355,7 +474,8 @@ mod tests {
                 .await
                 .expect("create");
         });
-        let hop = run(&db, 2, Duration::from_millis(500)).expect("the hop runs");
+        let hop =
+            run(&Store::Postgres(db.clone()), 2, Duration::from_millis(500)).expect("the hop runs");
         assert!(
             hop.rate > 0.0 && hop.p50 > 0.0 && hop.p99 >= hop.p50,
             "{hop:?}"

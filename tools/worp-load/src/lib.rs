@@ -11,9 +11,10 @@
 //!   with single-row INSERT transactions into a scratch table, the same client count and
 //!   duration, durable commits; our rate is printed as a fraction of it. With
 //!   `--rounds N` the two alternate N times and the means are compared.
-//! - `--hop-anchor` (with `--pgbench-db`): after pgbench in each round, pgbench's insert
-//!   behind a minimal HTTP hop ([`hop_anchor`]), with the same clients and duration: how
-//!   much of pgbench's rate an HTTP hop alone leaves, and our rate as a fraction of it.
+//! - `--hop-anchor` (with `--pgbench-db` or `--sqlite-anchor`): after the anchor in each
+//!   round, the anchor's insert behind a minimal HTTP hop ([`hop_anchor`]), with the same
+//!   clients and duration: how much of the anchor's rate an HTTP hop alone leaves, and
+//!   our rate as a fraction of it.
 //! - `--sqlite-anchor PATH` (the server's SQLite file): afterwards, SQLite's own ceiling
 //!   on the same disk, durable single-row inserts with the server's settings, the same
 //!   client count and duration ([`sqlite_anchor`]); our rate as a fraction of it.
@@ -98,10 +99,10 @@ pub struct Args {
     /// scratch file beside this one (the server's SQLite database: the same disk).
     #[arg(long, conflicts_with = "pgbench_db")]
     pub sqlite_anchor: Option<std::path::PathBuf>,
-    /// Also measure pgbench's insert behind a minimal HTTP hop (an actix-web handler
-    /// running it on a pooled connection), after pgbench in each round (see
+    /// Also measure the anchor's insert (pgbench's, or SQLite's) behind a minimal HTTP
+    /// hop (an actix-web handler running it), after the anchor in each round (see
     /// `hop_anchor.rs`). It does not change the target's verdict.
-    #[arg(long, requires = "pgbench_db")]
+    #[arg(long)]
     pub hop_anchor: bool,
     /// The server's database, for `--seed-finished` and the rebuild measurement.
     #[arg(long)]
@@ -1684,6 +1685,9 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
         echo,
         transcript: Arc::default(),
     };
+    if args.hop_anchor && args.pgbench_db.is_none() && args.sqlite_anchor.is_none() {
+        return Err("--hop-anchor needs --pgbench-db or --sqlite-anchor".into());
+    }
     if args.seed_finished > 0 {
         let db = args
             .database_url
@@ -1716,7 +1720,11 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
     let mut moves = 0;
     // Each round: the HTTP load, then pgbench, for `--duration` each.
     let (mut rates, mut ceilings, mut p99s) = (Vec::new(), Vec::new(), Vec::new());
-    let mut hops = hop_anchor::Rounds::default();
+    let mut hops = hop_anchor::Rounds::new(if args.sqlite_anchor.is_some() {
+        "SQLite"
+    } else {
+        "pgbench"
+    });
     let mut cpus = cpu::Rounds::default();
     for round in 1..=args.rounds {
         out.line(format!(
@@ -1767,6 +1775,19 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                 rates.push(rate);
                 ceilings.push(tps);
                 p99s.push(Some(p99));
+                if args.hop_anchor {
+                    let (store, clients, duration) = (
+                        hop_anchor::Store::Sqlite(file.clone()),
+                        args.clients,
+                        args.duration,
+                    );
+                    let hop = tokio::task::spawn_blocking(move || {
+                        hop_anchor::run(&store, clients, duration)
+                    })
+                    .await
+                    .map_err(|e| e.to_string())??;
+                    out.line(hops.round(&hop, tps, Some(rate)));
+                }
             }
         }
         if let Some(db) = &args.pgbench_db {
@@ -1804,7 +1825,7 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
             }
             if args.hop_anchor {
                 let hop = tokio::task::spawn_blocking(move || {
-                    hop_anchor::run(&hop_db, clients, duration)
+                    hop_anchor::run(&hop_anchor::Store::Postgres(hop_db), clients, duration)
                 })
                 .await
                 .map_err(|e| e.to_string())??;

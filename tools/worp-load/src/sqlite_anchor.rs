@@ -19,14 +19,14 @@ use super::cpu::{self, Rounds, Snapshot};
 use super::{Anchor, Measured, Out};
 
 /// The anchor's table: a row shaped like an event.
-const CREATE: &str = "CREATE TABLE IF NOT EXISTS worp_load_anchor (
+pub(super) const CREATE: &str = "CREATE TABLE IF NOT EXISTS worp_load_anchor (
     id INTEGER PRIMARY KEY, game_id BLOB NOT NULL, seq INTEGER NOT NULL,
     payload TEXT NOT NULL, recorded_at TEXT NOT NULL)";
 const INSERT: &str = "INSERT INTO worp_load_anchor (game_id, seq, payload, recorded_at) \
      VALUES (?1, ?2, '{\"dice\": [3, 5]}', ?3)";
 
 /// The scratch file beside `database` (and SQLite's `-wal` and `-shm` files).
-fn scratch(database: &Path) -> PathBuf {
+pub(super) fn scratch(database: &Path) -> PathBuf {
     let dir = database
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -37,12 +37,27 @@ fn scratch(database: &Path) -> PathBuf {
     ))
 }
 
-fn remove(file: &Path) {
+pub(super) fn remove(file: &Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut name = file.as_os_str().to_owned();
         name.push(suffix);
         let _ = std::fs::remove_file(name);
     }
+}
+
+/// One durable insert: the row `seq` of `game`, in a transaction of its own.
+pub(super) fn insert(
+    connection: &rusqlite::Connection,
+    game: &uuid::Uuid,
+    seq: i64,
+) -> rusqlite::Result<()> {
+    let mut insert = connection.prepare_cached(INSERT)?;
+    insert.execute(rusqlite::params![
+        &game.as_bytes()[..],
+        seq,
+        chrono::Utc::now().to_rfc3339()
+    ])?;
+    Ok(())
 }
 
 /// Runs the anchor: its inserts per second, and the CPU they took.
@@ -102,13 +117,7 @@ fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Anc
                     let connection = connection
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let done = connection.prepare_cached(INSERT).and_then(|mut insert| {
-                        insert.execute(rusqlite::params![
-                            &game.as_bytes()[..],
-                            seq,
-                            chrono::Utc::now().to_rfc3339()
-                        ])
-                    });
+                    let done = insert(&connection, &game, seq);
                     drop(connection);
                     match done {
                         Ok(_) => {
