@@ -2010,6 +2010,15 @@ mod tests {
         assert_eq!(Verdict::CannotJudge("no samples".into()).exit_code(), 3);
     }
 
+    /// `--hop-anchor` without an anchor to stand beside is refused before any load.
+    #[tokio::test]
+    async fn a_hop_without_an_anchor_is_refused() {
+        use clap::Parser;
+        let args = Args::try_parse_from(["worp-load", "--hop-anchor"]).expect("parses");
+        let refused = run(&args, Echo::Quiet).await.err().expect("refused");
+        assert!(refused.contains("--hop-anchor needs"), "{refused}");
+    }
+
     #[test]
     fn targets_are_issue_20s_per_anchor_and_client_count() {
         assert_eq!(target(false, 1), ("pgbench's", 0.5, 15.0));
