@@ -2015,7 +2015,7 @@ mod tests {
     async fn a_hop_without_an_anchor_is_refused() {
         use clap::Parser;
         let args = Args::try_parse_from(["worp-load", "--hop-anchor"]).expect("parses");
-        let refused = run(&args, Echo::Quiet).await.err().expect("refused");
+        let refused = run(&args, Echo::Quiet).await.expect_err("refused");
         assert!(refused.contains("--hop-anchor needs"), "{refused}");
     }
 
