@@ -427,8 +427,8 @@ mod tests {
         assert!(e.contains("closed"), "{e}");
     }
 
-    /// The hop on SQLite: it answers inserts, each durable, numbered in turn, and leaves
-    /// no file behind.
+    /// The hop on SQLite (a scratch file beside the one named): it answers inserts, times
+    /// them, and leaves no file behind.
     #[test]
     fn the_sqlite_hop_answers_inserts_and_removes_its_file() {
         let dir = std::env::temp_dir().join(format!("worp-hop-{}", uuid::Uuid::new_v4()));
