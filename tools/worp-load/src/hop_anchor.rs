@@ -14,7 +14,7 @@
 //! server's game work and rows cost beyond the hop.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -185,7 +185,7 @@ fn serve(
             let backend = match (store, &scratch) {
                 (Store::Postgres(db), _) => Backend::Postgres(postgres(db, clients).await?),
                 (Store::Sqlite(_), Some(file)) => Backend::Sqlite(
-                    Mutex::new(sqlite(file).map_err(|e| format!("hop anchor: {e}"))?),
+                    Mutex::new(sqlite_anchor::open(file).map_err(|e| format!("hop anchor: {e}"))?),
                     uuid::Uuid::new_v4(),
                     AtomicI64::new(0),
                 ),
@@ -250,16 +250,6 @@ async fn postgres(db: &str, clients: usize) -> Result<sqlx::PgPool, String> {
         .await
         .map_err(|e| format!("hop anchor: the anchor's table: {e}"))?;
     Ok(pool)
-}
-
-/// The SQLite anchor's connection to `file` (the server's settings), its table made.
-fn sqlite(file: &Path) -> Result<rusqlite::Connection, String> {
-    let path = file.to_str().ok_or("the anchor's path is not UTF-8")?;
-    let connection = worp::store::sqlite_commit::open(path).map_err(|e| e.to_string())?;
-    connection
-        .execute_batch(sqlite_anchor::CREATE)
-        .map_err(|e| e.to_string())?;
-    Ok(connection)
 }
 
 /// The anchor's transaction, answered once it committed.

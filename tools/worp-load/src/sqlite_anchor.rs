@@ -19,7 +19,7 @@ use super::cpu::{self, Rounds, Snapshot};
 use super::{Anchor, Measured, Out};
 
 /// The anchor's table: a row shaped like an event.
-pub(super) const CREATE: &str = "CREATE TABLE IF NOT EXISTS worp_load_anchor (
+const CREATE: &str = "CREATE TABLE IF NOT EXISTS worp_load_anchor (
     id INTEGER PRIMARY KEY, game_id BLOB NOT NULL, seq INTEGER NOT NULL,
     payload TEXT NOT NULL, recorded_at TEXT NOT NULL)";
 const INSERT: &str = "INSERT INTO worp_load_anchor (game_id, seq, payload, recorded_at) \
@@ -73,12 +73,19 @@ pub(super) fn measure(
     result
 }
 
-fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Anchor, String> {
+/// The anchor's connection to `file`, opened as the server opens its writer's, with the
+/// anchor's table made.
+pub(super) fn open(file: &Path) -> Result<rusqlite::Connection, String> {
     let path = file.to_str().ok_or("the anchor's path is not UTF-8")?;
     let connection = worp::store::sqlite_commit::open(path).map_err(|e| e.to_string())?;
     connection
         .execute_batch(CREATE)
         .map_err(|e| e.to_string())?;
+    Ok(connection)
+}
+
+fn run(file: &Path, clients: usize, duration: Duration, out: &Out) -> Result<Anchor, String> {
+    let connection = open(file)?;
     let settings: (String, i64) = connection
         .query_row(
             "SELECT * FROM pragma_journal_mode, pragma_synchronous",
