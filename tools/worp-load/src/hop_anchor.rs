@@ -107,6 +107,13 @@ pub fn run(store: &Store, clients: usize, duration: Duration) -> Result<Hop, Str
     })
 }
 
+/// [`run`] on the runtime's blocking pool, as the anchors run.
+pub async fn measure(store: Store, clients: usize, duration: Duration) -> Result<Hop, String> {
+    tokio::task::spawn_blocking(move || run(&store, clients, duration))
+        .await
+        .map_err(|e| e.to_string())?
+}
+
 /// The hop's rounds, each beside its anchor's rate and ours (if judged) in the same
 /// round.
 #[derive(Debug)]

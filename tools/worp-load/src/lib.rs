@@ -1776,16 +1776,8 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                 ceilings.push(tps);
                 p99s.push(Some(p99));
                 if args.hop_anchor {
-                    let (store, clients, duration) = (
-                        hop_anchor::Store::Sqlite(file.clone()),
-                        args.clients,
-                        args.duration,
-                    );
-                    let hop = tokio::task::spawn_blocking(move || {
-                        hop_anchor::run(&store, clients, duration)
-                    })
-                    .await
-                    .map_err(|e| e.to_string())??;
+                    let store = hop_anchor::Store::Sqlite(file.clone());
+                    let hop = hop_anchor::measure(store, args.clients, args.duration).await?;
                     out.line(hops.round(&hop, tps, Some(rate)));
                 }
             }
@@ -1824,11 +1816,8 @@ pub async fn run(args: &Args, echo: Echo) -> Result<Report, String> {
                 None => {}
             }
             if args.hop_anchor {
-                let hop = tokio::task::spawn_blocking(move || {
-                    hop_anchor::run(&hop_anchor::Store::Postgres(hop_db), clients, duration)
-                })
-                .await
-                .map_err(|e| e.to_string())??;
+                let store = hop_anchor::Store::Postgres(hop_db);
+                let hop = hop_anchor::measure(store, clients, duration).await?;
                 out.line(hops.round(&hop, tps, ours_rate));
             }
         }
