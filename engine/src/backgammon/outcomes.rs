@@ -13,8 +13,8 @@
 //! is dropped once sorted, next to its twin (the set cost more than sorting the few
 //! extra keys, fewer still as the search takes most pairs of steps in one order only).
 //! Black's doubles are searched front first where no checker can bear off, which finds
-//! them in the order of their keys (`movegen/front_first.rs`); the others are ordered by
-//! a rank computed from their steps. Two numbers are searched in an order near that of
+//! them in order, and writes the positions themselves (`movegen/front_first.rs`); the
+//! others are ordered by a rank computed from their steps. Two numbers are searched in an order near that of
 //! their keys (see [`sort_keys`]).
 
 use std::cell::RefCell;
@@ -75,11 +75,11 @@ fn outcomes(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
 /// The outcomes, from the ways found by the search for `side` with `dice` from `pos`.
 fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
     if side == Side::Black && dice[0] == dice[1] {
-        if let Some(keys) = scratch
+        if let Some(positions) = scratch
             .movegen
             .black_doubles_in_order(pos, usize::from(dice[0]))
         {
-            return decode::<false, _>(pos, keys.iter().copied());
+            return positions.to_vec();
         }
     }
     let ways = scratch.movegen.outcome_ways(pos, side, dice);

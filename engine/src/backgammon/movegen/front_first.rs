@@ -1,5 +1,7 @@
 //! Black's doubles searched front first, so that their results come in the order of
-//! their keys and need no sorting (see `sort_keys` in [`crate::backgammon::outcomes`]).
+//! their keys and need no sorting (see `sort_keys` in [`crate::backgammon::outcomes`]),
+//! each written as the position itself rather than as a key to decode: the search adds
+//! each step's change to the position's points and counts, held as four words.
 //!
 //! The generator takes a double's steps rearmost checker first, which for Black finds
 //! results in no useful order. When four or more checkers stand outside the home board
@@ -14,27 +16,30 @@
 //! from `s` puts more checkers on `s − d`, the most significant digit where their results
 //! differ (Black's digit falls as its checkers grow), and so has the smaller key. So the
 //! sources are chosen one step at a time from the front, never behind the one before, a
-//! slot taken again before the next: the keys come out ascending, each result once.
+//! slot taken again before the next: the results come out ascending, each once.
 
-use super::board::{open_slots, Board, KeyUnits};
+use super::board::{open_slots, Board};
 use super::{MoveGen, OutcomeWays, BAR};
-use crate::backgammon::{Position, Side};
+use crate::backgammon::{Position, Side, Tally};
 
 /// The steps of a double.
 const STEPS: u8 = 4;
 
 impl MoveGen<OutcomeWays> {
-    /// The keys of Black's results of the double `d` (1..=6) from `pos`, ascending, each
-    /// once: if fewer than four of its checkers are on the bar, four or more are outside
-    /// the home board (the bar's included), and four steps can be played. `None`
-    /// otherwise: the generator's own search then finds the ways, with fewer steps or
-    /// bearing off.
-    pub(crate) fn black_doubles_in_order(&mut self, pos: &Position, d: usize) -> Option<&[u128]> {
+    /// Black's results of the double `d` (1..=6) from `pos`, ascending, each once: if
+    /// fewer than four of its checkers are on the bar, four or more are outside the home
+    /// board (the bar's included), and four steps can be played. `None` otherwise: the
+    /// generator's own search then finds the ways, with fewer steps or bearing off.
+    pub(crate) fn black_doubles_in_order(
+        &mut self,
+        pos: &Position,
+        d: usize,
+    ) -> Option<&[Position]> {
         let bar = pos.bar.black;
         if bar >= STEPS || !(1..=6).contains(&d) {
             return None;
         }
-        let (board, mut key, blocked) = Board::new(pos, Side::Black);
+        let (board, _, blocked) = Board::new(pos, Side::Black);
         let open = open_slots(blocked)[d];
         if board.outside < STEPS || (bar > 0 && open & (1 << BAR) == 0) {
             return None;
@@ -45,14 +50,17 @@ impl MoveGen<OutcomeWays> {
             *n = v.min(0).unsigned_abs();
         }
         let (mut occupied, mut blots) = (board.occupied & !(1 << BAR), board.blots);
+        let mut start = *pos;
         if bar > 0 {
             // Every way begins by entering the checkers on the bar, hitting a blot there.
             let entry = BAR - d;
-            key = key.wrapping_add(board.units.step[d][BAR].wrapping_mul(u128::from(bar)));
             if blots & (1 << entry) != 0 {
-                key = key.wrapping_add(board.units.hit[entry]);
                 blots &= !(1 << entry);
+                start.board[entry - 1] = 0;
+                start.bar.white += 1;
             }
+            start.board[entry - 1] -= bar as i8;
+            start.bar.black = 0;
             own[entry] += bar;
             occupied |= 1 << entry;
         }
@@ -87,7 +95,21 @@ impl MoveGen<OutcomeWays> {
                 *f |= 1 << s;
             }
         }
-        self.leaves.keys.clear();
+        // What a step from each slot changes: the first from it hits a blot where it lands.
+        let (mut again, mut first) = ([[0u64; 4]; 26], [[0u64; 4]; 26]);
+        let mut left = slots;
+        while left != 0 {
+            let s = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let t = s - d;
+            again[s] = words_of(&[(s - 1, 1), (t - 1, -1)]);
+            first[s] = if blots & (1 << t) != 0 {
+                words_of(&[(s - 1, 1), (t - 1, -2), (WHITE_BAR, 1)])
+            } else {
+                again[s]
+            };
+        }
+        self.leaves.positions.clear();
         let mut search = FrontFirst {
             slots,
             reach,
@@ -95,20 +117,21 @@ impl MoveGen<OutcomeWays> {
             viable: std::array::from_fn(|r| viable[r] & fits[r]),
             own,
             d,
-            blots,
-            units: board.units,
-            keys: &mut self.leaves.keys,
+            again,
+            first,
+            out: &mut self.leaves.positions,
             owed: [0; 32],
             owing: 0,
         };
         // After the entries, from no slot yet (slot 0 holds none).
+        let at = words(&start);
         match bar {
-            0 => search.step::<0>(0, 0, key),
-            1 => search.step::<1>(0, 0, key),
-            2 => search.step::<2>(0, 0, key),
-            _ => search.step::<3>(0, 0, key),
+            0 => search.step::<0>(0, 0, at),
+            1 => search.step::<1>(0, 0, at),
+            2 => search.step::<2>(0, 0, at),
+            _ => search.step::<3>(0, 0, at),
         }
-        (!self.leaves.keys.is_empty()).then_some(&self.leaves.keys[..])
+        (!self.leaves.positions.is_empty()).then_some(&self.leaves.positions[..])
     }
 }
 
@@ -129,11 +152,13 @@ struct FrontFirst<'a> {
     own: [u8; 32],
     /// The number of the double.
     d: usize,
-    /// The slots with an opposing blot before the move.
-    blots: u32,
-    units: &'static KeyUnits,
-    /// The keys found, ascending.
-    keys: &'a mut Vec<u128>,
+    /// Per slot, what a step from it changes in a position's [`Words`] when the slot was
+    /// left before.
+    again: [Words; 26],
+    /// Per slot, what the first step from it changes: with the hit of a blot it lands on.
+    first: [Words; 26],
+    /// The positions found, ascending.
+    out: &'a mut Vec<Position>,
     /// Per slot, the checkers that must still leave it: those the slot `d` in front of it
     /// took beyond its own, which only this slot can have sent.
     owed: [u8; 32],
@@ -143,18 +168,18 @@ struct FrontFirst<'a> {
 
 impl FrontFirst<'_> {
     /// The ways after `DEPTH` steps, the last `k` of them from slot `c`, the result so
-    /// far keyed `key`.
+    /// far `at`.
     #[inline(always)]
-    fn step<const DEPTH: usize>(&mut self, c: usize, k: u8, key: u128) {
+    fn step<const DEPTH: usize>(&mut self, c: usize, k: u8, at: Words) {
         let d = self.d;
         let r = usize::from(STEPS) - DEPTH;
         if r == 1 {
-            self.last_step(c, k, key);
+            self.last_step(c, k, at);
             return;
         }
         if DEPTH > 0 && k < self.reach[c] && self.viable[r] & (1 << c) != 0 {
             // The same slot once more.
-            self.next::<DEPTH>(c, k + 1, key.wrapping_add(self.units.step[d][c]));
+            self.next::<DEPTH>(c, k + 1, add(at, self.again[c]));
         }
         // Slot `c` done: it must have paid what it owed, and what it took beyond its
         // own the slot `d` behind it owes, before any slot after that is taken.
@@ -185,10 +210,7 @@ impl FrontFirst<'_> {
         while candidates != 0 {
             let s = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            let t = s - d;
-            let hit = self.units.hit[t] & u128::from((self.blots >> t) & 1).wrapping_neg();
-            let key = key.wrapping_add(self.units.step[d][s]).wrapping_add(hit);
-            self.next::<DEPTH>(s, 1, key);
+            self.next::<DEPTH>(s, 1, add(at, self.first[s]));
         }
         if more > 0 {
             self.owed[c + d] -= more;
@@ -196,17 +218,17 @@ impl FrontFirst<'_> {
         self.owing = saved;
     }
 
-    /// The fourth step, after three, the last `k` of them from slot `c` (`key` so far):
+    /// The fourth step, after three, the last `k` of them from slot `c` (`at` so far):
     /// each way found is recorded. The step leaves a slot that still holds a checker of
     /// its own, and after it every slot has given what it owed.
     #[inline(always)]
-    fn last_step(&mut self, c: usize, k: u8, key: u128) {
+    fn last_step(&mut self, c: usize, k: u8, at: Words) {
         let d = self.d;
         let (own, owed) = (self.own[c], self.owed[c]);
         let others = self.owing & !(1 << c);
         if k < own && k + 1 >= owed && others == 0 {
             // From `c` once more.
-            self.keys.push(key.wrapping_add(self.units.step[d][c]));
+            self.out.push(position(add(at, self.again[c])));
         }
         if k < owed {
             return;
@@ -230,22 +252,86 @@ impl FrontFirst<'_> {
         while candidates != 0 {
             let s = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            let t = s - d;
-            let hit = self.units.hit[t] & u128::from((self.blots >> t) & 1).wrapping_neg();
-            self.keys
-                .push(key.wrapping_add(self.units.step[d][s]).wrapping_add(hit));
+            self.out.push(position(add(at, self.first[s])));
         }
     }
 
     /// [`FrontFirst::step`] one step deeper.
     #[inline(always)]
-    fn next<const DEPTH: usize>(&mut self, c: usize, k: u8, key: u128) {
+    fn next<const DEPTH: usize>(&mut self, c: usize, k: u8, at: Words) {
         match DEPTH {
-            0 => self.step::<1>(c, k, key),
-            1 => self.step::<2>(c, k, key),
-            2 => self.step::<3>(c, k, key),
-            _ => self.step::<4>(c, k, key),
+            0 => self.step::<1>(c, k, at),
+            1 => self.step::<2>(c, k, at),
+            2 => self.step::<3>(c, k, at),
+            _ => self.step::<4>(c, k, at),
         }
+    }
+}
+
+/// A position as four little-endian words: the 24 points' values, each plus 128, in the
+/// first three (a step changes a value by at most 2 and values stay within ±15, so words
+/// add without a carry from one point into the next); the bar's and the checkers off's
+/// counts (White's, then Black's) in the low bytes of the fourth.
+type Words = [u64; 4];
+
+/// Each point's value plus 128, in every byte of the board's words.
+const BIAS: u64 = 0x8080_8080_8080_8080;
+
+/// The byte of White's bar in [`Words`] (after the 24 points').
+const WHITE_BAR: usize = 24;
+
+/// `pos` as [`Words`].
+fn words(pos: &Position) -> Words {
+    let mut bytes = [0u8; 32];
+    for (b, &v) in bytes.iter_mut().zip(&pos.board) {
+        *b = v.to_ne_bytes()[0];
+    }
+    bytes[24..28].copy_from_slice(&[pos.bar.white, pos.bar.black, pos.off.white, pos.off.black]);
+    let mut at = [0u64; 4];
+    for (w, chunk) in at.iter_mut().zip(bytes.chunks_exact(8)) {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(chunk);
+        *w = u64::from_le_bytes(le);
+    }
+    [at[0] ^ BIAS, at[1] ^ BIAS, at[2] ^ BIAS, at[3]]
+}
+
+/// The change to [`Words`] of adding each `(byte, by)`: `by` to a point's value (bytes
+/// 0..24) or to a count.
+fn words_of(changes: &[(usize, i64)]) -> Words {
+    let mut at = [0u64; 4];
+    for &(byte, by) in changes {
+        at[byte / 8] = at[byte / 8].wrapping_add((by as u64).wrapping_shl(8 * (byte % 8) as u32));
+    }
+    at
+}
+
+/// `at` after the change `by` (from [`words_of`]).
+#[inline(always)]
+fn add(at: Words, by: Words) -> Words {
+    std::array::from_fn(|i| at[i].wrapping_add(by[i]))
+}
+
+/// The position `at` holds.
+#[inline(always)]
+fn position(at: Words) -> Position {
+    let mut board = [0i8; 24];
+    for (points, &w) in board.chunks_exact_mut(8).zip(&at[..3]) {
+        for (v, b) in points.iter_mut().zip((w ^ BIAS).to_le_bytes()) {
+            *v = i8::from_ne_bytes([b]);
+        }
+    }
+    let [white_bar, black_bar, white_off, black_off, ..] = at[3].to_le_bytes();
+    Position {
+        board,
+        bar: Tally {
+            white: white_bar,
+            black: black_bar,
+        },
+        off: Tally {
+            white: white_off,
+            black: black_off,
+        },
     }
 }
 
@@ -255,8 +341,8 @@ mod tests {
     use crate::backgammon::tests::corpus_and_walk_positions;
 
     /// On every corpus position and a random walk through games, for every double:
-    /// where the search front first applies, its keys are the generator's keys, sorted,
-    /// strictly ascending; it applies where it should.
+    /// where the search front first applies, its positions are the generator's results,
+    /// sorted, strictly ascending; it applies where it should.
     #[test]
     fn black_doubles_front_first_are_the_generators_results_in_order() {
         let positions = corpus_and_walk_positions(5, 20_000);
@@ -267,7 +353,8 @@ mod tests {
             for d in 1..=6u8 {
                 let leaves = generator.generate(pos, Side::Black, [d, d]);
                 let four = leaves.first().is_some_and(|l| l.dice_used() == 4);
-                let mut want: Vec<u128> = leaves.iter().map(|l| l.key).collect();
+                let mut want: Vec<Position> =
+                    leaves.iter().map(|l| l.apply(*pos, Side::Black)).collect();
                 want.sort_unstable();
                 let outside = pos.bar.black
                     + pos.board[6..]
@@ -276,12 +363,12 @@ mod tests {
                         .sum::<u8>();
                 let applies = pos.bar.black < 4 && outside >= 4 && four;
                 match front_first.black_doubles_in_order(pos, usize::from(d)) {
-                    Some(keys) => {
+                    Some(positions) => {
                         assert!(applies, "{pos:?} {d}");
-                        assert!(keys.windows(2).all(|w| w[0] < w[1]), "{pos:?} {d}");
-                        assert_eq!(keys, &want[..], "{pos:?} {d}");
+                        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{pos:?} {d}");
+                        assert_eq!(positions, &want[..], "{pos:?} {d}");
                         applied += 1;
-                        ways += keys.len();
+                        ways += positions.len();
                     }
                     None => assert!(!applies, "{pos:?} {d}"),
                 }

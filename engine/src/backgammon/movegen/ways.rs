@@ -139,6 +139,8 @@ pub(crate) struct OutcomeWays {
     /// Whether to try two numbers' sources frontmost first (set before a search of
     /// Black's two numbers: see `sort_keys` in [`crate::backgammon::outcomes`]).
     pub frontmost_first: bool,
+    /// The positions of Black's doubles searched front first (`MoveGen::black_doubles_in_order`).
+    pub positions: Vec<crate::backgammon::Position>,
 }
 
 /// Ways ranked per [`OutcomeWays::ranks`] at most (indices take 12 bits).
