@@ -12,6 +12,8 @@
 mod board;
 mod front_first;
 mod ways;
+mod white_doubles;
+mod words;
 
 use super::{Position, Side};
 use board::{open_slots, Board};

@@ -12,9 +12,10 @@
 //! keys alone, sorted where they were written. It keeps no key set: a result found twice
 //! is dropped once sorted, next to its twin (the set cost more than sorting the few
 //! extra keys, fewer still as the search takes most pairs of steps in one order only).
-//! Black's doubles are searched front first where no checker can bear off, which finds
-//! them in order, and writes the positions themselves (`movegen/front_first.rs`); the
-//! others are ordered by a rank computed from their steps. Two numbers are searched in an order near that of
+//! Doubles skip the keys where their search finds them in order: White's always
+//! (`movegen/white_doubles.rs`), Black's searched front first where no checker can bear
+//! off (`movegen/front_first.rs`); each writes the positions themselves. Black's others
+//! are ordered by a rank computed from their steps. Two numbers are searched in an order near that of
 //! their keys (see [`sort_keys`]).
 
 use std::cell::RefCell;
@@ -74,12 +75,21 @@ fn outcomes(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
 
 /// The outcomes, from the ways found by the search for `side` with `dice` from `pos`.
 fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
-    if side == Side::Black && dice[0] == dice[1] {
-        if let Some(positions) = scratch
-            .movegen
-            .black_doubles_in_order(pos, usize::from(dice[0]))
-        {
-            return positions.to_vec();
+    if dice[0] == dice[1] {
+        let d = usize::from(dice[0]);
+        match side {
+            Side::White => {
+                let positions = scratch.movegen.white_doubles_in_order(pos, d);
+                if positions.is_empty() {
+                    return vec![*pos];
+                }
+                return positions.to_vec();
+            }
+            Side::Black => {
+                if let Some(positions) = scratch.movegen.black_doubles_in_order(pos, d) {
+                    return positions.to_vec();
+                }
+            }
         }
     }
     let ways = scratch.movegen.outcome_ways(pos, side, dice);

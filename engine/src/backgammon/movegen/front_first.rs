@@ -19,8 +19,9 @@
 //! slot taken again before the next: the results come out ascending, each once.
 
 use super::board::{open_slots, Board};
+use super::words::{add, position, words, words_of, Words, WHITE_BAR};
 use super::{MoveGen, OutcomeWays, BAR};
-use crate::backgammon::{Position, Side, Tally};
+use crate::backgammon::{Position, Side};
 
 /// The steps of a double.
 const STEPS: u8 = 4;
@@ -265,73 +266,6 @@ impl FrontFirst<'_> {
             2 => self.step::<3>(c, k, at),
             _ => self.step::<4>(c, k, at),
         }
-    }
-}
-
-/// A position as four little-endian words: the 24 points' values, each plus 128, in the
-/// first three (a step changes a value by at most 2 and values stay within ±15, so words
-/// add without a carry from one point into the next); the bar's and the checkers off's
-/// counts (White's, then Black's) in the low bytes of the fourth.
-type Words = [u64; 4];
-
-/// Each point's value plus 128, in every byte of the board's words.
-const BIAS: u64 = 0x8080_8080_8080_8080;
-
-/// The byte of White's bar in [`Words`] (after the 24 points').
-const WHITE_BAR: usize = 24;
-
-/// `pos` as [`Words`].
-fn words(pos: &Position) -> Words {
-    let mut bytes = [0u8; 32];
-    for (b, &v) in bytes.iter_mut().zip(&pos.board) {
-        *b = v.to_ne_bytes()[0];
-    }
-    bytes[24..28].copy_from_slice(&[pos.bar.white, pos.bar.black, pos.off.white, pos.off.black]);
-    let mut at = [0u64; 4];
-    for (w, chunk) in at.iter_mut().zip(bytes.chunks_exact(8)) {
-        let mut le = [0u8; 8];
-        le.copy_from_slice(chunk);
-        *w = u64::from_le_bytes(le);
-    }
-    [at[0] ^ BIAS, at[1] ^ BIAS, at[2] ^ BIAS, at[3]]
-}
-
-/// The change to [`Words`] of adding each `(byte, by)`: `by` to a point's value (bytes
-/// 0..24) or to a count.
-fn words_of(changes: &[(usize, i64)]) -> Words {
-    let mut at = [0u64; 4];
-    for &(byte, by) in changes {
-        at[byte / 8] = at[byte / 8].wrapping_add((by as u64).wrapping_shl(8 * (byte % 8) as u32));
-    }
-    at
-}
-
-/// `at` after the change `by` (from [`words_of`]).
-#[inline(always)]
-fn add(at: Words, by: Words) -> Words {
-    std::array::from_fn(|i| at[i].wrapping_add(by[i]))
-}
-
-/// The position `at` holds.
-#[inline(always)]
-fn position(at: Words) -> Position {
-    let mut board = [0i8; 24];
-    for (points, &w) in board.chunks_exact_mut(8).zip(&at[..3]) {
-        for (v, b) in points.iter_mut().zip((w ^ BIAS).to_le_bytes()) {
-            *v = i8::from_ne_bytes([b]);
-        }
-    }
-    let [white_bar, black_bar, white_off, black_off, ..] = at[3].to_le_bytes();
-    Position {
-        board,
-        bar: Tally {
-            white: white_bar,
-            black: black_bar,
-        },
-        off: Tally {
-            white: white_off,
-            black: black_off,
-        },
     }
 }
 
