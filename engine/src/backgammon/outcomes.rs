@@ -108,7 +108,7 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
         return decode::<false, _>(pos, ordered);
     }
     let keys = &mut ways.keys;
-    sort_keys(keys, side, dice[0] == dice[1]);
+    sort_keys(keys, dice[0] == dice[1]);
     if dice[0] != dice[1] {
         // A double's search finds no result twice (see `OutcomeWays::push`).
         keys.dedup();
@@ -122,9 +122,9 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
 /// Sorts the keys of one search, given in the order the search found them.
 ///
 /// The search takes the rearmost checker first. For White the rear is the key's most
-/// significant digit, so a double's ways come in ascending order, and are left so: the
-/// search takes the multisets of sources in descending order (`s0 ≥ s1 ≥ …` compared
-/// from `s0`), and at the highest source where two differ the one with more checkers
+/// significant digit, so a double's ways come in ascending order, and are written as
+/// positions so, never sorted (`MoveGen::white_doubles_in_order`): the search takes the
+/// multisets of sources in descending order (`s0 ≥ s1 ≥ …` compared from `s0`), and at the highest source where two differ the one with more checkers
 /// leaving has the smaller digit (nothing higher lands there, a checker that leaves a
 /// point hits nothing there, and the bar's entries, first in every way, are alike).
 /// Two numbers' ways come nearly in order: both orders of the numbers are taken from
@@ -133,16 +133,14 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
 /// the rear is least significant: its two numbers are searched by where the first step
 /// lands, lowest first, 0.42 inversions a way on the corpus and self-play (0.48
 /// frontmost source first; rearmost first they came nearly reversed). Black's doubles
-/// do not (22 inversions a way): most are searched front first instead (`MoveGen::black_doubles_in_order`), the others ranked
-/// (`OutcomeWays::ranked`), but for a search that bears a checker off, which the
-/// standard sort sorts, as it does any search that turns out less ordered than
-/// expected (an insertion sort's moves grow with the square of the length).
-fn sort_keys(keys: &mut [u128], side: Side, doubles: bool) {
+/// do not (22 inversions a way): most are searched front first instead
+/// (`MoveGen::black_doubles_in_order`), the others ranked (`OutcomeWays::ranked`), but
+/// for a search that bears a checker off, which the standard sort sorts, as it does any
+/// search that turns out less ordered than expected (an insertion sort's moves grow with
+/// the square of the length).
+fn sort_keys(keys: &mut [u128], doubles: bool) {
     if doubles {
-        match side {
-            Side::White => debug_assert!(keys.is_sorted(), "White's doubles come sorted"),
-            Side::Black => keys.sort_unstable(),
-        }
+        keys.sort_unstable();
         return;
     }
     let mut budget = 8 * keys.len();
@@ -376,7 +374,7 @@ mod tests {
     #[test]
     fn sort_keys_sorts_whatever_the_order_it_is_given() {
         // In order, reversed (the insertion sort runs out of moves and hands over), and
-        // shuffled, for either side, doubles or not (White's doubles only in order).
+        // shuffled, doubles or not.
         let mut rng = crate::playout::SplitMix64(3);
         for n in [0, 1, 2, 13, 100, 378] {
             let ascending: Vec<u128> = (0..n).map(|i| (i as u128) << 70 | 7).collect();
@@ -386,16 +384,10 @@ mod tests {
             }
             let descending: Vec<u128> = ascending.iter().rev().copied().collect();
             for given in [&ascending, &descending, &shuffled] {
-                for side in Side::BOTH {
-                    for doubles in [false, true] {
-                        if side == Side::White && doubles && given != &ascending {
-                            // White's doubles come sorted (see `sort_keys`).
-                            continue;
-                        }
-                        let mut keys = given.clone();
-                        sort_keys(&mut keys, side, doubles);
-                        assert_eq!(keys, ascending, "{n} {side:?} {doubles}");
-                    }
+                for doubles in [false, true] {
+                    let mut keys = given.clone();
+                    sort_keys(&mut keys, doubles);
+                    assert_eq!(keys, ascending, "{n} {doubles}");
                 }
             }
         }
