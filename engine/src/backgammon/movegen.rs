@@ -11,6 +11,7 @@
 
 mod board;
 mod front_first;
+mod two_numbers;
 mod ways;
 mod white_doubles;
 mod words;
@@ -87,7 +88,6 @@ impl MoveGen<OutcomeWays> {
     /// doubles).
     pub fn outcome_ways(&mut self, pos: &Position, side: Side, dice: [u8; 2]) -> &mut OutcomeWays {
         self.leaves.rank = side == Side::Black && dice[0] == dice[1];
-        self.leaves.frontmost_first = side == Side::Black && dice[0] != dice[1];
         self.search(pos, side, dice);
         &mut self.leaves
     }
@@ -111,12 +111,8 @@ impl<W: Ways> MoveGen<W> {
         } else {
             let (hi, lo) = if a > b { (a, b) } else { (b, a) };
             self.larger = hi;
-            if W::DEDUP {
-                self.two_numbers(&mut board, key, usize::from(hi), usize::from(lo), false);
-                self.two_numbers(&mut board, key, usize::from(lo), usize::from(hi), true);
-            } else {
-                self.two_numbers_outcomes(&mut board, key, usize::from(hi), usize::from(lo));
-            }
+            self.two_numbers(&mut board, key, usize::from(hi), usize::from(lo), false);
+            self.two_numbers(&mut board, key, usize::from(lo), usize::from(hi), true);
         }
     }
 
@@ -238,174 +234,6 @@ impl<W: Ways> MoveGen<W> {
                 self.push(k2, steps, 2, d1 as u8, unique);
             }
             board.undo(marks);
-        }
-    }
-
-    /// Two numbers for [`Position::outcomes`] (no key set): both orders of the numbers
-    /// taken from each first source in turn, rearmost first, so that the ways come nearly
-    /// in the order of their keys (White's rearmost point is the key's most significant
-    /// digit); Black's go by where the first step lands
-    /// ([`MoveGen::two_numbers_by_landing`]).
-    ///
-    /// Two plain steps (from a point, to a point) by different checkers give the same
-    /// result in either order, and both orders are legal (no bar, no bearing off; hits
-    /// only open points): each such pair is taken once, from the first step the search
-    /// takes first. So are two checkers from one point, larger number first, as in
-    /// [`MoveGen::two_numbers`]. The same checker going on both ways to the same point,
-    /// hitting nothing on the way, is taken once, larger number first. Anything else is
-    /// taken in either order, and any result found twice is dropped once sorted.
-    fn two_numbers_outcomes(&mut self, board: &mut Board, key: u128, hi: usize, lo: usize) {
-        let open_hi = self.open.get(hi).copied().unwrap_or(0);
-        let open_lo = self.open.get(lo).copied().unwrap_or(0);
-        let first_hi = board.legal(hi, open_hi);
-        let first_lo = board.legal(lo, open_lo);
-        if self.leaves.frontmost_first() {
-            let hi = (hi, first_hi, open_hi);
-            self.two_numbers_by_landing(board, key, hi, (lo, first_lo, open_lo));
-            return;
-        }
-        let mut first = first_hi | first_lo;
-        while first != 0 {
-            let s1 = 31 - first.leading_zeros() as usize;
-            first &= !(1 << s1);
-            if first_hi & (1 << s1) != 0 {
-                self.first_step(board, key, s1, hi, lo, false, open_lo, false);
-            }
-            if first_lo & (1 << s1) != 0 {
-                self.first_step(board, key, s1, lo, hi, true, open_hi, false);
-            }
-        }
-    }
-
-    /// Black's two numbers for [`Position::outcomes`]: the first steps taken in the order
-    /// of the slots they land on, lowest first (the larger number first where both land
-    /// on one slot), a first step that bears off from `s` after those landing on `s`.
-    /// Black's key is led by its lowest slot, where a checker more makes the smaller
-    /// key: the ways then come nearly in the order of their keys. Each pair of plain
-    /// steps by different checkers is taken from the step that lands lower
-    /// ([`MoveGen::second_step`]).
-    #[inline(always)]
-    fn two_numbers_by_landing(
-        &mut self,
-        board: &mut Board,
-        key: u128,
-        (hi, first_hi, open_hi): (usize, u32, u32),
-        (lo, first_lo, open_lo): (usize, u32, u32),
-    ) {
-        let lands_hi = (first_hi >> hi) & !1;
-        let lands_lo = (first_lo >> lo) & !1;
-        let off_hi = first_hi & ((2u32 << hi) - 1);
-        let off_lo = first_lo & ((2u32 << lo) - 1);
-        let mut slots = lands_hi | lands_lo | off_hi | off_lo;
-        while slots != 0 {
-            let t = slots.trailing_zeros() as usize;
-            slots &= slots - 1;
-            if lands_hi & (1 << t) != 0 {
-                self.first_step(board, key, t + hi, hi, lo, false, open_lo, true);
-            }
-            if lands_lo & (1 << t) != 0 {
-                self.first_step(board, key, t + lo, lo, hi, true, open_hi, true);
-            }
-            if off_hi & (1 << t) != 0 {
-                self.first_step(board, key, t, hi, lo, false, open_lo, true);
-            }
-            if off_lo & (1 << t) != 0 {
-                self.first_step(board, key, t, lo, hi, true, open_hi, true);
-            }
-        }
-    }
-
-    /// The ways of [`MoveGen::two_numbers_outcomes`] that play `d1` from `s1` first
-    /// (`smaller_first` when `d1` is the smaller number); `open2` is [`open_slots`] of
-    /// `d2`.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn first_step(
-        &mut self,
-        board: &mut Board,
-        key: u128,
-        s1: usize,
-        d1: usize,
-        d2: usize,
-        smaller_first: bool,
-        open2: u32,
-        front: bool,
-    ) {
-        let marks = board.marks();
-        let mut k1 = key;
-        let t1 = board.play(s1, d1, &mut k1);
-        let second = board.legal(d2, open2);
-        if second == 0 {
-            self.push(
-                k1,
-                [(s1 as u8, t1 as u8), (0, 0), (0, 0), (0, 0)],
-                1,
-                d1 as u8,
-                false,
-            );
-        } else {
-            self.second_step(
-                board,
-                k1,
-                (s1, t1),
-                d1,
-                d2,
-                second,
-                marks.blots,
-                (smaller_first, open2, front),
-            );
-        }
-        board.undo(marks);
-    }
-
-    /// The second steps of [`MoveGen::first_step`]: `second` the sources of `d2` on the
-    /// board after the first step `(s1, t1)` of `d1`; `blots` those before it.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn second_step(
-        &mut self,
-        board: &Board,
-        k1: u128,
-        (s1, t1): (usize, usize),
-        d1: usize,
-        d2: usize,
-        mut second: u32,
-        blots: u32,
-        (smaller_first, open2, front): (bool, u32, bool),
-    ) {
-        if s1 != BAR && s1 > d1 {
-            // A plain first step: other checkers' plain steps only where the search
-            // takes them as first steps after this one, besides the same checker going
-            // on and checkers bearing off. White's go by source: those after `s1` (and
-            // `s1` itself, larger number first). Black's go by where they land: those
-            // landing above `t1` (or on it, larger number first), from `t1 + d2`.
-            let after = if front {
-                !((2u32 << (t1 + d2)) - 1) | if smaller_first { 0 } else { 1u32 << (t1 + d2) }
-            } else {
-                ((1u32 << s1) - 1) | if smaller_first { 0 } else { 1u32 << s1 }
-            };
-            second &= after | (1 << t1) | ((2u32 << d2) - 1);
-            if smaller_first
-                && s1 > d2
-                && t1 > d2
-                && open2 & (1 << s1) != 0
-                && blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
-            {
-                // The same checker, larger number first, reaches the same point
-                // without a hit.
-                second &= !(1 << t1);
-            }
-        }
-        while second != 0 {
-            let s2 = if front {
-                second.trailing_zeros() as usize
-            } else {
-                31 - second.leading_zeros() as usize
-            };
-            second &= !(1 << s2);
-            let (t2, k2) = board.key_after(s2, d2, k1);
-            let steps = [(s1 as u8, t1 as u8), (s2 as u8, t2 as u8), (0, 0), (0, 0)];
-            self.push(k2, steps, 2, d1 as u8, false);
         }
     }
 

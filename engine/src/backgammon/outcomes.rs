@@ -1,22 +1,19 @@
 //! [`Position::outcomes`]: the generator's ways, sorted as the corpus sorts positions;
 //! and [`Position::count_outcomes`], how many there are, on a buffer the caller keeps.
 //!
-//! Sorting positions (28 bytes compared field by field) cost more than generating them.
-//! The generator's keys already order as the resulting positions do, and they determine
-//! them (see `KeyUnits` in [`super::movegen`]): so only the keys (16 bytes each) are
-//! sorted, and each position is read straight from its key's digits, a few word
-//! operations without a branch, rather than by replaying the way's steps. Where the CPU
-//! has a fast `pdep` (BMI2), one instruction spreads the digits ([`decode`]).
+//! Most searches write each result as the position itself, held as four words that a
+//! step adds its change to and that compare as positions do (`movegen/words.rs`), and
+//! take their steps in an order near that of the results: two numbers
+//! (`movegen/two_numbers.rs`), sorted as words and their twins dropped; White's doubles
+//! (`movegen/white_doubles.rs`) and Black's searched front first where no checker can
+//! bear off (`movegen/front_first.rs`), found in order.
 //!
-//! The search is the generator's own, with [`OutcomeWays`] to keep what it finds: the
-//! keys alone, sorted where they were written. It keeps no key set: a result found twice
-//! is dropped once sorted, next to its twin (the set cost more than sorting the few
-//! extra keys, fewer still as the search takes most pairs of steps in one order only).
-//! Doubles skip the keys where their search finds them in order: White's always
-//! (`movegen/white_doubles.rs`), Black's searched front first where no checker can bear
-//! off (`movegen/front_first.rs`); each writes the positions themselves. Black's others
-//! are ordered by a rank computed from their steps. Two numbers are searched in an order near that of
-//! their keys (see [`sort_keys`]).
+//! Black's other doubles go through the generator's own search, which keys each result
+//! (see `KeyUnits` in [`super::movegen`]); the keys order as the resulting positions do,
+//! and determine them. They are ordered by a rank computed from their steps, or sorted
+//! where a checker bears off, and each position is read straight from its key's digits,
+//! a few word operations without a branch. Where the CPU has a fast `pdep` (BMI2), one
+//! instruction spreads the digits ([`decode`]).
 
 use std::cell::RefCell;
 
@@ -75,24 +72,34 @@ fn outcomes(pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
 
 /// The outcomes, from the ways found by the search for `side` with `dice` from `pos`.
 fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> Vec<Position> {
-    if dice[0] == dice[1] {
-        let d = usize::from(dice[0]);
-        match side {
-            Side::White => {
-                let positions = scratch.movegen.white_doubles_in_order(pos, d);
-                if positions.is_empty() {
-                    return vec![*pos];
-                }
-                return positions.to_vec();
+    if dice[0] != dice[1] {
+        let positions = scratch.movegen.two_numbers_in_order(pos, side, dice);
+        if positions.is_empty() {
+            return vec![*pos];
+        }
+        return positions;
+    }
+    let d = usize::from(dice[0]);
+    match side {
+        Side::White => {
+            let positions = scratch.movegen.white_doubles_in_order(pos, d);
+            if positions.is_empty() {
+                return vec![*pos];
             }
-            Side::Black => {
-                if let Some(positions) = scratch.movegen.black_doubles_in_order(pos, d) {
-                    return positions.to_vec();
-                }
+            return positions.to_vec();
+        }
+        Side::Black => {
+            if let Some(positions) = scratch.movegen.black_doubles_in_order(pos, d) {
+                return positions.to_vec();
             }
         }
     }
-    let ways = scratch.movegen.outcome_ways(pos, side, dice);
+    // Black's doubles the front-first search leaves: the generator's rear-first search
+    // finds them in no useful order (22 inversions a way). Their ranks order them
+    // (`OutcomeWays::ranked`), but for a search that bears a checker off, which the
+    // standard sort sorts. A double's search finds no result twice (see
+    // `OutcomeWays::push`).
+    let ways = scratch.movegen.outcome_ways(pos, Side::Black, dice);
     if ways.keys.is_empty() {
         return vec![*pos];
     }
@@ -107,57 +114,8 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
             .map(|&r| keys.get((r & mask) as usize).copied().unwrap_or(0));
         return decode::<false, _>(pos, ordered);
     }
-    let keys = &mut ways.keys;
-    sort_keys(keys, dice[0] == dice[1]);
-    if dice[0] != dice[1] {
-        // A double's search finds no result twice (see `OutcomeWays::push`).
-        keys.dedup();
-    }
-    match side {
-        Side::White => decode::<true, _>(pos, keys.iter().copied()),
-        Side::Black => decode::<false, _>(pos, keys.iter().copied()),
-    }
-}
-
-/// Sorts the keys of one search, given in the order the search found them.
-///
-/// The search takes the rearmost checker first. For White the rear is the key's most
-/// significant digit, so a double's ways come in ascending order, and are written as
-/// positions so, never sorted (`MoveGen::white_doubles_in_order`): the search takes the
-/// multisets of sources in descending order (`s0 ≥ s1 ≥ …` compared from `s0`), and at the highest source where two differ the one with more checkers
-/// leaving has the smaller digit (nothing higher lands there, a checker that leaves a
-/// point hits nothing there, and the bar's entries, first in every way, are alike).
-/// Two numbers' ways come nearly in order: both orders of the numbers are taken from
-/// each first source in turn (`MoveGen::two_numbers_outcomes`), 0.13 inversions a way
-/// on the corpus (1.4 with the generator's two passes one after the other). For Black
-/// the rear is least significant: its two numbers are searched by where the first step
-/// lands, lowest first, 0.42 inversions a way on the corpus and self-play (0.48
-/// frontmost source first; rearmost first they came nearly reversed). Black's doubles
-/// do not (22 inversions a way): most are searched front first instead
-/// (`MoveGen::black_doubles_in_order`), the others ranked (`OutcomeWays::ranked`), but
-/// for a search that bears a checker off, which the standard sort sorts, as it does any
-/// search that turns out less ordered than expected (an insertion sort's moves grow with
-/// the square of the length).
-fn sort_keys(keys: &mut [u128], doubles: bool) {
-    if doubles {
-        keys.sort_unstable();
-        return;
-    }
-    let mut budget = 8 * keys.len();
-    for i in 1..keys.len() {
-        let key = keys[i];
-        let mut j = i;
-        while j > 0 && keys[j - 1] > key {
-            keys[j] = keys[j - 1];
-            j -= 1;
-        }
-        keys[j] = key;
-        budget = budget.saturating_sub(i - j);
-        if budget == 0 {
-            keys.sort_unstable();
-            return;
-        }
-    }
+    ways.keys.sort_unstable();
+    decode::<false, _>(pos, ways.keys.iter().copied())
 }
 
 /// [`decode_all`] with the digits spread by the CPU's `pdep` where it has a fast one (see
@@ -370,28 +328,6 @@ fn spread(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sort_keys_sorts_whatever_the_order_it_is_given() {
-        // In order, reversed (the insertion sort runs out of moves and hands over), and
-        // shuffled, doubles or not.
-        let mut rng = crate::playout::SplitMix64(3);
-        for n in [0, 1, 2, 13, 100, 378] {
-            let ascending: Vec<u128> = (0..n).map(|i| (i as u128) << 70 | 7).collect();
-            let mut shuffled = ascending.clone();
-            for i in (1..shuffled.len()).rev() {
-                shuffled.swap(i, rng.below(i + 1));
-            }
-            let descending: Vec<u128> = ascending.iter().rev().copied().collect();
-            for given in [&ascending, &descending, &shuffled] {
-                for doubles in [false, true] {
-                    let mut keys = given.clone();
-                    sort_keys(&mut keys, doubles);
-                    assert_eq!(keys, ascending, "{n} {doubles}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn spread_puts_each_digit_in_its_own_byte() {

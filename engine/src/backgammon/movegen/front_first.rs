@@ -1,7 +1,7 @@
-//! Black's doubles searched front first, so that their results come in the order of
-//! their keys and need no sorting (see `sort_keys` in [`crate::backgammon::outcomes`]),
-//! each written as the position itself rather than as a key to decode: the search adds
-//! each step's change to the position's points and counts, held as four words.
+//! Black's doubles searched front first, so that their results come in order and need no
+//! sorting, each written as the position itself rather than as a key to decode: the
+//! search adds each step's change to the position's points and counts, held as four
+//! words ([`super::words`]).
 //!
 //! The generator takes a double's steps rearmost checker first, which for Black finds
 //! results in no useful order. When four or more checkers stand outside the home board
@@ -31,6 +31,7 @@ impl MoveGen<OutcomeWays> {
     /// fewer than four of its checkers are on the bar, four or more are outside the home
     /// board (the bar's included), and four steps can be played. `None` otherwise: the
     /// generator's own search then finds the ways, with fewer steps or bearing off.
+    #[inline(never)]
     pub(crate) fn black_doubles_in_order(
         &mut self,
         pos: &Position,

@@ -92,12 +92,6 @@ pub(crate) trait Ways: Default {
     }
     /// Records a way: its result's key and its `len` steps (from slot, to slot).
     fn push(&mut self, key: u128, steps: [(u8, u8); 4], len: u8);
-    /// Whether two numbers' sources are to be tried frontmost first (rearmost first
-    /// otherwise).
-    #[inline(always)]
-    fn frontmost_first(&self) -> bool {
-        false
-    }
 }
 
 impl Ways for Vec<Leaf> {
@@ -136,11 +130,11 @@ pub(crate) struct OutcomeWays {
     pub rank: bool,
     /// Whether some ranked way bore a checker off (its rank then does not order it).
     pub bore_off: bool,
-    /// Whether to try two numbers' sources frontmost first (set before a search of
-    /// Black's two numbers: see `sort_keys` in [`crate::backgammon::outcomes`]).
-    pub frontmost_first: bool,
-    /// The positions of Black's doubles searched front first (`MoveGen::black_doubles_in_order`).
+    /// The positions of doubles found in order (`MoveGen::white_doubles_in_order`,
+    /// `MoveGen::black_doubles_in_order`).
     pub positions: Vec<crate::backgammon::Position>,
+    /// The results of two numbers as they are found (`MoveGen::two_numbers_in_order`).
+    pub(super) words: Vec<super::words::Words>,
 }
 
 /// Ways ranked per [`OutcomeWays::ranks`] at most (indices take 12 bits).
@@ -199,9 +193,5 @@ impl Ways for OutcomeWays {
                 .push(rank << 12 | (self.keys.len() as u32 & (MAX_RANKED as u32 - 1)));
         }
         self.keys.push(key);
-    }
-    #[inline(always)]
-    fn frontmost_first(&self) -> bool {
-        self.frontmost_first
     }
 }

@@ -1,52 +1,22 @@
 //! White's doubles written as positions. The generator's search takes a double's steps
-//! rearmost checker first, which for White finds the results in the order of their keys
-//! (see `sort_keys` in [`crate::backgammon::outcomes`]). This search is that one, with the
-//! position itself beside the key ([`super::words`]): each step adds its change, and each
-//! result is written as it is found, with no key to decode.
+//! rearmost checker first, which for White finds the results in order: White's rearmost
+//! point leads its results, and the search takes the multisets of sources in descending
+//! order (`s0 ≥ s1 ≥ …` compared from `s0`); at the highest source where two differ, the
+//! one with more checkers leaving has the smaller value there (nothing higher lands
+//! there, a checker that leaves a point hits nothing there, and the bar's entries, first
+//! in every way, are alike). This search is that one, with the position itself beside
+//! the key ([`super::words`]): each step adds its change, and each result is written as
+//! it is found, with no key to decode.
 
 use super::board::{open_slots, Board};
-use super::words::{add, position, words, words_of, Words, BLACK_BAR, WHITE_BAR, WHITE_OFF};
+use super::words::{add, position, words, Words, HITS, STEPS};
 use super::{MoveGen, OutcomeWays, BAR};
 use crate::backgammon::{Position, Side};
-
-/// What a step of White's of `d` from slot `s` changes, `STEPS[d][s]`, but for a hit: one
-/// checker less on `s` (board index 24 − s, or the bar), one more where it lands (off
-/// below slot `d`).
-static STEPS: [[Words; 26]; 7] = steps();
-
-/// What hitting a blot on slot `t` changes beyond the step: the point's value rises by one
-/// more (−1 to 1), and Black's bar gains the checker.
-static HITS: [Words; 26] = hits();
-
-const fn steps() -> [[Words; 26]; 7] {
-    let mut table = [[[0; 4]; 26]; 7];
-    let mut d = 1;
-    while d <= 6 {
-        let mut s = 1;
-        while s <= BAR {
-            let from = if s == BAR { WHITE_BAR } else { 24 - s };
-            let to = if s > d { 24 - (s - d) } else { WHITE_OFF };
-            table[d][s] = words_of(&[(from, -1), (to, 1)]);
-            s += 1;
-        }
-        d += 1;
-    }
-    table
-}
-
-const fn hits() -> [Words; 26] {
-    let mut table = [[0; 4]; 26];
-    let mut t = 1;
-    while t <= 24 {
-        table[t] = words_of(&[(24 - t, 1), (BLACK_BAR, 1)]);
-        t += 1;
-    }
-    table
-}
 
 impl MoveGen<OutcomeWays> {
     /// White's results of the double `d` (1..=6) from `pos`, ascending, each once; empty
     /// when the roll cannot be used.
+    #[inline(never)]
     pub(crate) fn white_doubles_in_order(&mut self, pos: &Position, d: usize) -> &[Position] {
         self.leaves.positions.clear();
         if !(1..=6).contains(&d) {
@@ -63,6 +33,9 @@ impl MoveGen<OutcomeWays> {
         &self.leaves.positions[..]
     }
 }
+
+/// White's index in [`STEPS`] and [`HITS`].
+const WHITE: usize = Side::White as usize;
 
 /// One search of [`MoveGen::white_doubles_in_order`].
 struct RearFirst<'a> {
@@ -100,7 +73,10 @@ impl RearFirst<'_> {
             sources &= !(1 << s);
             let t = s.saturating_sub(d);
             let blot = u64::from((board.blots >> t) & 1).wrapping_neg();
-            let at = add(add(at, STEPS[d][s]), HITS[t].map(|w| w & blot));
+            let at = add(
+                add(at, STEPS[WHITE][d][s]),
+                HITS[WHITE][t].map(|w| w & blot),
+            );
             if DEPTH == 3 {
                 self.push(at, 4);
                 continue;
