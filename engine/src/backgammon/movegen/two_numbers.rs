@@ -55,13 +55,13 @@ impl MoveGen<OutcomeWays> {
                 );
             }
             Side::Black => {
-                search.by_landing(
-                    &mut board,
-                    key,
-                    at,
-                    (hi, first_hi, open_hi),
-                    (lo, first_lo, open_lo),
-                );
+                let hi = (hi, first_hi, open_hi);
+                let lo = (lo, first_lo, open_lo);
+                if pos.bar.black == 1 {
+                    search.from_bar(&mut board, key, at, hi, lo);
+                } else {
+                    search.by_landing(&mut board, key, at, hi, lo);
+                }
             }
         }
         let held = search.finish();
@@ -174,10 +174,66 @@ impl TwoNumbers<'_> {
         }
     }
 
+    /// Black's ways with one checker on the bar: it enters with one number, and then the
+    /// other number moves a checker. The results are led by where the second step lands:
+    /// both entries' second steps are taken together, by the slot they land on, lowest
+    /// first. (No checker can bear off: the one entered stands outside the home board.)
+    #[inline(always)]
+    fn from_bar(
+        &mut self,
+        board: &mut Board,
+        key: u128,
+        at: Words,
+        (hi, first_hi, open_hi): (usize, u32, u32),
+        (lo, first_lo, open_lo): (usize, u32, u32),
+    ) {
+        self.room(2 * (BAR + 2));
+        let entered_hi = first_hi & (1 << BAR) != 0;
+        let entered_lo = first_lo & (1 << BAR) != 0;
+        let [(at_hi, then_lo, blots_hi), (at_lo, then_hi, blots_lo)] =
+            [(hi, lo, open_lo, entered_hi), (lo, hi, open_hi, entered_lo)].map(
+                |(d1, d2, open2, entered)| {
+                    if !entered {
+                        return (at, 0, 0);
+                    }
+                    let marks = board.marks();
+                    let mut k1 = key;
+                    let at1 = stepped(at, (&self.steps[d1], self.hits), BAR, BAR - d1, board.blots);
+                    board.play(BAR, d1, &mut k1);
+                    let second = (board.legal(d2, open2), board.blots);
+                    board.undo(marks);
+                    (at1, second.0, second.1)
+                },
+            );
+        if entered_hi && then_lo == 0 {
+            self.push(at_hi, 1, hi);
+        }
+        if entered_lo && then_hi == 0 {
+            self.push(at_lo, 1, lo);
+        }
+        let (lands_lo, lands_hi) = (then_lo >> lo, then_hi >> hi);
+        let mut slots = lands_lo | lands_hi;
+        while slots != 0 {
+            let t = slots.trailing_zeros() as usize;
+            slots &= slots - 1;
+            if lands_lo & (1 << t) != 0 {
+                let tables = (&self.steps[lo], self.hits);
+                self.push(stepped(at_hi, tables, t + lo, t, blots_hi), 2, hi);
+            }
+            if lands_hi & (1 << t) != 0 {
+                let tables = (&self.steps[hi], self.hits);
+                self.push(stepped(at_lo, tables, t + hi, t, blots_lo), 2, lo);
+            }
+        }
+    }
+
     /// Black's ways that take one checker on with both numbers to `t` (from `t + hi +
     /// lo`; `on_hi`, `on_lo` the slots so reached larger number first, smaller first),
-    /// as one step landing on `t` (see [`TwoNumbers::second_step`]). Either order gives
-    /// the same result but where a blot stands on the point between.
+    /// as one step landing on `t` (see [`TwoNumbers::second_step`]), in order. By way of a
+    /// blot, each order hits it: a result of its own, the smaller the lower the blot.
+    /// Otherwise either gives the one result a checker from the point between gives with
+    /// the other checker refilling it (taken from its own first step), if one stands
+    /// there.
     #[inline(always)]
     fn going_on(
         &mut self,
@@ -187,19 +243,35 @@ impl TwoNumbers<'_> {
         (hi, lo): (usize, usize),
         (on_hi, on_lo): (u32, u32),
     ) {
-        self.room(2);
-        let (s, blots) = (t + hi + lo, board.blots);
+        self.room(3);
+        let (s, blots, occupied) = (t + hi + lo, board.blots, board.occupied);
         let by = |d1: usize, d2: usize| {
             let at = stepped(at, (&self.steps[d1], self.hits), s, s - d1, blots);
             stepped(at, (&self.steps[d2], self.hits), s - d1, t, blots)
         };
-        let (via_hi, via_lo) = (on_hi & (1 << t) != 0, on_lo & (1 << t) != 0);
-        if via_hi && board.occupied & (1 << (t + lo)) == 0 {
+        // Larger number first passes `t + lo`, smaller first `t + hi`.
+        let via = [(on_hi, t + lo), (on_lo, t + hi)].map(|(on, between)| {
+            let legal = on & (1 << t) != 0;
+            (
+                legal,
+                legal && blots & (1 << between) != 0,
+                occupied & (1 << between) != 0,
+            )
+        });
+        let [(hi_legal, hi_hits, hi_refilled), (lo_legal, lo_hits, lo_refilled)] = via;
+        if hi_hits {
             self.push(by(hi, lo), 2, hi);
         }
-        let alike = via_hi && blots & (1 << (t + lo) | 1 << (t + hi)) == 0;
-        if via_lo && !alike && board.occupied & (1 << (t + hi)) == 0 {
+        if lo_hits {
             self.push(by(lo, hi), 2, lo);
+        }
+        let refilled = (hi_legal && hi_refilled) || (lo_legal && lo_refilled);
+        if !refilled {
+            if hi_legal && !hi_hits {
+                self.push(by(hi, lo), 2, hi);
+            } else if lo_legal && !lo_hits {
+                self.push(by(lo, hi), 2, lo);
+            }
         }
     }
 
