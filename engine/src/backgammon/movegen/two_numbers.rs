@@ -7,7 +7,7 @@
 //! result.
 
 use super::board::{open_slots, Board};
-use super::words::{after, order, position, same, stepped, words, Words, HITS, STEPS};
+use super::words::{after, order, position, room, same, stepped, words, Words, HITS, STEPS};
 use super::{MoveGen, OutcomeWays, BAR};
 use crate::backgammon::{Position, Side};
 
@@ -58,7 +58,7 @@ impl MoveGen<OutcomeWays> {
                 let hi = (hi, first_hi, open_hi);
                 let lo = (lo, first_lo, open_lo);
                 if pos.bar.black == 1 {
-                    search.from_bar(&mut board, key, at, hi, lo);
+                    search.entering(&mut board, key, at, hi, lo);
                 } else {
                     search.by_landing(&mut board, key, at, hi, lo);
                 }
@@ -89,9 +89,7 @@ struct TwoNumbers<'a> {
     held: usize,
     /// The results found, the first `held`: ascending and each once, unless `budget` ran
     /// out. Its length is the room for them, made before each first step
-    /// ([`TwoNumbers::room`]): a result is then written as it is computed, without a
-    /// call to grow in between (with one, the compiler kept the result in memory and
-    /// read it back in halves the CPU could not forward from the stores just made).
+    /// ([`TwoNumbers::room`]).
     out: &'a mut Vec<Words>,
 }
 
@@ -179,7 +177,7 @@ impl TwoNumbers<'_> {
     /// both entries' second steps are taken together, by the slot they land on, lowest
     /// first. (No checker can bear off: the one entered stands outside the home board.)
     #[inline(always)]
-    fn from_bar(
+    fn entering(
         &mut self,
         board: &mut Board,
         key: u128,
@@ -245,10 +243,6 @@ impl TwoNumbers<'_> {
     ) {
         self.room(3);
         let (s, blots, occupied) = (t + hi + lo, board.blots, board.occupied);
-        let by = |d1: usize, d2: usize| {
-            let at = stepped(at, (&self.steps[d1], self.hits), s, s - d1, blots);
-            stepped(at, (&self.steps[d2], self.hits), s - d1, t, blots)
-        };
         // Larger number first passes `t + lo`, smaller first `t + hi`.
         let via = [(on_hi, t + lo), (on_lo, t + hi)].map(|(on, between)| {
             let legal = on & (1 << t) != 0;
@@ -260,19 +254,27 @@ impl TwoNumbers<'_> {
         });
         let [(hi_legal, hi_hits, hi_refilled), (lo_legal, lo_hits, lo_refilled)] = via;
         if hi_hits {
-            self.push(by(hi, lo), 2, hi);
+            self.push(self.both_steps(at, s, (hi, lo), blots), 2, hi);
         }
         if lo_hits {
-            self.push(by(lo, hi), 2, lo);
+            self.push(self.both_steps(at, s, (lo, hi), blots), 2, lo);
         }
         let refilled = (hi_legal && hi_refilled) || (lo_legal && lo_refilled);
         if !refilled {
             if hi_legal && !hi_hits {
-                self.push(by(hi, lo), 2, hi);
+                self.push(self.both_steps(at, s, (hi, lo), blots), 2, hi);
             } else if lo_legal && !lo_hits {
-                self.push(by(lo, hi), 2, lo);
+                self.push(self.both_steps(at, s, (lo, hi), blots), 2, lo);
             }
         }
+    }
+
+    /// `at` after one checker moves `d1` from `s`, then `d2`, hitting where `blots` has
+    /// the slots it stops on.
+    #[inline(always)]
+    fn both_steps(&self, at: Words, s: usize, (d1, d2): (usize, usize), blots: u32) -> Words {
+        let at = stepped(at, (&self.steps[d1], self.hits), s, s - d1, blots);
+        stepped(at, (&self.steps[d2], self.hits), s - d1, s - d1 - d2, blots)
     }
 
     /// The ways that play `d1` from `s1` first, then `d2` (`smaller_first` when `d1` is
@@ -313,36 +315,11 @@ impl TwoNumbers<'_> {
         at1: Words,
         (s1, t1): (usize, usize),
         (d1, d2): (usize, usize),
-        (mut second, blots): (u32, u32),
+        (second, blots): (u32, u32),
         (smaller_first, open2, front): (bool, u32, bool),
     ) {
-        if s1 != BAR && s1 > d1 {
-            // A plain first step: other checkers' plain steps only where the search
-            // takes them as first steps after this one, besides the same checker going
-            // on and checkers bearing off. White's go by source: those after `s1` (and
-            // `s1` itself, larger number first). Black's go by where they land: those
-            // landing above `t1` (or on it, larger number first), from `t1 + d2`.
-            let after = if front {
-                !((2u32 << (t1 + d2)) - 1) | if smaller_first { 0 } else { 1u32 << (t1 + d2) }
-            } else {
-                ((1u32 << s1) - 1) | if smaller_first { 0 } else { 1u32 << s1 }
-            };
-            // The same checker going on: White's here, Black's as one step to where it
-            // lands ([`TwoNumbers::going_on`]), but for bearing off.
-            let on = if front { 0 } else { 1 << t1 };
-            second &= after | on | ((2u32 << d2) - 1);
-            if !front
-                && smaller_first
-                && s1 > d2
-                && t1 > d2
-                && open2 & (1 << s1) != 0
-                && blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
-            {
-                // The same checker, larger number first, reaches the same point
-                // without a hit.
-                second &= !(1 << t1);
-            }
-        }
+        let order = (smaller_first, open2, front);
+        let mut second = second_sources((s1, t1), (d1, d2), (second, blots), order);
         let tables = (&self.steps[d2], self.hits);
         while second != 0 {
             let s2 = if front {
@@ -387,19 +364,10 @@ impl TwoNumbers<'_> {
         }
     }
 
-    /// Makes room in `out` for `more` results beyond those held.
+    /// Makes room in `out` for `more` results beyond those held ([`room`]).
     #[inline(always)]
     fn room(&mut self, more: usize) {
-        if self.held + more > self.out.len() {
-            self.grow(more);
-        }
-    }
-
-    /// [`TwoNumbers::room`] when there is not enough.
-    #[inline(never)]
-    fn grow(&mut self, more: usize) {
-        let size = (self.held + more).max(2 * self.out.len()).max(64);
-        self.out.resize(size, [0; 4]);
+        room(self.out, self.held, more, [0; 4]);
     }
 
     /// Puts a result that is not above the last one found in its place, unless it is
@@ -455,6 +423,45 @@ impl TwoNumbers<'_> {
         }
         kept
     }
+}
+
+/// The sources of the second step the search takes after the first step `(s1, t1)` of
+/// `d1` (`second` those of `d2` on the board after it; `blots` those before it).
+#[inline(always)]
+fn second_sources(
+    (s1, t1): (usize, usize),
+    (d1, d2): (usize, usize),
+    (mut second, blots): (u32, u32),
+    (smaller_first, open2, front): (bool, u32, bool),
+) -> u32 {
+    if s1 != BAR && s1 > d1 {
+        // A plain first step: other checkers' plain steps only where the search
+        // takes them as first steps after this one, besides the same checker going
+        // on and checkers bearing off. White's go by source: those after `s1` (and
+        // `s1` itself, larger number first). Black's go by where they land: those
+        // landing above `t1` (or on it, larger number first), from `t1 + d2`.
+        let after = if front {
+            !((2u32 << (t1 + d2)) - 1) | if smaller_first { 0 } else { 1u32 << (t1 + d2) }
+        } else {
+            ((1u32 << s1) - 1) | if smaller_first { 0 } else { 1u32 << s1 }
+        };
+        // The same checker going on: White's here, Black's as one step to where it
+        // lands ([`TwoNumbers::going_on`]), but for bearing off.
+        let on = if front { 0 } else { 1 << t1 };
+        second &= after | on | ((2u32 << d2) - 1);
+        if !front
+            && smaller_first
+            && s1 > d2
+            && t1 > d2
+            && open2 & (1 << s1) != 0
+            && blots & ((1 << (s1 - d2)) | (1 << t1)) == 0
+        {
+            // The same checker, larger number first, reaches the same point
+            // without a hit.
+            second &= !(1 << t1);
+        }
+    }
+    second
 }
 
 /// [`TwoNumbers::budget`] once results came too far out of order to keep them sorted.
