@@ -19,7 +19,7 @@
 //! slot taken again before the next: the results come out ascending, each once.
 
 use super::board::{open_slots, Board};
-use super::words::{add, position, words, words_of, Words, WHITE_BAR};
+use super::words::{add, position, stepped, words, Words, HITS, STEPS as STEP_WORDS};
 use super::{MoveGen, OutcomeWays, BAR};
 use crate::backgammon::{Position, Side};
 
@@ -97,21 +97,8 @@ impl MoveGen<OutcomeWays> {
                 *f |= 1 << s;
             }
         }
-        // What a step from each slot changes: the first from it hits a blot where it lands.
-        let (mut again, mut first) = ([[0u64; 4]; 26], [[0u64; 4]; 26]);
-        let mut left = slots;
-        while left != 0 {
-            let s = left.trailing_zeros() as usize;
-            left &= left - 1;
-            let t = s - d;
-            again[s] = words_of(&[(s - 1, 1), (t - 1, -1)]);
-            first[s] = if blots & (1 << t) != 0 {
-                words_of(&[(s - 1, 1), (t - 1, -2), (WHITE_BAR, 1)])
-            } else {
-                again[s]
-            };
-        }
         self.leaves.positions.clear();
+        let black = Side::Black as usize;
         let mut search = FrontFirst {
             slots,
             reach,
@@ -119,8 +106,9 @@ impl MoveGen<OutcomeWays> {
             viable: std::array::from_fn(|r| viable[r] & fits[r]),
             own,
             d,
-            again,
-            first,
+            again: &STEP_WORDS[black][d],
+            hits: &HITS[black],
+            blots,
             out: &mut self.leaves.positions,
             owed: [0; 32],
             owing: 0,
@@ -155,10 +143,13 @@ struct FrontFirst<'a> {
     /// The number of the double.
     d: usize,
     /// Per slot, what a step from it changes in a position's [`Words`] when the slot was
-    /// left before.
-    again: [Words; 26],
-    /// Per slot, what the first step from it changes: with the hit of a blot it lands on.
-    first: [Words; 26],
+    /// left before (Black's row of [`STEP_WORDS`] for `d`).
+    again: &'static [Words; 26],
+    /// What hitting a blot on a slot changes beyond the step (Black's row of [`HITS`]).
+    hits: &'static [Words; 26],
+    /// The blots before the move (after the entries): the first step landing on one hits
+    /// it ([`FrontFirst::first`]).
+    blots: u32,
     /// The positions found, ascending.
     out: &'a mut Vec<Position>,
     /// Per slot, the checkers that must still leave it: those the slot `d` in front of it
@@ -212,7 +203,7 @@ impl FrontFirst<'_> {
         while candidates != 0 {
             let s = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            self.next::<DEPTH>(s, 1, add(at, self.first[s]));
+            self.next::<DEPTH>(s, 1, self.first(at, s));
         }
         if more > 0 {
             self.owed[c + d] -= more;
@@ -254,8 +245,14 @@ impl FrontFirst<'_> {
         while candidates != 0 {
             let s = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            self.out.push(position(add(at, self.first[s])));
+            self.out.push(position(self.first(at, s)));
         }
+    }
+
+    /// `at` after the first step from slot `s`, hitting a blot where it lands.
+    #[inline(always)]
+    fn first(&self, at: Words, s: usize) -> Words {
+        stepped(at, (self.again, self.hits), s, s - self.d, self.blots)
     }
 
     /// [`FrontFirst::step`] one step deeper.
