@@ -19,7 +19,7 @@
 //! slot taken again before the next: the results come out ascending, each once.
 
 use super::board::{open_slots, Board};
-use super::words::{add, position, stepped, words, Words, HITS, STEPS as STEP_WORDS};
+use super::words::{add, position, words, Words, HITS, STEPS as STEP_WORDS};
 use super::{MoveGen, OutcomeWays, BAR};
 use crate::backgammon::{Position, Side};
 
@@ -107,12 +107,19 @@ impl MoveGen<OutcomeWays> {
             own,
             d,
             again: &STEP_WORDS[black][d],
-            hits: &HITS[black],
-            blots,
+            first: [[0; 4]; 26],
             out: &mut self.leaves.positions,
             owed: [0; 32],
             owing: 0,
         };
+        // What the first step from each slot changes: with the hit of a blot it lands on.
+        let mut left = slots;
+        while left != 0 {
+            let s = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let blot = u64::from((blots >> (s - d)) & 1).wrapping_neg();
+            search.first[s] = add(search.again[s], HITS[black][s - d].map(|w| w & blot));
+        }
         // After the entries, from no slot yet (slot 0 holds none).
         let at = words(&start);
         match bar {
@@ -145,11 +152,8 @@ struct FrontFirst<'a> {
     /// Per slot, what a step from it changes in a position's [`Words`] when the slot was
     /// left before (Black's row of [`STEP_WORDS`] for `d`).
     again: &'static [Words; 26],
-    /// What hitting a blot on a slot changes beyond the step (Black's row of [`HITS`]).
-    hits: &'static [Words; 26],
-    /// The blots before the move (after the entries): the first step landing on one hits
-    /// it ([`FrontFirst::first`]).
-    blots: u32,
+    /// Per slot, what the first step from it changes: with the hit of a blot it lands on.
+    first: [Words; 26],
     /// The positions found, ascending.
     out: &'a mut Vec<Position>,
     /// Per slot, the checkers that must still leave it: those the slot `d` in front of it
@@ -203,7 +207,7 @@ impl FrontFirst<'_> {
         while candidates != 0 {
             let s = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            self.next::<DEPTH>(s, 1, self.first(at, s));
+            self.next::<DEPTH>(s, 1, add(at, self.first[s]));
         }
         if more > 0 {
             self.owed[c + d] -= more;
@@ -245,14 +249,8 @@ impl FrontFirst<'_> {
         while candidates != 0 {
             let s = candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
-            self.out.push(position(self.first(at, s)));
+            self.out.push(position(add(at, self.first[s])));
         }
-    }
-
-    /// `at` after the first step from slot `s`, hitting a blot where it lands.
-    #[inline(always)]
-    fn first(&self, at: Words, s: usize) -> Words {
-        stepped(at, (self.again, self.hits), s, s - self.d, self.blots)
     }
 
     /// [`FrontFirst::step`] one step deeper.
