@@ -1,13 +1,14 @@
 //! Two numbers written as positions, for `Position::outcomes`. The search is the
 //! generator's, with the position itself beside the key ([`super::words`]): each step adds
-//! its change, and each result is kept as its words, which compare as positions do. The
+//! its change, and each result is kept as its ordered words, which compare as positions do. The
 //! search takes its steps in an order near that of the results, so each result is put
 //! in its place as it is found, mostly after the last, and one found twice is dropped
 //! there (see [`TwoNumbers::insert`]). Nothing is decoded from a key: the words are the
 //! result.
 
 use super::board::{open_slots, Board};
-use super::words::{after, order, position, room, same, stepped, words, Words, HITS, STEPS};
+use super::words::{after, order, ordered_position, ordered_words, room, same, stepped, Words};
+use super::words::{ORDERED_HITS, ORDERED_STEPS};
 use super::{MoveGen, OutcomeWays, BAR};
 use crate::backgammon::{Position, Side};
 
@@ -34,8 +35,8 @@ impl MoveGen<OutcomeWays> {
         let first_hi = board.legal(hi, open_hi);
         let first_lo = board.legal(lo, open_lo);
         let mut search = TwoNumbers {
-            steps: &STEPS[side as usize],
-            hits: &HITS[side as usize],
+            steps: &ORDERED_STEPS[side as usize],
+            hits: &ORDERED_HITS[side as usize],
             larger: hi,
             best: 0,
             budget: 0,
@@ -43,7 +44,7 @@ impl MoveGen<OutcomeWays> {
             held: 0,
             out: found,
         };
-        let at = words(pos);
+        let at = ordered_words(pos);
         match side {
             Side::White => {
                 search.rearmost_first(
@@ -65,15 +66,18 @@ impl MoveGen<OutcomeWays> {
             }
         }
         let held = search.finish();
-        found[..held].iter().map(|&at| position(at)).collect()
+        found[..held]
+            .iter()
+            .map(|&at| ordered_position(at))
+            .collect()
     }
 }
 
 /// One search of [`MoveGen::two_numbers_in_order`].
 struct TwoNumbers<'a> {
-    /// The side's rows of [`STEPS`], one per number.
+    /// The side's rows of [`ORDERED_STEPS`], one per number.
     steps: &'static [[Words; 26]; 7],
-    /// The side's row of [`HITS`].
+    /// The side's row of [`ORDERED_HITS`].
     hits: &'static [Words; 26],
     /// The larger number.
     larger: usize,
@@ -521,8 +525,8 @@ mod tests {
             for given in [&ascending, &descending, &shuffled, &twice] {
                 let mut out = Vec::new();
                 let mut search = TwoNumbers {
-                    steps: &STEPS[0],
-                    hits: &HITS[0],
+                    steps: &ORDERED_STEPS[0],
+                    hits: &ORDERED_HITS[0],
                     larger: 6,
                     best: 0,
                     budget: 0,
