@@ -120,6 +120,42 @@ impl Board {
         let w = SlotWords::new(pos, side);
         let bar = pos.bar.get(side);
         let off = pos.off.get(side);
+        let (board, blocked) = Board::of_words(&w, bar, side);
+        let mut key = u128::from(bar & 15) << 4 | u128::from(off & 15);
+        for (c, &mine) in w.own.iter().enumerate() {
+            // Digits of at most 15 checkers (as the per-slot units take them).
+            let doubled = (mine & (15 * ONES)) << 1;
+            key |= match side {
+                // Slots 8c+1..=8c+8 from bit 8 + 40c up, the first lowest.
+                Side::White => u128::from(pack(doubled)) << (8 + 40 * c),
+                // The same slots from bit 88 − 40c up, the first highest.
+                Side::Black => {
+                    u128::from(pack((31 * ONES - doubled).swap_bytes())) << (88 - 40 * c)
+                }
+            };
+        }
+        (board, key, blocked)
+    }
+
+    /// [`Board::new`] without the key, for a search that plays one step on the board and
+    /// no more ([`Board::play_once`]): the board, the slots the opponent holds with two or
+    /// more checkers, and those holding a single checker of the side's own (the bar's
+    /// among them).
+    #[inline(always)]
+    pub(super) fn keyless(pos: &Position, side: Side) -> (Board, u32, u32) {
+        let w = SlotWords::new(pos, side);
+        let bar = pos.bar.get(side);
+        let (board, blocked) = Board::of_words(&w, bar, side);
+        let mut singles = u32::from(bar == 1) << BAR;
+        for (c, &mine) in w.own.iter().enumerate() {
+            singles |= bits(at_least(mine, 1) & !at_least(mine, 2)) << (8 * c + 1);
+        }
+        (board, blocked, singles)
+    }
+
+    /// The board of `w` with `bar` checkers on the bar, and the slots the opponent holds.
+    #[inline(always)]
+    fn of_words(w: &SlotWords, bar: u8, side: Side) -> (Board, u32) {
         let (mut blocked, mut blots, mut occupied) = (0u32, 0u32, 0u32);
         for c in 0..3 {
             let (opp, mine) = (w.opp[c], w.own[c]);
@@ -135,26 +171,13 @@ impl Board {
             .wrapping_mul(ONES)
             >> 56;
         let outside = (outside as u8).wrapping_add(bar);
-        let mut key = u128::from(bar & 15) << 4 | u128::from(off & 15);
-        for (c, &mine) in w.own.iter().enumerate() {
-            // Digits of at most 15 checkers (as the per-slot units take them).
-            let doubled = (mine & (15 * ONES)) << 1;
-            key |= match side {
-                // Slots 8c+1..=8c+8 from bit 8 + 40c up, the first lowest.
-                Side::White => u128::from(pack(doubled)) << (8 + 40 * c),
-                // The same slots from bit 88 − 40c up, the first highest.
-                Side::Black => {
-                    u128::from(pack((31 * ONES - doubled).swap_bytes())) << (88 - 40 * c)
-                }
-            };
-        }
         let board = Board {
             blots,
             occupied,
             outside,
             units: &KEY_UNITS[side as usize],
         };
-        (board, key, blocked)
+        (board, blocked)
     }
 
     /// [`Board::new`] a point at a time: the reference its words are tested against.
@@ -223,6 +246,21 @@ impl Board {
         self.occupied &= !(u32::from(last) << s);
         self.occupied |= (1 << t) & !1;
         *key = self.key_after(s, d, *key).1;
+        self.blots &= !(1 << t);
+        if s >= 7 && t < 7 {
+            self.outside = self.outside.wrapping_sub(1);
+        }
+        t
+    }
+
+    /// [`Board::play`] on a board from [`Board::keyless`], its `singles`: the slots that
+    /// held one checker of the side's own before any step (only the first step of a
+    /// search can use them). Returns the destination slot.
+    #[inline(always)]
+    pub(super) fn play_once(&mut self, s: usize, d: usize, singles: u32) -> usize {
+        let t = s.saturating_sub(d);
+        self.occupied &= !(singles & (1 << s));
+        self.occupied |= (1 << t) & !1;
         self.blots &= !(1 << t);
         if s >= 7 && t < 7 {
             self.outside = self.outside.wrapping_sub(1);

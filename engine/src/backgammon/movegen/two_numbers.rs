@@ -1,5 +1,5 @@
 //! Two numbers written as positions, for `Position::outcomes`. The search is the
-//! generator's, with the position itself beside the key ([`super::words`]): each step adds
+//! generator's, with the position itself carried as words ([`super::words`]): each step adds
 //! its change, and each result is kept as its ordered words, which compare as positions do. The
 //! search takes its steps in an order near that of the results, so each result is put
 //! in its place as it is found, mostly after the last, and one found twice is dropped
@@ -29,7 +29,7 @@ impl MoveGen<OutcomeWays> {
             return Vec::new();
         }
         let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-        let (mut board, key, blocked) = Board::new(pos, side);
+        let (mut board, blocked, singles) = Board::keyless(pos, side);
         let open = open_slots(blocked);
         let (open_hi, open_lo) = (open[hi], open[lo]);
         let first_hi = board.legal(hi, open_hi);
@@ -38,6 +38,7 @@ impl MoveGen<OutcomeWays> {
             steps: &ORDERED_STEPS[side as usize],
             hits: &ORDERED_HITS[side as usize],
             larger: hi,
+            singles,
             best: 0,
             budget: 0,
             last: [0; 2],
@@ -49,7 +50,6 @@ impl MoveGen<OutcomeWays> {
             Side::White => {
                 search.rearmost_first(
                     &mut board,
-                    key,
                     at,
                     (hi, first_hi, open_hi),
                     (lo, first_lo, open_lo),
@@ -59,9 +59,9 @@ impl MoveGen<OutcomeWays> {
                 let hi = (hi, first_hi, open_hi);
                 let lo = (lo, first_lo, open_lo);
                 if pos.bar.black == 1 {
-                    search.entering(&mut board, key, at, hi, lo);
+                    search.entering(&mut board, at, hi, lo);
                 } else {
-                    search.by_landing(&mut board, key, at, hi, lo);
+                    search.by_landing(&mut board, at, hi, lo);
                 }
             }
         }
@@ -81,6 +81,9 @@ struct TwoNumbers<'a> {
     hits: &'static [Words; 26],
     /// The larger number.
     larger: usize,
+    /// The slots holding a single checker of the side's own before the move
+    /// ([`Board::play_once`]).
+    singles: u32,
     /// The rank of the results kept (see [`TwoNumbers::push`]).
     best: u8,
     /// How many results have been moved to keep `out` sorted; [`OUT_OF_ORDER`] once
@@ -112,7 +115,6 @@ impl TwoNumbers<'_> {
     fn rearmost_first(
         &mut self,
         board: &mut Board,
-        key: u128,
         at: Words,
         (hi, first_hi, open_hi): (usize, u32, u32),
         (lo, first_lo, open_lo): (usize, u32, u32),
@@ -122,10 +124,10 @@ impl TwoNumbers<'_> {
             let s1 = 31 - first.leading_zeros() as usize;
             first &= !(1 << s1);
             if first_hi & (1 << s1) != 0 {
-                self.first_step(board, key, at, s1, (hi, lo), (false, open_lo, false));
+                self.first_step(board, at, s1, (hi, lo), (false, open_lo, false));
             }
             if first_lo & (1 << s1) != 0 {
-                self.first_step(board, key, at, s1, (lo, hi), (true, open_hi, false));
+                self.first_step(board, at, s1, (lo, hi), (true, open_hi, false));
             }
         }
     }
@@ -140,7 +142,6 @@ impl TwoNumbers<'_> {
     fn by_landing(
         &mut self,
         board: &mut Board,
-        key: u128,
         at: Words,
         (hi, first_hi, open_hi): (usize, u32, u32),
         (lo, first_lo, open_lo): (usize, u32, u32),
@@ -162,16 +163,16 @@ impl TwoNumbers<'_> {
                 self.going_on(board, at, t, (hi, lo), (on_hi, on_lo));
             }
             if lands_hi & (1 << t) != 0 {
-                self.first_step(board, key, at, t + hi, (hi, lo), (false, open_lo, true));
+                self.first_step(board, at, t + hi, (hi, lo), (false, open_lo, true));
             }
             if lands_lo & (1 << t) != 0 {
-                self.first_step(board, key, at, t + lo, (lo, hi), (true, open_hi, true));
+                self.first_step(board, at, t + lo, (lo, hi), (true, open_hi, true));
             }
             if off_hi & (1 << t) != 0 {
-                self.first_step(board, key, at, t, (hi, lo), (false, open_lo, true));
+                self.first_step(board, at, t, (hi, lo), (false, open_lo, true));
             }
             if off_lo & (1 << t) != 0 {
-                self.first_step(board, key, at, t, (lo, hi), (true, open_hi, true));
+                self.first_step(board, at, t, (lo, hi), (true, open_hi, true));
             }
         }
     }
@@ -184,7 +185,6 @@ impl TwoNumbers<'_> {
     fn entering(
         &mut self,
         board: &mut Board,
-        key: u128,
         at: Words,
         (hi, first_hi, open_hi): (usize, u32, u32),
         (lo, first_lo, open_lo): (usize, u32, u32),
@@ -199,9 +199,8 @@ impl TwoNumbers<'_> {
                         return (at, 0, 0);
                     }
                     let marks = board.marks();
-                    let mut k1 = key;
                     let at1 = stepped(at, (&self.steps[d1], self.hits), BAR, BAR - d1, board.blots);
-                    board.play(BAR, d1, &mut k1);
+                    board.play_once(BAR, d1, self.singles);
                     let second = (board.legal(d2, open2), board.blots);
                     board.undo(marks);
                     (at1, second.0, second.1)
@@ -287,7 +286,6 @@ impl TwoNumbers<'_> {
     fn first_step(
         &mut self,
         board: &mut Board,
-        key: u128,
         at: Words,
         s1: usize,
         (d1, d2): (usize, usize),
@@ -296,10 +294,9 @@ impl TwoNumbers<'_> {
         // A result for each source of the second number (one a slot) or this one alone.
         self.room(BAR + 2);
         let marks = board.marks();
-        let mut k1 = key;
         let t1 = s1.saturating_sub(d1);
         let at1 = stepped(at, (&self.steps[d1], self.hits), s1, t1, board.blots);
-        board.play(s1, d1, &mut k1);
+        board.play_once(s1, d1, self.singles);
         let second = board.legal(d2, open2);
         if second == 0 {
             self.push(at1, 1, d1);
@@ -528,6 +525,7 @@ mod tests {
                     steps: &ORDERED_STEPS[0],
                     hits: &ORDERED_HITS[0],
                     larger: 6,
+                    singles: 0,
                     best: 0,
                     budget: 0,
                     last: [0; 2],
