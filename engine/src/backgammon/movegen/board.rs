@@ -426,6 +426,18 @@ mod tests {
             assert_eq!(w.outside, p.outside, "{what}");
             assert_eq!(wk, pk, "{what}");
             assert_eq!(wb, pb, "{what}");
+            // Without the key: the same board, and the slots with a single checker.
+            let (k, kb, singles) = Board::keyless(pos, side);
+            let board = (k.blots, k.occupied, k.outside, kb);
+            assert_eq!(board, (p.blots, p.occupied, p.outside, pb), "{what}");
+            let single = |slot: usize| match slot {
+                BAR => pos.bar.get(side) == 1,
+                _ => pos.board[index_of_slot(side, slot)] == side.sign(),
+            };
+            let want = (1..=BAR)
+                .filter(|&s| single(s))
+                .fold(0u32, |m, s| m | 1 << s);
+            assert_eq!(singles, want, "{what}");
         }
     }
 

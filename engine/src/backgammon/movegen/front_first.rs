@@ -41,7 +41,7 @@ impl MoveGen<OutcomeWays> {
         if bar >= STEPS || !(1..=6).contains(&d) {
             return None;
         }
-        let (board, _, blocked) = Board::new(pos, Side::Black);
+        let (board, blocked, _) = Board::keyless(pos, Side::Black);
         let open = open_slots(blocked)[d];
         if board.outside < STEPS || (bar > 0 && open & (1 << BAR) == 0) {
             return None;
