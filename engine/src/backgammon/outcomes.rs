@@ -2,11 +2,11 @@
 //! and [`Position::count_outcomes`], how many there are, on a buffer the caller keeps.
 //!
 //! Most searches write each result as the position itself, held as four words that a
-//! step adds its change to and that compare as positions do (`movegen/words.rs`), and
-//! take their steps in an order near that of the results: two numbers
-//! (`movegen/two_numbers.rs`), sorted as words and their twins dropped; White's doubles
-//! (`movegen/white_doubles.rs`) and Black's searched front first where no checker can
-//! bear off (`movegen/front_first.rs`), found in order.
+//! step adds its change to (`movegen/words.rs`), and take their steps in an order near
+//! that of the results: two numbers (`movegen/two_numbers.rs`), each put in its place
+//! as it is found (their words compare as positions do) and twins dropped there; White's
+//! doubles (`movegen/white_doubles.rs`) and Black's searched front first where no
+//! checker can bear off (`movegen/front_first.rs`), found in order.
 //!
 //! Black's other doubles go through the generator's own search, which keys each result
 //! (see `KeyUnits` in [`super::movegen`]); the keys order as the resulting positions do,
