@@ -11,6 +11,7 @@
 
 mod board;
 mod front_first;
+mod in_order;
 mod two_numbers;
 mod ways;
 mod white_doubles;

@@ -385,10 +385,16 @@ fn pack(x: u64) -> u64 {
 pub(super) fn open_slots(blocked: u32) -> [u32; 7] {
     let mut open = [0u32; 7];
     for (d, o) in open.iter_mut().enumerate().skip(1) {
-        let above = ((1u32 << 26) - 1) & !((2u32 << d) - 1);
-        *o = above & !(blocked << d);
+        *o = open_slots_of(blocked, d);
     }
     open
+}
+
+/// [`open_slots`] of the one number `d` (1..=6).
+#[inline(always)]
+pub(super) fn open_slots_of(blocked: u32, d: usize) -> u32 {
+    let above = ((1u32 << 26) - 1) & !((2u32 << d) - 1);
+    above & !(blocked << d)
 }
 
 /// The slot (distance from bearing off) of board index `i` for `side`.

@@ -3,11 +3,12 @@
 //! adds its change, and each result is kept as its ordered words, which compare as
 //! positions do. The search takes its steps in an order near that of the results, so
 //! each result is put in its place as it is found, mostly after the last, and one found
-//! twice is dropped there (see [`TwoNumbers::insert`]). Nothing is decoded from a key:
+//! twice is dropped there ([`InOrder`]). Nothing is decoded from a key:
 //! the words are the result.
 
-use super::board::{open_slots, Board};
-use super::words::{after, order, ordered_position, ordered_words, room, same, stepped, Words};
+use super::board::{open_slots_of, Board};
+use super::in_order::InOrder;
+use super::words::{ordered_position, ordered_words, stepped, Words};
 use super::words::{ORDERED_HITS, ORDERED_STEPS};
 use super::{MoveGen, OutcomeWays, BAR};
 use crate::backgammon::{Position, Side};
@@ -30,8 +31,7 @@ impl MoveGen<OutcomeWays> {
         }
         let (hi, lo) = if a > b { (a, b) } else { (b, a) };
         let (mut board, blocked, singles) = Board::keyless(pos, side);
-        let open = open_slots(blocked);
-        let (open_hi, open_lo) = (open[hi], open[lo]);
+        let (open_hi, open_lo) = (open_slots_of(blocked, hi), open_slots_of(blocked, lo));
         let first_hi = board.legal(hi, open_hi);
         let first_lo = board.legal(lo, open_lo);
         let mut search = TwoNumbers {
@@ -40,10 +40,7 @@ impl MoveGen<OutcomeWays> {
             larger: hi,
             singles,
             best: 0,
-            budget: 0,
-            last: [0; 2],
-            held: 0,
-            out: found,
+            results: InOrder::new(found),
         };
         let at = ordered_words(pos);
         match side {
@@ -65,7 +62,7 @@ impl MoveGen<OutcomeWays> {
                 }
             }
         }
-        let held = search.finish();
+        let held = search.results.finish();
         found[..held]
             .iter()
             .map(|&at| ordered_position(at))
@@ -86,18 +83,8 @@ struct TwoNumbers<'a> {
     singles: u32,
     /// The rank of the results kept (see [`TwoNumbers::push`]).
     best: u8,
-    /// How many results have been moved to keep `out` sorted; [`OUT_OF_ORDER`] once
-    /// more than eight a result were.
-    budget: usize,
-    /// [`order`] of the last result in `out` (0s when there is none: any position's is
-    /// higher).
-    last: [u128; 2],
-    /// How many results `out` holds.
-    held: usize,
-    /// The results found, the first `held`: ascending and each once, unless `budget` ran
-    /// out. Its length is the room for them, made before each first step
-    /// ([`TwoNumbers::room`]).
-    out: &'a mut Vec<Words>,
+    /// The results found, kept in order.
+    results: InOrder<'a>,
 }
 
 impl TwoNumbers<'_> {
@@ -110,7 +97,7 @@ impl TwoNumbers<'_> {
     /// takes first. So are two checkers from one point, larger number first. The same
     /// checker going on both ways to the same point, hitting nothing on the way, is taken
     /// once, larger number first. Anything else is taken in either order, and a result
-    /// found twice is dropped where it goes ([`TwoNumbers::insert`]).
+    /// found twice is dropped where it goes ([`InOrder`]).
     #[inline(always)]
     fn rearmost_first(
         &mut self,
@@ -189,7 +176,7 @@ impl TwoNumbers<'_> {
         (hi, first_hi, open_hi): (usize, u32, u32),
         (lo, first_lo, open_lo): (usize, u32, u32),
     ) {
-        self.room(2 * (BAR + 2));
+        self.results.room(2 * (BAR + 2));
         let entered_hi = first_hi & (1 << BAR) != 0;
         let entered_lo = first_lo & (1 << BAR) != 0;
         let [(at_hi, then_lo, blots_hi), (at_lo, then_hi, blots_lo)] =
@@ -244,7 +231,7 @@ impl TwoNumbers<'_> {
         (hi, lo): (usize, usize),
         (on_hi, on_lo): (u32, u32),
     ) {
-        self.room(3);
+        self.results.room(3);
         let (s, blots, occupied) = (t + hi + lo, board.blots, board.occupied);
         // Larger number first passes `t + lo`, smaller first `t + hi`.
         let via = [(on_hi, t + lo), (on_lo, t + hi)].map(|(on, between)| {
@@ -281,7 +268,7 @@ impl TwoNumbers<'_> {
     }
 
     /// The ways that play `d1` from `s1` first, then `d2` (`smaller_first` when `d1` is
-    /// the smaller number; `open2` is [`open_slots`] of `d2`; `front` for Black's order).
+    /// the smaller number; `open2` is [`open_slots_of`] `d2`; `front` for Black's order).
     #[inline(always)]
     fn first_step(
         &mut self,
@@ -292,7 +279,7 @@ impl TwoNumbers<'_> {
         (smaller_first, open2, front): (bool, u32, bool),
     ) {
         // A result for each source of the second number (one a slot) or this one alone.
-        self.room(BAR + 2);
+        self.results.room(BAR + 2);
         let marks = board.marks();
         let t1 = s1.saturating_sub(d1);
         let at1 = stepped(at, (&self.steps[d1], self.hits), s1, t1, board.blots);
@@ -345,84 +332,9 @@ impl TwoNumbers<'_> {
         }
         if rank > self.best {
             self.best = rank;
-            self.budget = 0;
-            self.last = [0; 2];
-            self.held = 0;
+            self.results.clear();
         }
-        let order = order(&at);
-        let [o0, o1] = order;
-        let [l0, l1] = self.last;
-        if (o0 > l0) | ((o0 == l0) & (o1 > l1)) {
-            if let Some(slot) = self.out.get_mut(self.held) {
-                *slot = at;
-                self.held += 1;
-            }
-            self.last = order;
-        } else {
-            // Four words rather than an array, which would be passed in memory.
-            let [w0, w1, w2, w3] = at;
-            self.insert(w0, w1, w2, w3);
-        }
-    }
-
-    /// Makes room in `out` for `more` results beyond those held ([`room`]).
-    #[inline(always)]
-    fn room(&mut self, more: usize) {
-        room(self.out, self.held, more, [0; 4]);
-    }
-
-    /// Puts a result that is not above the last one found in its place, unless it is
-    /// there already. The search finds its results nearly in order (about one in 17 out
-    /// of order or found twice, on the corpus and self-play): a result is mostly put in
-    /// place a step or two back. Should they come less ordered than that, the moves would
-    /// grow with the square of their number: past eight a result, the rest are appended,
-    /// and all sorted at the end.
-    #[inline(never)]
-    fn insert(&mut self, w0: u64, w1: u64, w2: u64, w3: u64) {
-        let at = [w0, w1, w2, w3];
-        let held = self.held;
-        let Some(out) = self.out.get_mut(..=held) else {
-            return;
-        };
-        if self.budget == OUT_OF_ORDER {
-            out[held] = at;
-            self.held += 1;
-            return;
-        }
-        let mut j = held;
-        while j > 0 && after(&out[j - 1], &at) {
-            j -= 1;
-        }
-        if j > 0 && same(&out[j - 1], &at) {
-            return;
-        }
-        out.copy_within(j..held, j + 1);
-        out[j] = at;
-        self.held += 1;
-        self.budget += held - j;
-        if self.budget > 8 * self.held {
-            self.budget = OUT_OF_ORDER;
-        }
-    }
-}
-
-impl TwoNumbers<'_> {
-    /// How many results there are, once sorted and their twins dropped if they came too
-    /// far out of order to be kept so as they were found.
-    fn finish(self) -> usize {
-        let found = &mut self.out[..self.held];
-        if self.budget != OUT_OF_ORDER {
-            return found.len();
-        }
-        found.sort_unstable_by_key(order);
-        let mut kept = 0;
-        for i in 0..found.len() {
-            if kept == 0 || !same(&found[kept - 1], &found[i]) {
-                found[kept] = found[i];
-                kept += 1;
-            }
-        }
-        kept
+        self.results.put(at);
     }
 }
 
@@ -465,9 +377,6 @@ fn second_sources(
     second
 }
 
-/// [`TwoNumbers::budget`] once results came too far out of order to keep them sorted.
-const OUT_OF_ORDER: usize = usize::MAX;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -500,45 +409,5 @@ mod tests {
             }
         }
         assert!(ways > 1_000_000, "{ways} ways");
-    }
-
-    /// Results pushed in any order come out ascending, each once: in order, reversed
-    /// (the insertion runs out of moves and hands over to the sort), shuffled, each
-    /// twice.
-    #[test]
-    fn results_come_out_ascending_whatever_order_they_are_found_in() {
-        let mut rng = crate::playout::SplitMix64(3);
-        for n in [0, 1, 2, 13, 100, 378] {
-            let mut ascending: Vec<Words> = (0..n)
-                .map(|i: u64| [7, i >> 3, i & 7, i.wrapping_mul(0x9E37_79B9)])
-                .collect();
-            ascending.sort_unstable_by_key(order);
-            let mut shuffled = ascending.clone();
-            for i in (1..shuffled.len()).rev() {
-                shuffled.swap(i, rng.below(i + 1));
-            }
-            let descending: Vec<Words> = ascending.iter().rev().copied().collect();
-            let twice: Vec<Words> = shuffled.iter().flat_map(|&w| [w, w]).collect();
-            for given in [&ascending, &descending, &shuffled, &twice] {
-                let mut out = Vec::new();
-                let mut search = TwoNumbers {
-                    steps: &ORDERED_STEPS[0],
-                    hits: &ORDERED_HITS[0],
-                    larger: 6,
-                    singles: 0,
-                    best: 0,
-                    budget: 0,
-                    last: [0; 2],
-                    held: 0,
-                    out: &mut out,
-                };
-                for &at in given {
-                    search.room(1);
-                    search.push(at, 2, 6);
-                }
-                let held = search.finish();
-                assert_eq!(out[..held], ascending, "{n}");
-            }
-        }
     }
 }
