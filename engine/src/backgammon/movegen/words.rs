@@ -22,10 +22,10 @@ const BIAS: u64 = 0x8080_8080_8080_8080;
 
 /// The bytes of the bar's and the checkers off's counts in [`Words`] (after the 24
 /// points').
-pub(super) const WHITE_BAR: usize = 24;
-pub(super) const BLACK_BAR: usize = 25;
-pub(super) const WHITE_OFF: usize = 26;
-pub(super) const BLACK_OFF: usize = 27;
+const WHITE_BAR: usize = 24;
+const BLACK_BAR: usize = 25;
+const WHITE_OFF: usize = 26;
+const BLACK_OFF: usize = 27;
 
 /// What a step of `d` from slot `s` changes, `STEPS[side][d][s]` (White's, then
 /// Black's), but for a hit: one checker less on `s` (or the bar), one more where it lands
