@@ -296,6 +296,25 @@ fn hash(key: u128) -> usize {
     (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
 }
 
+/// The results of the generator's ways for `side` with `dice` from `pos`, each applied
+/// step by step ([`Leaf::apply`]), sorted: the reference the searches of
+/// `Position::outcomes` are tested against.
+#[cfg(test)]
+fn sorted_results(
+    generator: &mut MoveGen,
+    pos: &Position,
+    side: Side,
+    dice: [u8; 2],
+) -> Vec<Position> {
+    let mut results: Vec<Position> = generator
+        .generate(pos, side, dice)
+        .iter()
+        .map(|l| l.apply(*pos, side))
+        .collect();
+    results.sort_unstable();
+    results
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -267,6 +267,7 @@ impl FrontFirst<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sorted_results;
     use super::*;
     use crate::backgammon::tests::corpus_and_walk_positions;
 
@@ -283,9 +284,7 @@ mod tests {
             for d in 1..=6u8 {
                 let leaves = generator.generate(pos, Side::Black, [d, d]);
                 let four = leaves.first().is_some_and(|l| l.dice_used() == 4);
-                let mut want: Vec<Position> =
-                    leaves.iter().map(|l| l.apply(*pos, Side::Black)).collect();
-                want.sort_unstable();
+                let want = sorted_results(&mut generator, pos, Side::Black, [d, d]);
                 let outside = pos.bar.black
                     + pos.board[6..]
                         .iter()

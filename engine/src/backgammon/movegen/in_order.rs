@@ -3,7 +3,7 @@
 //! dropped there. The results are ordered words ([`super::words`]), which compare as
 //! their positions do.
 
-use super::words::{after, order, room, same, Words};
+use super::words::{after, order, same, Words};
 
 /// The results found so far, in a buffer whose length is the room made for them.
 pub(super) struct InOrder<'a> {
@@ -41,11 +41,22 @@ impl<'a> InOrder<'a> {
         self.held = 0;
     }
 
-    /// Makes room for `more` results beyond those held ([`room`]), before they are
-    /// computed.
+    /// Makes room for `more` results beyond those held, before they are computed, so
+    /// that each is written where it goes as soon as it is: with a call to grow in
+    /// between (`Vec::push`), the compiler kept the result in memory and read it back in
+    /// halves the CPU could not forward from the stores just made.
     #[inline(always)]
     pub(super) fn room(&mut self, more: usize) {
-        room(self.out, self.held, more, [0; 4]);
+        if self.held + more > self.out.len() {
+            self.grow(more);
+        }
+    }
+
+    /// [`InOrder::room`] when there is not enough: at least doubles it.
+    #[inline(never)]
+    fn grow(&mut self, more: usize) {
+        let size = (self.held + more).max(2 * self.out.len()).max(64);
+        self.out.resize(size, [0; 4]);
     }
 
     /// Adds a result, where [`InOrder::room`] was made.

@@ -379,6 +379,7 @@ fn second_sources(
 
 #[cfg(test)]
 mod tests {
+    use super::super::sorted_results;
     use super::*;
     use crate::backgammon::tests::corpus_and_walk_positions;
 
@@ -394,10 +395,7 @@ mod tests {
         for pos in &positions {
             for side in Side::BOTH {
                 for dice in (1..=6).flat_map(|a| (a + 1..=6).map(move |b| [a, b])) {
-                    let leaves = generator.generate(pos, side, dice);
-                    let mut want: Vec<Position> =
-                        leaves.iter().map(|l| l.apply(*pos, side)).collect();
-                    want.sort_unstable();
+                    let want = sorted_results(&mut generator, pos, side, dice);
                     let found = in_order.two_numbers_in_order(pos, side, dice);
                     assert!(
                         found.windows(2).all(|w| w[0] < w[1]),

@@ -110,6 +110,7 @@ impl RearFirst<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::sorted_results;
     use super::*;
     use crate::backgammon::tests::corpus_and_walk_positions;
 
@@ -123,10 +124,7 @@ mod tests {
         let mut ways = 0;
         for pos in &positions {
             for d in 1..=6u8 {
-                let leaves = generator.generate(pos, Side::White, [d, d]);
-                let mut want: Vec<Position> =
-                    leaves.iter().map(|l| l.apply(*pos, Side::White)).collect();
-                want.sort_unstable();
+                let want = sorted_results(&mut generator, pos, Side::White, [d, d]);
                 let found = in_order.white_doubles_in_order(pos, usize::from(d));
                 assert!(found.windows(2).all(|w| w[0] < w[1]), "{pos:?} {d}");
                 assert_eq!(found, &want[..], "{pos:?} {d}");

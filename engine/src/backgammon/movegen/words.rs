@@ -182,24 +182,6 @@ pub(super) fn same(a: &Words, b: &Words) -> bool {
     (a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) == 0
 }
 
-/// Makes room in `out` for `more` results after the first `found`, so that a search
-/// writes each where it goes as soon as it is computed: with a call to grow in between
-/// (`Vec::push`), the compiler kept the result in memory and read it back in halves the
-/// CPU could not forward from the stores just made.
-#[inline(always)]
-pub(super) fn room<T: Copy>(out: &mut Vec<T>, found: usize, more: usize, filler: T) {
-    if found + more > out.len() {
-        grow(out, found + more, filler);
-    }
-}
-
-/// [`room`] when there is not enough: at least doubles the room.
-#[inline(never)]
-fn grow<T: Copy>(out: &mut Vec<T>, least: usize, filler: T) {
-    let size = least.max(2 * out.len()).max(64);
-    out.resize(size, filler);
-}
-
 /// The position little-endian words `at` hold.
 #[inline(always)]
 pub(super) fn position(at: Words) -> Position {
