@@ -112,24 +112,21 @@ fn sorted(scratch: &mut Scratch, pos: &Position, side: Side, dice: [u8; 2]) -> V
             .ranks
             .iter()
             .map(|&r| keys.get((r & mask) as usize).copied().unwrap_or(0));
-        return decode::<false, _>(pos, ordered);
+        return decode(pos, ordered);
     }
     ways.keys.sort_unstable();
-    decode::<false, _>(pos, ways.keys.iter().copied())
+    decode(pos, ways.keys.iter().copied())
 }
 
 /// [`decode_all`] with the digits spread by the CPU's `pdep` where it has a fast one (see
 /// [`pdep_is_fast`]), by shifts and masks ([`spread`]) elsewhere: the same positions.
-fn decode<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
-    pos: &Position,
-    keys: K,
-) -> Vec<Position> {
+fn decode<K: ExactSizeIterator<Item = u128>>(pos: &Position, keys: K) -> Vec<Position> {
     #[cfg(target_arch = "x86_64")]
     if pdep_is_fast() {
         // SAFETY: `decode_bmi2` needs BMI2, which `pdep_is_fast` found on this CPU.
-        return unsafe { decode_bmi2::<WHITE, K>(pos, keys) };
+        return unsafe { decode_bmi2::<K>(pos, keys) };
     }
-    decode_all::<WHITE, _>(pos, keys, spread)
+    decode_all(pos, keys, spread)
 }
 
 /// [`decode_all`] compiled for BMI2, its digits spread one to a byte by `pdep` (one
@@ -140,11 +137,8 @@ fn decode<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
 /// The CPU must have BMI2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-unsafe fn decode_bmi2<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
-    pos: &Position,
-    keys: K,
-) -> Vec<Position> {
-    decode_all::<WHITE, _>(pos, keys, |digits| {
+unsafe fn decode_bmi2<K: ExactSizeIterator<Item = u128>>(pos: &Position, keys: K) -> Vec<Position> {
+    decode_all(pos, keys, |digits| {
         // SAFETY: the caller's CPU has BMI2. (Newer Rust lets the closure inherit the
         // function's target features and makes this a safe call: hence the `allow`.)
         #[allow(unused_unsafe)]
@@ -218,44 +212,37 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 /// The bits of eight points' digits in a key, shifted down.
 const EIGHT_DIGITS: u128 = (1 << 40) - 1;
 
-/// The positions of `keys` (keys of the results of `pos` for the side `WHITE` says), in
-/// their order.
+/// The positions of `keys` (keys of Black's results from `pos`: only Black's doubles are
+/// decoded), in their order.
 ///
-/// A point's digit is `d = 2 × own checkers + hit` for White, `31 − (2 × own + hit)` for
-/// Black (see `KeyUnits`). A hit happens only where a single opposing checker stood, and
-/// a point with own checkers had no opposing ones, so the point's value is the start's
-/// opposing value (0 or less for White, 0 or more for Black) plus `own + hit` for White,
-/// minus it for Black. For White `own + hit` is `d / 2` rounded up; for Black it is 16
-/// minus that, so both add `d / 2` rounded up, to the opposing value less 16 for Black.
-/// The hits go to the opponent's bar: the odd digits for White, the even ones for Black
-/// (where no blot stood, Black's digits are odd). The mover's bar and checkers off are
-/// the key's last two digits. `spread` spreads eight digits one to a byte ([`spread`]).
+/// A point's digit is `d = 31 − (2 × own checkers + hit)` for Black (see `KeyUnits`). A
+/// hit happens only where a single White checker stood, and a point with Black's
+/// checkers had none of White's, so the point's value is the start's White value (0 or
+/// more) minus `own + hit`, which is 16 less `d / 2` rounded up: the start less 16, plus
+/// `d / 2` rounded up. The hits go to White's bar: the even digits (where no blot stood,
+/// the digits are odd). Black's bar and checkers off are the key's last two digits.
+/// `spread` spreads eight digits one to a byte ([`spread`]).
 ///
 /// Inlined into its callers, so that [`decode_bmi2`]'s `pdep` is inlined in turn.
 #[inline(always)]
-fn decode_all<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
+fn decode_all<K: ExactSizeIterator<Item = u128>>(
     pos: &Position,
     keys: K,
     spread: impl Fn(u64) -> u64 + Copy,
 ) -> Vec<Position> {
-    // The opposing checkers per point, as three biased little-endian words: the
-    // negative bytes for White (the sign bit spread over the byte), the others for Black.
+    // White's checkers per point, as three biased little-endian words, less 16 a byte:
+    // the bytes that are not negative.
     let bytes = pos.board.map(|v| v.to_ne_bytes()[0]);
     let start = [0, 8, 16].map(|at| {
         let mut le = [0u8; 8];
         le.copy_from_slice(&bytes[at..at + 8]);
         let w = u64::from_le_bytes(le);
         let negative = ((w >> 7) & ONES) * 0xFF;
-        if WHITE {
-            (w & negative) ^ BIAS
-        } else {
-            ((w & !negative) ^ BIAS) - 16 * ONES
-        }
+        ((w & !negative) ^ BIAS) - 16 * ONES
     });
     let [start0, start1, start2] = start;
-    let opponent = if WHITE { Side::Black } else { Side::White };
-    let opponent_bar = pos.bar.get(opponent);
-    let opponent_off = pos.off.get(opponent);
+    let white_bar = pos.bar.get(Side::White);
+    let white_off = pos.off.get(Side::White);
     // Board indices 8c..8c+8 are the 40 bits from bit 88 − 40c, index 8c highest.
     keys.map(move |key| {
         let (w0, h0) = points((key >> 88) as u64, start0, spread);
@@ -268,32 +255,14 @@ fn decode_all<const WHITE: bool, K: ExactSizeIterator<Item = u128>>(
         let board = bytes.map(|b| i8::from_ne_bytes([b]));
         // Each byte of the low bits is at most 3: their sum fits the top byte.
         let odd = ((h0 + h1 + h2).wrapping_mul(ONES) >> 56) as u8;
-        let hits = if WHITE { odd } else { 24 - odd };
-        let own_bar = (key >> 4) as u8 & 15;
-        let own_off = key as u8 & 15;
-        let opponent_bar = opponent_bar.wrapping_add(hits);
-        let (bar, off) = if WHITE {
-            (
-                Tally {
-                    white: own_bar,
-                    black: opponent_bar,
-                },
-                Tally {
-                    white: own_off,
-                    black: opponent_off,
-                },
-            )
-        } else {
-            (
-                Tally {
-                    white: opponent_bar,
-                    black: own_bar,
-                },
-                Tally {
-                    white: opponent_off,
-                    black: own_off,
-                },
-            )
+        let hits = 24 - odd;
+        let bar = Tally {
+            white: white_bar.wrapping_add(hits),
+            black: (key >> 4) as u8 & 15,
+        };
+        let off = Tally {
+            white: white_off,
+            black: key as u8 & 15,
         };
         Position { board, bar, off }
     })
@@ -357,8 +326,8 @@ mod tests {
         assert!(!fast_pdep(true, hygon, 0x0090_0F01));
     }
 
-    /// With BMI2, `pdep`'s decode against the shifts' on every way of every corpus
-    /// position and roll (either side): the same positions. (The outcome tests in
+    /// With BMI2, `pdep`'s decode against the shifts' on every way of Black's every
+    /// corpus position and roll: the same positions. (The outcome tests in
     /// `super::super::tests` run whichever this machine's CPU is given.)
     #[cfg(target_arch = "x86_64")]
     #[test]
@@ -366,27 +335,16 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("bmi2") {
             return;
         }
-        /// Both decodes of `keys`, by the shifts and by `pdep`.
-        fn both<const WHITE: bool>(pos: &Position, keys: &[u128]) -> [Vec<Position>; 2] {
-            [
-                decode_all::<WHITE, _>(pos, keys.iter().copied(), spread),
-                // SAFETY: BMI2 is on this CPU (checked before any call).
-                unsafe { decode_bmi2::<WHITE, _>(pos, keys.iter().copied()) },
-            ]
-        }
         let mut movegen = MoveGen::<OutcomeWays>::default();
         let mut decoded = 0;
         for pos in &super::super::tests::corpus_positions() {
-            for side in Side::BOTH {
-                for dice in (1..=6).flat_map(|a| (1..=6).map(move |b| [a, b])) {
-                    let keys = movegen.outcome_ways(pos, side, dice).keys.clone();
-                    let [shifts, pdep] = match side {
-                        Side::White => both::<true>(pos, &keys),
-                        Side::Black => both::<false>(pos, &keys),
-                    };
-                    assert_eq!(pdep, shifts, "{pos:?} {side:?} {dice:?}");
-                    decoded += keys.len();
-                }
+            for dice in (1..=6).flat_map(|a| (1..=6).map(move |b| [a, b])) {
+                let keys = &movegen.outcome_ways(pos, Side::Black, dice).keys;
+                let shifts = decode_all(pos, keys.iter().copied(), spread);
+                // SAFETY: BMI2 is on this CPU (checked above).
+                let pdep = unsafe { decode_bmi2(pos, keys.iter().copied()) };
+                assert_eq!(pdep, shifts, "{pos:?} {dice:?}");
+                decoded += keys.len();
             }
         }
         assert!(decoded > 1_000_000, "{decoded} ways");
