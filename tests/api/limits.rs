@@ -152,7 +152,12 @@ async fn an_address_holds_its_limits_of_connections_and_streams_and_others_are_s
     // The refused connection was not counted: the address still holds four.
     let (outcome, _) = ask(hostile, to, "/healthz", None).await;
     assert!(
-        [Outcome::Refused(429), Outcome::Closed].contains(&outcome),
+        [
+            Outcome::RefusedAtConnect,
+            Outcome::Refused(429),
+            Outcome::Closed
+        ]
+        .contains(&outcome),
         "{outcome:?}"
     );
     // Another address is served as usual, streams and all.
@@ -174,6 +179,46 @@ async fn an_address_holds_its_limits_of_connections_and_streams_and_others_are_s
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     drop(other);
+}
+
+/// A connection over its address's limit that has sent nothing yet is answered 429, a
+/// problem document, and closed: it once got an empty close, the answer never written.
+#[tokio::test]
+async fn a_connection_over_the_limit_is_answered_429_before_it_asks() {
+    let app = app_with(Backend::Sqlite, |s| s.connections_per_address = 1).await;
+    let to: SocketAddr = app
+        .address
+        .trim_start_matches("http://")
+        .parse()
+        .expect("address");
+    let from = loopback(0x0903);
+    let connect = || async {
+        let socket = TcpSocket::new_v4().expect("socket");
+        socket
+            .bind(SocketAddr::new(IpAddr::V4(from), 0))
+            .expect("bind");
+        tokio::time::timeout(Duration::from_secs(30), socket.connect(to))
+            .await
+            .expect("connected in time")
+            .expect("connect")
+    };
+    let (outcome, held) = ask(from, to, "/healthz", None).await;
+    assert_eq!(outcome, Outcome::Open);
+    let mut refused = connect().await;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), refused.read_to_end(&mut answer))
+        .await
+        .expect("the refused connection is closed")
+        .expect("its answer is read, not reset");
+    let answer = String::from_utf8_lossy(&answer).to_ascii_lowercase();
+    assert!(answer.starts_with("http/1.1 429 "), "{answer:?}");
+    assert!(
+        answer.contains("content-type: application/problem+json\r\n"),
+        "{answer:?}"
+    );
+    assert!(answer.contains("retry-after: 10\r\n"), "{answer:?}");
+    assert!(answer.contains("limit of connections"), "{answer:?}");
+    drop(held);
 }
 
 #[tokio::test]

@@ -244,13 +244,7 @@ pub fn on_connect(
             // [`refuse_marked`] alone: no route runs for it.
             data.insert(RefusedConnection);
             worp_telemetry::metrics::rate_limited();
-            // A fresh socket's send buffer takes this whole; if not, the close says it.
-            let _ = tcp.try_write(&REFUSED_CONNECTION);
-            // What the client sent already is read and dropped: closed with unread
-            // bytes, the socket would be reset and the answer lost with it.
-            let mut sink = [0u8; 4096];
-            while matches!(tcp.try_read(&mut sink), Ok(n) if n > 0) {}
-            close(tcp);
+            refuse(tcp);
         }
     }
 }
@@ -275,15 +269,36 @@ pub async fn refuse_marked(
     next.call(req).await.map(|r| r.map_into_boxed_body())
 }
 
-/// Shuts both directions of `tcp`: the server reads nothing more of it and closes it.
-fn close(tcp: &actix_web::rt::net::TcpStream) {
+/// Writes [`REFUSED_CONNECTION`] on `tcp`, drops what the client sent already and shuts
+/// both directions: the server reads nothing more of it and closes it.
+///
+/// The socket is written and read by its descriptor, not by tokio's `try_write` and
+/// `try_read`: those answer "would block" until the reactor has seen the fresh socket
+/// ready, which it has not yet when the connection is accepted, and the client got an
+/// empty close instead of its 429.
+fn refuse(tcp: &actix_web::rt::net::TcpStream) {
     #[cfg(unix)]
     {
         use std::os::fd::AsRawFd;
-        // SAFETY: shutdown takes the socket's descriptor, open for as long as `tcp` is
-        // borrowed, and plain integers; it touches no memory.
+        let fd = tcp.as_raw_fd();
+        let answer = REFUSED_CONNECTION.as_slice();
+        // SAFETY: `fd` is the socket's descriptor, open for as long as `tcp` is borrowed;
+        // `send` reads `answer.len()` bytes of `answer` and `recv` writes at most
+        // `sink.len()` bytes into `sink`, both live for the calls; `shutdown` touches
+        // no memory. None of them blocks (`MSG_DONTWAIT`).
         unsafe {
-            libc::shutdown(tcp.as_raw_fd(), libc::SHUT_RDWR);
+            // A fresh socket's send buffer takes this whole; if not, the close says it.
+            libc::send(
+                fd,
+                answer.as_ptr().cast(),
+                answer.len(),
+                libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+            );
+            // What the client sent already is read and dropped: closed with unread
+            // bytes, the socket would be reset and the answer lost with it.
+            let mut sink = [0u8; 4096];
+            while libc::recv(fd, sink.as_mut_ptr().cast(), sink.len(), libc::MSG_DONTWAIT) > 0 {}
+            libc::shutdown(fd, libc::SHUT_RDWR);
         }
     }
 }
