@@ -107,6 +107,57 @@ async fn the_json_log_format_is_one_object_per_line_with_the_request_id() {
     );
 }
 
+/// A client's malformed requests are answered 400 and logged, if at all, below ERROR:
+/// actix-http logged each as an ERROR, so any client could fill an operator's log.
+#[tokio::test]
+async fn malformed_requests_are_not_logged_as_errors() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let database = fresh_postgres().await;
+    let port = free_port();
+    let mut server = worp_command(
+        &database,
+        port,
+        &[
+            ("WORP_LOG_FORMAT", "json"),
+            ("WORP_SHUTDOWN_GRACE_SECS", "0"),
+            ("RUST_LOG", "info"),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("worp serve starts");
+    until_ready(&format!("http://127.0.0.1:{port}/readyz")).await;
+    for malformed in [
+        "POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Nul: a\0b\r\n\r\n",
+    ] {
+        let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        tcp.write_all(malformed.as_bytes()).await.expect("write");
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            tcp.read_to_end(&mut answer),
+        )
+        .await;
+        assert!(read.is_ok(), "{malformed:?} was answered and closed");
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 4"), "{malformed:?}: {answer}");
+    }
+    sigterm(&server);
+    let (status, _) = exit_of(&mut server).await;
+    assert!(status.success());
+    let out = server.wait_with_output().expect("output");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let errors: Vec<&str> = text
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|l| l["level"] == "ERROR"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 /// A collector that answers every request 200 and keeps what was posted (path, body).
 async fn collector() -> (u16, tokio::sync::mpsc::UnboundedReceiver<(String, Vec<u8>)>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -19,7 +19,7 @@ use tokio::{
     time::sleep_until,
 };
 use tokio_util::codec::{Decoder as _, Encoder as _};
-use tracing::{error, trace};
+use tracing::{debug, error, trace};
 
 use super::{
     codec::Codec,
@@ -1466,7 +1466,9 @@ where
                     // keep-alive and stream errors
                     if state_is_none && inner_p.write_buf.is_empty() {
                         if let Some(err) = inner_p.error.take() {
-                            error!("stream error: {}", &err);
+                            // Worp: a client's malformed or timed-out request is the
+                            // client's error, not the server's: not logged as an ERROR.
+                            debug!("stream error: {}", &err);
                             return Poll::Ready(Err(err));
                         }
 
