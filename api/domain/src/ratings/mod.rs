@@ -98,6 +98,8 @@ pub enum NotRated {
     /// Two of its players already had three counted games of the variant together
     /// finish in the 24 hours before it.
     SameOpponents,
+    /// One player held more than one of its seats: nobody else was beaten.
+    SamePlayer,
 }
 
 /// A player's standing in one variant.
@@ -248,10 +250,17 @@ impl RatingBook {
         let Some(players) = g.players.iter().copied().collect::<Option<Vec<Uuid>>>() else {
             return;
         };
+        if !g.rated {
+            return;
+        }
         let mut distinct = players.clone();
         distinct.sort();
         distinct.dedup();
-        if !g.rated || distinct.len() < 2 || distinct.len() != players.len() {
+        if distinct.len() != players.len() {
+            self.not_rated.insert(g.game_id, NotRated::SamePlayer);
+            return;
+        }
+        if distinct.len() < 2 {
             return;
         }
         let variant: Arc<str> = g.variant.as_str().into();

@@ -52,6 +52,26 @@ fn a_game_in_which_a_seat_did_not_make_its_first_moves_is_aborted_and_unrated() 
 }
 
 #[test]
+fn a_game_in_which_one_player_held_two_seats_is_unrated_and_says_so() {
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    let alone = game(1, vec![Some(a), Some(a)], vec![0]);
+    // Four seats, one player in two of them.
+    let mut crowd = game(2, vec![Some(a), Some(b), Some(a), Some(b)], vec![0]);
+    crowd.variant = "ludo".into();
+    let mut unrated = game(3, vec![Some(a), Some(a)], vec![1]);
+    unrated.rated = false;
+    let book = RatingBook::fold(&[alone.clone(), crowd.clone(), unrated.clone()]);
+    for g in [&alone, &crowd] {
+        assert_eq!(book.not_rated(g.game_id), Some(NotRated::SamePlayer));
+        assert_eq!(book.changes(g.game_id), None);
+    }
+    // Created unrated: nothing to explain.
+    assert_eq!(book.not_rated(unrated.game_id), None);
+    assert_eq!(book.standing(a, "backgammon"), None);
+    assert_eq!(book.standing(a, "ludo"), None);
+}
+
+#[test]
 fn a_players_games_count_once_they_have_made_ten_moves_in_finished_games() {
     let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
     // Four short games: 2, 4, 6, 8 moves each so far; the fifth brings them to ten.
