@@ -182,6 +182,7 @@ async fn an_offset_beyond_ten_thousand_or_a_made_up_cursor_is_refused() {
             "/v1/games?after=yesterday_ea9644ad11384775bc87d714080ffd3c",
             "/v1/games?offset=3&after=1764020207.264041123_ea9644ad11384775bc87d714080ffd3c",
             "/v1/lobby?offset=10001",
+            "/v1/lobby?variant=bogus",
         ] {
             let resp = app.get(path).await;
             assert_eq!(resp.status(), 400, "{backend:?} {path}");

@@ -53,7 +53,7 @@ pub struct LobbyPage {
     params(LobbyQuery),
     responses(
         (status = 200, description = "A page of waiting games", body = LobbyPage),
-        (status = 400, description = "Malformed parameters", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Malformed parameters or unknown variant", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[get("/v1/lobby")]
@@ -62,6 +62,10 @@ pub async fn lobby(
     q: web::Query<LobbyQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (limit, offset) = page(q.limit, q.offset, 50, 200)?;
+    if let Some(variant) = &q.variant {
+        // As the leaderboard does: an unknown variant is a mistake, not an empty lobby.
+        worp_engine::variant(variant).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    }
     let (games, more) = worp.lobby(q.variant.as_deref(), limit, offset).await?;
     let book = worp.rating_book().await?;
     let creators: Vec<Uuid> = games.iter().filter_map(|g| g.created_by).collect();
