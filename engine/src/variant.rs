@@ -239,7 +239,15 @@ fn create<G: Game>(options: &Value, seats: u8) -> Result<Box<dyn AnyGame>, Engin
     crate::game::check_seat_count::<G>(seats)?;
     let options: G::Options = match options {
         Value::Null => G::Options::default(),
-        v => G::Options::deserialize(v).map_err(|e| EngineError::options(e.to_string()))?,
+        // Only an object: serde would also read a struct from an array, by field order.
+        v @ Value::Object(_) => {
+            G::Options::deserialize(v).map_err(|e| EngineError::options(e.to_string()))?
+        }
+        _ => {
+            return Err(EngineError::options(
+                "the options are a JSON object (or null for the defaults)",
+            ))
+        }
     };
     Ok(Box::new(G::new(&options, seats)?))
 }

@@ -123,6 +123,31 @@ fn the_games_of_the_crate_come_first_in_their_order() {
     );
 }
 
+/// Options are an object or null: serde alone would also read `[true, 5]` as backgammon's
+/// `{"cube": true, "match_length": 5}`, by field order.
+#[test]
+fn every_game_takes_its_options_as_an_object_or_null_only() {
+    for v in variants().iter().take(5) {
+        let seats = v.min_seats;
+        assert!(v.create(&Value::Null, seats).is_ok(), "{}", v.name);
+        assert!(v.create(&json!({}), seats).is_ok(), "{}", v.name);
+        for wrong in [
+            json!([]),
+            json!([true, 5]),
+            json!("cube"),
+            json!(5),
+            json!(true),
+        ] {
+            let refused = v.create(&wrong, seats).err();
+            assert!(
+                matches!(refused, Some(EngineError::InvalidOptions { .. })),
+                "{} took {wrong}: {refused:?}",
+                v.name
+            );
+        }
+    }
+}
+
 #[test]
 fn backgammon_writes_match_files_through_its_entry() {
     let bg = variant("backgammon").expect("backgammon");
