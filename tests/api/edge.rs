@@ -98,6 +98,23 @@ async fn a_token_is_limited_however_its_header_is_spelled() {
     assert_eq!(health.status(), 200);
 }
 
+/// Load balancers probe with HEAD: the health and readiness checks answer it as GET,
+/// without a body.
+#[tokio::test]
+async fn the_health_checks_answer_head() {
+    let app = app_with(|_| {}).await;
+    for path in ["/healthz", "/readyz"] {
+        let resp = app
+            .client
+            .head(app.url(path))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(resp.status(), 200, "{path}");
+        assert_eq!(resp.bytes().await.expect("body").len(), 0, "{path}");
+    }
+}
+
 #[tokio::test]
 async fn an_address_may_register_only_so_many_players_an_hour() {
     let app = app_with(|s| s.players_per_hour_per_address = 3).await;

@@ -1,4 +1,4 @@
-use actix_web::{get, web, HttpResponse};
+use actix_web::{get, route, web, HttpResponse};
 use metrics_exporter_prometheus::PrometheusHandle;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -20,6 +20,8 @@ pub struct Health {
 
 /// Reports whether the server and its database answer.
 #[utoipa::path(
+    get,
+    path = "/healthz",
     tag = "health",
     operation_id = "check_health",
     responses(
@@ -27,7 +29,8 @@ pub struct Health {
         (status = 503, description = "The database is unavailable", body = crate::problem::Problem, content_type = "application/problem+json"),
     )
 )]
-#[get("/healthz")]
+// HEAD too: load balancers probe with it.
+#[route("/healthz", method = "GET", method = "HEAD")]
 pub async fn healthz(worp: web::Data<Worp>) -> Result<HttpResponse, ApiError> {
     worp.ping().await?;
     Ok(HttpResponse::Ok().json(Health {
@@ -47,6 +50,8 @@ pub struct Readiness {
 /// Reports whether this process should get traffic: its database answers, every
 /// migration of this build has run, and it is not shutting down. `/healthz` is liveness.
 #[utoipa::path(
+    get,
+    path = "/readyz",
     tag = "health",
     operation_id = "check_readiness",
     responses(
@@ -54,7 +59,7 @@ pub struct Readiness {
         (status = 503, description = "Not ready: the database is unavailable or unmigrated, the ratings are being folded from the log at start, or the server is shutting down", body = crate::problem::Problem, content_type = "application/problem+json"),
     )
 )]
-#[get("/readyz")]
+#[route("/readyz", method = "GET", method = "HEAD")]
 pub async fn readyz(
     worp: web::Data<Worp>,
     lifecycle: web::Data<Lifecycle>,
