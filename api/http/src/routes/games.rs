@@ -251,7 +251,7 @@ pub async fn get_game(
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let table = worp.load(id.into_inner()).await?;
-    if version_header(&req, header::IF_NONE_MATCH).ok().flatten() == Some(table.version)
+    if super::none_match(&req, &format!("\"{}\"", table.version))
         && !worp.has_deleted_player(&table).await?
     {
         return Ok(HttpResponse::NotModified()

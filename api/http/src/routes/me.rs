@@ -150,15 +150,7 @@ pub async fn inbox(
     let page = game_page(&worp, filter, limit, offset, q.after.as_deref()).await?;
     let body = serde_json::to_vec(&page).map_err(|e| ApiError::unserialisable("the inbox", e))?;
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(&body))[..32]);
-    let unchanged = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .any(|t| t.trim().trim_start_matches("W/") == etag)
-        });
-    if unchanged {
+    if super::none_match(&req, &etag) {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
             .finish());

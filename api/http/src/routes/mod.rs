@@ -25,7 +25,21 @@ pub mod variants;
 #[path = "web.rs"]
 pub mod web_client;
 
-use actix_web::web;
+use actix_web::{web, HttpRequest};
+
+/// Whether `req`'s `If-None-Match` names the entity tag `tag` or is `*` (RFC 9110
+/// §13.1.2): any of a list of tags, compared weakly (`W/` aside), quotes optional.
+pub(crate) fn none_match(req: &HttpRequest, tag: &str) -> bool {
+    fn opaque(t: &str) -> &str {
+        let t = t.trim();
+        t.strip_prefix("W/").unwrap_or(t).trim_matches('"')
+    }
+    req.headers()
+        .get_all(actix_web::http::header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim() == "*" || opaque(t) == opaque(tag))
+}
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {

@@ -62,11 +62,7 @@ fn serve(req: &HttpRequest, path: &str, cache: &'static str) -> HttpResponse {
             .body("no such web file");
     };
     let tag = etag(body);
-    let fresh = req
-        .headers()
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == tag || t.trim() == "*"));
+    let fresh = super::none_match(req, &tag);
     let mut resp = if fresh {
         HttpResponse::NotModified()
     } else {
