@@ -301,6 +301,37 @@ async fn resigning_a_two_seat_game_lets_the_other_seat_win() {
     }
 }
 
+/// A seat that retired already is the player's still: asked to resign again, it is a
+/// conflict (409), not someone else's seat (403).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resigning_a_retired_seat_again_is_a_conflict() {
+    let app = spawn_app(Backend::Sqlite).await;
+    let (a, b, c) = (
+        app.player("a").await,
+        app.player("b").await,
+        app.player("c").await,
+    );
+    let game = app
+        .create(
+            &a,
+            "mens_erger_je_niet",
+            Value::Null,
+            vec![Some(a.id), Some(a.id), Some(b.id), Some(c.id)],
+        )
+        .await;
+    let id = game["id"].as_str().expect("id");
+    assert_eq!(game["status"], "active", "{game}");
+    let path = format!("/v1/games/{id}/resign");
+    let first = app.post(&path, &a, json!({ "seat": 1 })).await;
+    assert_eq!(first.status(), 200);
+    let again = app.post(&path, &a, json!({ "seat": 1 })).await;
+    assert_eq!(again.status(), 409);
+    let problem: Value = again.json().await.expect("problem");
+    assert_eq!(problem["detail"], "seat 1 has retired already", "{problem}");
+    let other = app.post(&path, &b, json!({ "seat": 1 })).await;
+    assert_eq!(other.status(), 403, "not b's seat");
+}
+
 /// A registered variant that can be played by two seats.
 pub fn two_seat_variant() -> &'static str {
     worp_engine::variants()

@@ -152,7 +152,12 @@ async fn the_allowance_is_counted_in_days_begun() {
     let clock = ManualClock::new();
     let app = spawn_app_with(Backend::Sqlite, clock.clone()).await;
     let (mover, _other, id, _) = clocked_game(&app).await;
-    assert_eq!(start(&app, &mover, 31).await.0, 422);
+    let (code, problem) = start(&app, &mover, 31).await;
+    assert_eq!(code, 422);
+    assert_eq!(
+        problem["detail"],
+        "31 days of vacation asked; 1 to 30 may be asked this year"
+    );
     let (code, problem) = start(&app, &mover, 0).await;
     assert_eq!(code, 422);
     assert_eq!(problem["type"], "/problems/out-of-allowance");

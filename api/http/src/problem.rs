@@ -96,7 +96,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => ("bad-request", "Bad request"),
             ApiError::Unauthorized(_) => ("unauthorized", "Missing or unknown token"),
-            ApiError::Forbidden(_) => ("forbidden", "Not your seat"),
+            ApiError::Forbidden(_) => ("forbidden", "Forbidden"),
             ApiError::NotFound(_) => ("not-found", "Not found"),
             ApiError::Conflict(_) => ("conflict", "Conflict"),
             ApiError::PreconditionFailed(_) => ("stale-version", "Stale version"),

@@ -339,10 +339,14 @@ impl Worp {
                 table.status().as_str()
             )));
         }
+        let held = table.seats_of(player.id);
         let seat = chosen_seat(
             seat,
             &mine,
-            |s| Refusal::NotYours(format!("seat {s} is not yours to resign")),
+            |s| match held.contains(&Seat(s)) {
+                true => Refusal::Conflict(format!("seat {s} has retired already")),
+                false => Refusal::NotYours(format!("seat {s} is not yours to resign")),
+            },
             || Refusal::Conflict("you have already resigned".into()),
             "you hold several seats: say which one resigns",
         )?;

@@ -78,12 +78,26 @@ pub fn check_shown_text(field: &str, text: &str) -> Result<(), Refusal> {
             "{field} must not contain line or paragraph separators (U+2028, U+2029)"
         )));
     }
+    if let Some(c) = text.chars().find(|&c| is_noncharacter(c)) {
+        return Err(Refusal::Invalid(format!(
+            "{field} must not contain noncharacters (U+{:04X} is reserved for a program's \
+             own use, never for text)",
+            u32::from(c)
+        )));
+    }
     if text.chars().all(is_invisible) {
         return Err(Refusal::Invalid(format!(
             "{field} must contain something visible, not only spaces or invisible characters"
         )));
     }
     Ok(())
+}
+
+/// Unicode's 66 noncharacters: U+FDD0 to U+FDEF, and the last two code points of each
+/// plane (U+FFFE, U+FFFF, U+1FFFE, ...).
+fn is_noncharacter(c: char) -> bool {
+    let c = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&c) || c & 0xFFFE == 0xFFFE
 }
 
 /// A client seed: at most [`MAX_CLIENT_SEED`] bytes of plain text.
@@ -170,6 +184,18 @@ mod tests {
         }
         for sep in ["a\u{2028}b", "a\u{2029}b"] {
             assert!(check_shown_text("t", sep).is_err(), "{sep:?}");
+        }
+        for nonchar in [
+            "a\u{FFFF}",
+            "\u{FFFE}b",
+            "a\u{FDD0}",
+            "a\u{FDEF}",
+            "a\u{10FFFF}",
+        ] {
+            assert!(check_shown_text("t", nonchar).is_err(), "{nonchar:?}");
+        }
+        for near in ["a\u{FDCF}", "a\u{FDF0}", "a\u{FFFD}", "a\u{1FFFD}"] {
+            assert!(check_shown_text("t", near).is_ok(), "{near:?}");
         }
         let blank = [
             "",

@@ -107,9 +107,13 @@ impl Worp {
             return Err(Refusal::Conflict("you are on vacation already".into()));
         }
         if days == 0 || days > before.remaining_days {
+            let left = match before.remaining_days {
+                0 => "none are left this year".to_owned(),
+                1 => "1 is left this year".to_owned(),
+                n => format!("1 to {n} may be asked this year"),
+            };
             return Err(Refusal::OutOfAllowance(format!(
-                "{days} days of vacation asked; 1 to {} are left this year",
-                before.remaining_days
+                "{days} days of vacation asked; {left}"
             )));
         }
         let now = self.now();
