@@ -20,6 +20,7 @@ use worp_http::ratelimit::RateLimit;
 use worp_http::routes;
 use worp_http::routes::streams::KeepAlive;
 use worp_http::timeouts::body_timeout;
+use worp_service::accounts::oauth::Issuer;
 use worp_service::notifications::Notifier;
 use worp_service::{OpenGames, Worp};
 use worp_store::{Store, StoreError};
@@ -90,6 +91,8 @@ impl Application {
             )
             .with_push(&settings.push, &settings.public_url)
             .map_err(StartupError::Push)?;
+        // OAuth's issuer and endpoints are on the public URL, never on a request's `Host`.
+        let issuer = Issuer::new(&settings.public_url).map_err(StartupError::PublicUrl)?;
         // Before the first registration: names registered before keys were kept take
         // theirs, so that a new name cannot look like one of them. Not a reason to stay
         // down (a database that is read-only for now refuses the keys): `worp rebuild`,
@@ -126,8 +129,8 @@ impl Application {
                 Some((address, server))
             }
         };
-        let server =
-            serve(listener, worp.clone(), lifecycle.clone(), &settings).map_err(listen_error)?;
+        let server = serve(listener, worp.clone(), lifecycle.clone(), issuer, &settings)
+            .map_err(listen_error)?;
         Ok(Application {
             address,
             server,
@@ -278,10 +281,12 @@ fn serve(
     listener: TcpListener,
     worp: Arc<Worp>,
     lifecycle: Arc<Lifecycle>,
+    issuer: Issuer,
     settings: &Settings,
 ) -> std::io::Result<Server> {
     let worp = web::Data::from(worp);
     let lifecycle = web::Data::from(lifecycle);
+    let issuer = web::Data::new(issuer);
     let recorder = web::Data::new(worp_telemetry::metrics::handle());
     let public_metrics = settings.metrics_bind.is_none();
     let settings = settings.clone();
@@ -333,6 +338,7 @@ fn serve(
             .app_data(admitted.clone())
             .app_data(keepalive.clone())
             .app_data(lifecycle.clone())
+            .app_data(issuer.clone())
             .app_data(recorder.clone())
             .app_data(
                 web::JsonConfig::default()

@@ -10,7 +10,10 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::accounts::{name_of, sign_in, with_password, Browser};
-use crate::helpers::{spawn_app, spawn_app_with, ManualClock, TestApp, TestPlayer, BACKENDS};
+use crate::helpers::{
+    fresh_database, spawn_app, spawn_app_from, spawn_app_with, test_settings, Backend, ManualClock,
+    TestApp, TestPlayer, BACKENDS,
+};
 
 const CLIENT: &str = "Example front-end";
 const REDIRECT: &str = "http://127.0.0.1:9/callback";
@@ -162,8 +165,10 @@ async fn a_front_end_gets_a_scoped_token_by_the_code_flow_with_pkce() {
             .get_json("/.well-known/oauth-authorization-server")
             .await;
         assert_eq!(meta["code_challenge_methods_supported"], json!(["S256"]));
-        assert_eq!(meta["token_endpoint"], app.url("/oauth/token"));
-        assert_eq!(meta["issuer"], app.address.as_str());
+        // On the configured public URL (`WORP_PUBLIC_URL`), not the address asked.
+        let public = test_settings(String::new()).public_url;
+        assert_eq!(meta["issuer"], public.as_str());
+        assert_eq!(meta["token_endpoint"], format!("{public}/oauth/token"));
 
         let (verifier, challenge) = pkce();
         let p = params(&challenge, "game:read game:play");
@@ -476,7 +481,8 @@ async fn bad_authorisation_requests_are_refused_and_never_sent_astray() {
             assert_eq!(resp.status(), 400, "{changes}");
             assert!(resp.headers().get(LOCATION).is_none());
         }
-        // Any other fault goes back to the client, with its state.
+        // Any other fault is told to the player too: no redirect URI is registered, so
+        // none is trusted with an error before the player has seen where it goes.
         for (changes, error) in [
             (
                 json!({ "code_challenge_method": "plain" }),
@@ -491,17 +497,10 @@ async fn bad_authorisation_requests_are_refused_and_never_sent_astray() {
             ),
         ] {
             let resp = page(changes.clone()).await.expect("request");
-            assert_eq!(resp.status(), 303, "{changes}");
-            let to = resp
-                .headers()
-                .get(LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .expect("Location")
-                .to_owned();
-            assert!(to.starts_with(REDIRECT));
-            let q = query(&to);
-            assert_eq!(pair(&q, "error"), Some(error), "{changes}");
-            assert_eq!(pair(&q, "state"), Some("st4te with spaces & more"));
+            assert_eq!(resp.status(), 400, "{changes}");
+            assert!(resp.headers().get(LOCATION).is_none(), "{changes}");
+            let text = resp.text().await.expect("text");
+            assert!(text.contains(error), "{changes}: {text}");
         }
 
         // Denied: the client hears access_denied.
@@ -540,5 +539,154 @@ async fn bad_authorisation_requests_are_refused_and_never_sent_astray() {
             .await
             .expect("request");
         assert_eq!(forged.status(), 403);
+    }
+}
+
+/// `GET /oauth/authorize` with `pairs`, not following any redirect.
+async fn authorize_request(app: &TestApp, pairs: &[(&str, &str)]) -> reqwest::Response {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client")
+        .get(app.url("/oauth/authorize"))
+        .query(pairs)
+        .send()
+        .await
+        .expect("request")
+}
+
+#[tokio::test]
+async fn a_faulty_request_never_bounces_the_browser_to_the_redirect_it_names() {
+    for backend in BACKENDS {
+        let app = spawn_app(backend).await;
+        let (_, browser) = signed_in(&app, "alice").await;
+        // Anyone may write such a link: no client is registered, so any client_id and any
+        // https redirect are accepted, and an error sent there at once would make Worp's
+        // address a way to send a browser anywhere (RFC 9700 §4.11.2).
+        let attacker = "https://a.example/cb";
+        let (_, good_challenge) = pkce();
+        for faulty in [
+            vec![("code_challenge", "abc"), ("code_challenge_method", "S256")],
+            vec![
+                ("response_type", "code"),
+                ("scope", "game:read"),
+                ("code_challenge", "abc"),
+                ("code_challenge_method", "S256"),
+            ],
+            vec![
+                ("response_type", "token"),
+                ("scope", "game:read"),
+                ("code_challenge", good_challenge.as_str()),
+                ("code_challenge_method", "S256"),
+            ],
+            vec![
+                ("response_type", "code"),
+                ("scope", "no-such-scope"),
+                ("code_challenge", good_challenge.as_str()),
+                ("code_challenge_method", "S256"),
+            ],
+        ] {
+            let mut pairs = vec![
+                ("client_id", "anything"),
+                ("redirect_uri", attacker),
+                ("state", "phish"),
+            ];
+            pairs.extend(faulty.iter().copied());
+            let resp = authorize_request(&app, &pairs).await;
+            assert_eq!(resp.status(), 400, "{backend:?} {pairs:?}");
+            assert!(resp.headers().get(LOCATION).is_none(), "{pairs:?}");
+            let text = resp.text().await.expect("text");
+            assert!(text.contains("cannot be answered"), "{text}");
+
+            // Nor through the consent screen's answer, even by a signed-in player.
+            let mut body: serde_json::Map<String, Value> = pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), json!(v)))
+                .collect();
+            body.insert("approve".into(), json!(false));
+            let answer = app
+                .client
+                .post(app.url("/v1/oauth/authorize"))
+                .header(COOKIE, &browser.cookie)
+                .header("x-csrf-token", &browser.csrf)
+                .json(&body)
+                .send()
+                .await
+                .expect("request");
+            assert_eq!(answer.status(), 400, "{pairs:?}");
+            let answer: Value = answer.json().await.expect("json");
+            assert!(answer.get("redirect_uri").is_none(), "{answer}");
+        }
+
+        // A good request from the same link shows the consent screen, not a redirect; only
+        // the player's answer there, which showed the origin, sends the browser back.
+        let good = [
+            ("response_type", "code"),
+            ("client_id", "anything"),
+            ("redirect_uri", attacker),
+            ("scope", "game:read"),
+            ("state", "phish"),
+            ("code_challenge", good_challenge.as_str()),
+            ("code_challenge_method", "S256"),
+        ];
+        let resp = authorize_request(&app, &good).await;
+        assert_eq!(resp.status(), 200);
+        assert!(resp.headers().get(LOCATION).is_none());
+        let mut body = json!({});
+        for (k, v) in good {
+            body[k] = json!(v);
+        }
+        let denied = consent(&app, &browser, &body, false).await;
+        assert!(denied.starts_with(attacker), "{denied}");
+        assert_eq!(pair(&query(&denied), "error"), Some("access_denied"));
+    }
+}
+
+#[tokio::test]
+async fn forged_host_headers_do_not_change_the_metadata() {
+    let (url, dir) = fresh_database(Backend::Sqlite).await;
+    let mut settings = test_settings(url);
+    settings.public_url = "https://worp.example.org/".into();
+    let app = spawn_app_from(settings, std::sync::Arc::new(worp::clock::SystemClock), dir).await;
+    let get = |headers: &[(&str, &str)]| {
+        let mut req = app
+            .client
+            .get(app.url("/.well-known/oauth-authorization-server"));
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        req.send()
+    };
+    let plain: Value = get(&[]).await.expect("request").json().await.expect("json");
+    // The configured public URL, without its trailing slash (RFC 8414 §2).
+    assert_eq!(plain["issuer"], "https://worp.example.org");
+    for (name, path) in [
+        ("authorization_endpoint", "/oauth/authorize"),
+        ("token_endpoint", "/oauth/token"),
+        ("revocation_endpoint", "/oauth/revoke"),
+        ("service_documentation", "/docs/"),
+    ] {
+        assert_eq!(plain[name], format!("https://worp.example.org{path}"));
+    }
+    for forged in [
+        vec![("host", "evil.example")],
+        vec![
+            ("x-forwarded-host", "evil.example"),
+            ("x-forwarded-proto", "https"),
+        ],
+        vec![("forwarded", "for=192.0.2.1;host=evil.example;proto=http")],
+        vec![
+            ("host", "evil.example:8443"),
+            ("forwarded", "host=evil.example;proto=https"),
+            ("x-forwarded-host", "evil.example"),
+            ("x-forwarded-proto", "http"),
+            ("x-forwarded-for", "192.0.2.1"),
+        ],
+    ] {
+        let resp = get(&forged).await.expect("request");
+        assert_eq!(resp.status(), 200, "{forged:?}");
+        let meta: Value = resp.json().await.expect("json");
+        assert_eq!(meta, plain, "{forged:?}");
+        assert!(!meta.to_string().contains("evil"), "{forged:?}: {meta}");
     }
 }

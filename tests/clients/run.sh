@@ -85,9 +85,13 @@ echo "-- both clients play every variant against worp"
 WORK="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 # Every client of the run comes from 127.0.0.1: no per-address registration, connection or
-# stream limit, and no limit on the games left waiting.
+# stream limit, and no limit on the games left waiting. The OAuth metadata names its
+# endpoints on WORP_PUBLIC_URL, which the OAuth client follows: this server by the name
+# localhost (127.0.0.1), not by its IP address, which the passkeys' relying party cannot
+# be (the server would not start).
 WORP_PLAYERS_PER_HOUR_PER_ADDRESS=0 WORP_OPEN_GAMES_PER_PLAYER=0 \
 WORP_CONNECTIONS_PER_ADDRESS=0 WORP_STREAMS_PER_ADDRESS=0 \
+WORP_PUBLIC_URL="http://localhost:$PORT" \
 WORP_SQLITE_PATH="$WORK/clients.sqlite" DATABASE_URL= WORP_BIND=127.0.0.1 PORT="$PORT" RUST_LOG=warn \
     timeout 600 "$WORP_BIN" serve >"$WORK/server.log" 2>&1 &
 SERVER=$!

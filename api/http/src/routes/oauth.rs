@@ -15,15 +15,10 @@ use crate::body::Body;
 use crate::problem::{ApiError, Problem};
 use worp_domain::access::Scopes;
 use worp_service::accounts::oauth::{
-    check_authorization, AuthorizeParams, ConsentView, OauthError, OauthFailure, TokenResponse,
+    check_authorization, AuthorizeParams, ConsentView, Issuer, OauthError, OauthFailure,
+    TokenResponse,
 };
 use worp_service::Worp;
-
-/// The base URL of this server as the request reached it.
-fn base_url(req: &HttpRequest) -> String {
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
-}
 
 /// An OAuth error answer (RFC 6749 §5.2).
 fn oauth_error(e: &OauthError) -> HttpResponse {
@@ -90,39 +85,35 @@ fn required<'a>(pairs: &'a [(String, String)], name: &str) -> Result<&'a str, Oa
     })
 }
 
-/// `GET /oauth/authorize`: the page where a player consents. A request with a bad
-/// `client_id` or `redirect_uri` is refused here and never redirected; any other bad
-/// request goes back to the client's redirect URI with its error; a good one opens the
-/// consent screen of the web client (which asks the player to sign in first if needed).
+/// `GET /oauth/authorize`: the page where a player consents. A bad request is refused
+/// here and never redirected: clients do not register, so the redirect URI is whatever
+/// the link says, and following it at once would bounce browsers anywhere through this
+/// server (`check_authorization`). A good one opens the consent screen of the web client
+/// (which asks the player to sign in first if needed).
 pub async fn authorize_page(req: HttpRequest, q: web::Query<AuthorizeParams>) -> HttpResponse {
     match check_authorization(&q) {
         Err(e) => HttpResponse::BadRequest()
             .content_type("text/plain; charset=utf-8")
             .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
             .body(format!(
-                "This authorisation request cannot be answered: {}. Tell the app that sent you here.",
-                e.description
+                "This authorisation request cannot be answered: {e}. Tell the app that sent you here."
             )),
-        Ok(auth) => match &auth.request {
-            Err(e) => HttpResponse::SeeOther()
-                .insert_header((header::LOCATION, auth.error_redirect(e)))
-                .finish(),
-            Ok(_) => {
-                // The consent screen is never shown inside another site's frame, where
-                // its button could be clicked through a disguise.
-                let mut page = super::web_client::page_for(&req);
-                let headers = page.headers_mut();
-                headers.insert(
-                    header::X_FRAME_OPTIONS,
-                    header::HeaderValue::from_static("DENY"),
-                );
-                headers.insert(
-                    header::CONTENT_SECURITY_POLICY,
-                    header::HeaderValue::from_static("frame-ancestors 'none'"),
-                );
-                page
-            }
-        },
+        Ok(_) => {
+            // The consent screen is never shown inside another site's frame, where its
+            // button could be clicked through a disguise.
+            let mut page = super::web_client::page_for(&req);
+            let headers = page.headers_mut();
+            headers.insert(
+                header::X_FRAME_OPTIONS,
+                header::HeaderValue::from_static("DENY"),
+            );
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                header::HeaderValue::from_static("frame-ancestors 'none'"),
+            );
+            page
+        }
     }
 }
 
@@ -138,10 +129,10 @@ pub async fn authorize_page(req: HttpRequest, q: web::Query<AuthorizeParams>) ->
 )]
 #[get("/v1/oauth/authorize")]
 pub async fn consent(q: web::Query<AuthorizeParams>) -> Result<HttpResponse, ApiError> {
-    let auth = check_authorization(&q).map_err(|e| ApiError::BadRequest(e.description))?;
+    let auth = check_authorization(&q).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let view = auth
         .consent()
-        .map_err(|e| ApiError::BadRequest(format!("{}: {}", e.error, e.description)))?;
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     Ok(HttpResponse::Ok().json(view))
 }
 
@@ -181,7 +172,7 @@ pub async fn answer_consent(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner()?;
     let auth =
-        check_authorization(&body.request).map_err(|e| ApiError::BadRequest(e.description))?;
+        check_authorization(&body.request).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let redirect_uri = worp.authorize(&session.player, &auth, body.approve).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -254,14 +245,15 @@ pub async fn revoke(
     }
 }
 
-/// The authorisation server's metadata (RFC 8414).
-pub async fn metadata(req: HttpRequest) -> HttpResponse {
-    let base = base_url(&req);
+/// The authorisation server's metadata (RFC 8414), on the configured public URL
+/// (`WORP_PUBLIC_URL`): the same for every request, whatever its `Host` or forwarded
+/// headers say.
+pub async fn metadata(issuer: web::Data<Issuer>) -> HttpResponse {
     HttpResponse::Ok().json(json!({
-        "issuer": base,
-        "authorization_endpoint": format!("{base}/oauth/authorize"),
-        "token_endpoint": format!("{base}/oauth/token"),
-        "revocation_endpoint": format!("{base}/oauth/revoke"),
+        "issuer": issuer.as_str(),
+        "authorization_endpoint": issuer.url("/oauth/authorize"),
+        "token_endpoint": issuer.url("/oauth/token"),
+        "revocation_endpoint": issuer.url("/oauth/revoke"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
@@ -269,7 +261,7 @@ pub async fn metadata(req: HttpRequest) -> HttpResponse {
         "token_endpoint_auth_methods_supported": ["none"],
         "revocation_endpoint_auth_methods_supported": ["none"],
         "scopes_supported": Scopes::ALL.names(),
-        "service_documentation": format!("{base}/docs/"),
+        "service_documentation": issuer.url("/docs/"),
     }))
 }
 

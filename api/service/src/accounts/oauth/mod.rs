@@ -4,8 +4,11 @@
 //! (a replayed code revokes what it bought), access tokens short-lived, refresh tokens
 //! rotated on every use (presenting one twice revokes the whole grant), revocation
 //! (RFC 7009). The client is known by its `client_id` and its redirect's origin, both
-//! shown on the consent screen.
+//! shown on the consent screen. As no redirect URI is registered, a faulty request is
+//! never redirected (`request.rs`). The issuer is `WORP_PUBLIC_URL`, never a request's
+//! `Host` (`issuer.rs`).
 
+mod issuer;
 mod request;
 
 use chrono::Duration;
@@ -17,6 +20,7 @@ use worp_domain::access::{Credential, CredentialKind, OauthCode, OauthGrant, Sco
 use worp_store::accounts::{Exchange, RefreshOutcome};
 use worp_store::Player;
 
+pub use issuer::Issuer;
 pub use request::{check_authorization, s256, Authorization, AuthorizeParams};
 use request::{origin, redirect_with, unreserved};
 
@@ -139,7 +143,8 @@ fn oauth_credential(
 }
 
 impl Worp {
-    /// The player consents (or not) to `auth`: where to send their browser, with a code
+    /// The player consents (or not) to `auth`, a request that passed every check and
+    /// whose redirect's origin they were shown: where to send their browser, with a code
     /// or with `access_denied`.
     pub async fn authorize(
         &self,
@@ -147,10 +152,6 @@ impl Worp {
         auth: &Authorization,
         approve: bool,
     ) -> Result<String, Refusal> {
-        let (scopes, challenge) = match &auth.request {
-            Ok(r) => r.clone(),
-            Err(e) => return Ok(auth.error_redirect(e)),
-        };
         if !approve {
             return Ok(auth.error_redirect(&OauthError::new(
                 "access_denied",
@@ -164,8 +165,8 @@ impl Worp {
                 player_id: player.id,
                 client_id: auth.client_id.clone(),
                 redirect_uri: auth.redirect_uri.clone(),
-                scopes,
-                code_challenge: challenge,
+                scopes: auth.scopes,
+                code_challenge: auth.code_challenge.clone(),
                 expires_at: self.now() + CODE_LIFETIME,
                 grant_id: None,
             })

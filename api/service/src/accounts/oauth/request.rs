@@ -30,14 +30,16 @@ pub struct AuthorizeParams {
     pub code_challenge_method: Option<String>,
 }
 
-/// An authorisation request whose redirect URI is acceptable: from here on, errors go
-/// back to the client through it.
+/// An authorisation request that passed every check: what the consent screen shows and
+/// the player answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Authorization {
     pub client_id: String,
     pub redirect_uri: String,
     pub state: Option<String>,
-    pub request: Result<(Scopes, String), OauthError>,
+    pub scopes: Scopes,
+    /// BASE64URL(SHA-256(code_verifier)).
+    pub code_challenge: String,
 }
 /// The origin of a URL (`https://example.org:8443`).
 pub(super) fn origin(url: &Url) -> String {
@@ -84,9 +86,13 @@ pub fn s256(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
-/// Checks an authorisation request. An error about the client or its redirect URI is
-/// shown to the player and never redirected (RFC 6749 §4.1.2.1); any other is carried in
-/// [`Authorization::request`], to go back to the client.
+/// Checks an authorisation request. Every error is shown to the player and never
+/// redirected. Clients do not register, so no redirect URI is ever validated for a
+/// `client_id` (RFC 6749 §3.1.2.2, §4.1.2.1): whoever writes the link chooses both, and
+/// sending a faulty request's error there at once, before any player has seen where it
+/// goes, would make the server an open redirector (RFC 9700 §4.11.2). The client hears
+/// an error (`access_denied`) only after the player, signed in, was shown its redirect's
+/// origin and answered.
 pub fn check_authorization(p: &AuthorizeParams) -> Result<Authorization, OauthError> {
     let client_id = p.client_id.as_deref().unwrap_or("").trim();
     if client_id.is_empty()
@@ -100,50 +106,47 @@ pub fn check_authorization(p: &AuthorizeParams) -> Result<Authorization, OauthEr
     }
     let redirect_uri = p.redirect_uri.as_deref().unwrap_or("");
     checked_redirect(redirect_uri).map_err(|e| OauthError::new("invalid_request", e))?;
-    let request = (|| {
-        if let Some(state) = &p.state {
-            if state.len() > MAX_STATE {
-                return Err(OauthError::new(
-                    "invalid_request",
-                    format!("state is longer than {MAX_STATE} bytes"),
-                ));
-            }
-        }
-        if p.response_type.as_deref() != Some("code") {
-            return Err(OauthError::new(
-                "unsupported_response_type",
-                "response_type must be code",
-            ));
-        }
-        if p.code_challenge_method.as_deref() != Some("S256") {
+    if let Some(state) = &p.state {
+        if state.len() > MAX_STATE {
             return Err(OauthError::new(
                 "invalid_request",
-                "code_challenge_method must be S256 (PKCE is required; plain is not accepted)",
+                format!("state is longer than {MAX_STATE} bytes"),
             ));
         }
-        let challenge = p.code_challenge.as_deref().unwrap_or("");
-        if challenge.len() != 43 || !unreserved(challenge, 43, 43) || challenge.contains(['.', '~'])
-        {
-            return Err(OauthError::new(
-                "invalid_request",
-                "code_challenge must be BASE64URL(SHA-256(code_verifier)): 43 characters",
-            ));
-        }
-        let scopes = Scopes::from_spaced(p.scope.as_deref().unwrap_or(""))
-            .map_err(|e| OauthError::new("invalid_scope", e.to_string()))?;
-        if scopes.is_empty() {
-            return Err(OauthError::new(
-                "invalid_scope",
-                format!("scope must name at least one of: {}", Scopes::ALL),
-            ));
-        }
-        Ok((scopes, challenge.to_owned()))
-    })();
+    }
+    if p.response_type.as_deref() != Some("code") {
+        return Err(OauthError::new(
+            "unsupported_response_type",
+            "response_type must be code",
+        ));
+    }
+    if p.code_challenge_method.as_deref() != Some("S256") {
+        return Err(OauthError::new(
+            "invalid_request",
+            "code_challenge_method must be S256 (PKCE is required; plain is not accepted)",
+        ));
+    }
+    let challenge = p.code_challenge.as_deref().unwrap_or("");
+    if challenge.len() != 43 || !unreserved(challenge, 43, 43) || challenge.contains(['.', '~']) {
+        return Err(OauthError::new(
+            "invalid_request",
+            "code_challenge must be BASE64URL(SHA-256(code_verifier)): 43 characters",
+        ));
+    }
+    let scopes = Scopes::from_spaced(p.scope.as_deref().unwrap_or(""))
+        .map_err(|e| OauthError::new("invalid_scope", e.to_string()))?;
+    if scopes.is_empty() {
+        return Err(OauthError::new(
+            "invalid_scope",
+            format!("scope must name at least one of: {}", Scopes::ALL),
+        ));
+    }
     Ok(Authorization {
         client_id: client_id.to_owned(),
         redirect_uri: redirect_uri.to_owned(),
         state: p.state.clone(),
-        request,
+        scopes,
+        code_challenge: challenge.to_owned(),
     })
 }
 
@@ -173,14 +176,14 @@ pub(super) fn redirect_with(
 impl Authorization {
     /// The consent screen's content.
     pub fn consent(&self) -> Result<ConsentView, OauthError> {
-        let (scopes, _) = self.request.clone()?;
         let url = Url::parse(&self.redirect_uri)
             .map_err(|e| OauthError::new("invalid_request", e.to_string()))?;
         Ok(ConsentView {
             client_id: self.client_id.clone(),
             redirect_origin: origin(&url),
             redirect_uri: self.redirect_uri.clone(),
-            scopes: scopes
+            scopes: self
+                .scopes
                 .iter()
                 .map(|s| ScopeView {
                     scope: s.as_str(),
@@ -190,8 +193,9 @@ impl Authorization {
         })
     }
 
-    /// Where to send the browser with `error` (a refused request, or consent denied).
-    pub fn error_redirect(&self, error: &OauthError) -> String {
+    /// Where to send the browser with `error`: only once the player has answered the
+    /// consent screen, which showed where it goes (consent denied).
+    pub(super) fn error_redirect(&self, error: &OauthError) -> String {
         redirect_with(
             &self.redirect_uri,
             &[
@@ -231,7 +235,7 @@ mod tests {
     #[test]
     fn a_good_request_passes_and_keeps_its_state() {
         let a = check_authorization(&params()).unwrap();
-        let (scopes, _) = a.request.clone().unwrap();
+        let scopes = a.scopes;
         assert!(scopes.allows(Scope::GamePlay) && !scopes.allows(Scope::ChatWrite));
         assert_eq!(a.consent().unwrap().redirect_origin, "https://example.org");
         assert!(a
@@ -269,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn plain_pkce_missing_pkce_and_unknown_scopes_go_back_to_the_client() {
+    fn plain_pkce_missing_pkce_and_unknown_scopes_are_refused_not_redirected() {
         let cases = [
             AuthorizeParams {
                 code_challenge_method: Some("plain".into()),
@@ -297,8 +301,7 @@ mod tests {
             },
         ];
         for p in cases {
-            let a = check_authorization(&p).unwrap();
-            assert!(a.request.is_err(), "{p:?}");
+            assert!(check_authorization(&p).is_err(), "{p:?}");
         }
     }
 }
