@@ -490,7 +490,7 @@ function leaveSection(info, me, main) {
   h('h3', { id: 'delete-h' }, 'Delete your account'),
   h('div', { id: 'delete-warning', class: 'warning' },
     h('p', {}, h('strong', {}, 'This cannot be undone.'), ' Your password, passkeys, recovery codes, sessions, tokens, authorised apps and webhooks are deleted, and you are signed out everywhere.'),
-    h('p', {}, 'Your games stay, with your name shown as “Deleted player”; your ratings leave the leaderboard, and your name is free for anyone to take. Download your data first to keep it.')),
+    h('p', {}, 'Your games you are still playing are resigned and your invitations declined; your finished games stay, with your name shown as “Deleted player”. Your ratings leave the leaderboard, and your name is free for anyone to take. Download your data first to keep it.')),
   h('label', { for: 'delete-confirm-name' }, `Type your name, ${info.name}, to confirm`),
   confirmName, h('p', {}, del), ...dr.nodes);
 
@@ -507,7 +507,7 @@ function deleted(main, info, me) {
   const heading = h('h1', { id: 'account-deleted-h', tabindex: -1 }, 'Your account is deleted');
   main.replaceChildren(h('section', { class: 'card', id: 'account-deleted', 'aria-labelledby': 'account-deleted-h' },
     heading,
-    h('p', {}, `You are signed out. Your games stay, with “Deleted player” in place of ${info.name}.`),
+    h('p', {}, `You are signed out. Your games were left to the other players; they show “Deleted player” in place of ${info.name}.`),
     h('p', {}, h('a', { href: '#/' }, 'Go to the home page'))));
   heading.focus();
   toast('Your account is deleted, and you are signed out.', 10000);

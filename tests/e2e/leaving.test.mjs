@@ -77,10 +77,11 @@ test('a player downloads their data, is refused a deletion with a wrong name, th
   assert.equal(await page.evaluate(() => fetch('/v1/session').then((r) => r.status)), 401);
   assert.equal((await apiAs(lea, 'GET', '/v1/players/me')).status, 401, 'her first token no longer works');
 
-  // Her game, seen by her old browser and by quinn: "Deleted player" in her seat.
+  // Her game, seen by her old browser and by quinn: resigned as she left, quinn's to
+  // win, with "Deleted player" in her seat.
   for (const p of [lea, quinn]) {
     await p.page.goto(`${p.base}/#/game/${game}`);
-    await p.page.waitForSelector('main[data-status="active"]');
+    await p.page.waitForSelector('main[data-status="finished"]');
     await p.page.waitForFunction(() => /Deleted player/.test(document.querySelector('#seat-list')?.textContent || ''));
     assert.doesNotMatch(await p.page.textContent('#seat-list'), new RegExp(`\\b${lea.name}\\b`));
     assert.match(await p.page.textContent('#game-title'), /Deleted player vs /);

@@ -147,6 +147,12 @@ impl Worp {
             if *p != creator.id && !self.store.player_exists(*p).await? {
                 return Err(Refusal::Invalid(format!("no player {p}")));
             }
+            // An invitation a deleted player can never take would keep the game waiting.
+            if *p != creator.id && self.is_deleted(*p).await? {
+                return Err(Refusal::Invalid(format!(
+                    "player {p} deleted their account: they cannot be invited"
+                )));
+            }
         }
         // Validates the options against the rules before anything is stored.
         let game = v.create(&req.options, count)?;

@@ -46,10 +46,13 @@ pub struct DeleteAccount {
     pub confirm_name: String,
 }
 
-/// Deletes the caller's account: credentials, sessions, tokens, apps and webhooks are
-/// removed, the name is replaced by "Deleted player" wherever it is shown and is free
-/// again, the ratings leave the leaderboard. The games' logs stay as they are (they hold
-/// ids, not names), so every audit still verifies.
+/// Deletes the caller's account. First nothing is left waiting for them: they withdraw
+/// from their unfinished tournaments, invitations to them are declined, and their seats
+/// of unfinished games resign (a game nobody is left to play ends, aborted). Then
+/// credentials, sessions, tokens, apps and webhooks are removed, the name is replaced by
+/// "Deleted player" wherever it is shown and is free again, the ratings leave the
+/// leaderboard. The games' logs are only appended to (they hold ids, not names), so every
+/// audit still verifies.
 #[utoipa::path(
     tag = "accounts",
     request_body = DeleteAccount,
@@ -59,6 +62,7 @@ pub struct DeleteAccount {
         (status = 400, description = "confirm_name is not the caller's name", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or unknown token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "A personal access token or an app's token: only the player, signed in or with their first token, deletes the account", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A game or tournament of the player changed twice while it was being left: nothing of the account was deleted (what it left stays left); try again", body = Problem, content_type = "application/problem+json"),
     )
 )]
 #[delete("/v1/players/me")]
