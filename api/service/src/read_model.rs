@@ -62,7 +62,10 @@ pub struct GameSummary {
     /// The player who created the game.
     #[serde(default)]
     pub created_by: Option<Uuid>,
-    /// The options, every default filled in.
+    /// The options the game was created with, as its rules store them: each default
+    /// written out, but for those that follow other options or the seats (left out or
+    /// `null` when not given; backgammon leaves out every option not given). `GET
+    /// /v1/variants` says how each defaults.
     #[serde(default)]
     pub options: serde_json::Value,
     /// Days each seat has per move; absent: no clock.

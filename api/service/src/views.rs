@@ -43,7 +43,10 @@ pub struct GameView {
     pub id: Uuid,
     /// The registered variant name (see `GET /v1/variants`).
     pub variant: String,
-    /// The options, every default filled in.
+    /// The options the game was created with, as its rules store them: each default
+    /// written out, but for those that follow other options or the seats (left out or
+    /// `null` when not given; backgammon leaves out every option not given). `GET
+    /// /v1/variants` says how each defaults.
     pub options: Value,
     pub status: Status,
     /// The last sequence number of the game's events; also the ETag.

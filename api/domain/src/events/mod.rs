@@ -27,7 +27,8 @@ pub enum Event {
     /// The game was created. Only the SHA-256 of the server's dice seed is published.
     GameCreated {
         variant: String,
-        /// The options with every default filled in.
+        /// The options as the rules store them: each default written out, but for those
+        /// that follow other options or the seats (left out or `null` when not given).
         options: Value,
         /// The player of each seat; `null` for an open (or reserved) seat.
         seats: Vec<Option<Uuid>>,
