@@ -65,11 +65,12 @@ async fn one_request_then_sigterm(server: &mut std::process::Child, port: u16, r
     assert!(status.success());
 }
 
-#[tokio::test]
-async fn the_json_log_format_is_one_object_per_line_with_the_request_id() {
+/// `worp serve` on a fresh PostgreSQL database, logging JSON lines at `info` to its piped
+/// standard output, and the port it listens on.
+async fn json_logging_server() -> (std::process::Child, u16) {
     let database = fresh_postgres().await;
     let port = free_port();
-    let mut server = worp_command(
+    let server = worp_command(
         &database,
         port,
         &[
@@ -82,6 +83,12 @@ async fn the_json_log_format_is_one_object_per_line_with_the_request_id() {
     .stderr(Stdio::piped())
     .spawn()
     .expect("worp serve starts");
+    (server, port)
+}
+
+#[tokio::test]
+async fn the_json_log_format_is_one_object_per_line_with_the_request_id() {
+    let (mut server, port) = json_logging_server().await;
     one_request_then_sigterm(&mut server, port, "find-me-in-the-log").await;
     let out = server.wait_with_output().expect("output");
     let text = String::from_utf8(out.stdout).expect("utf-8");
@@ -112,21 +119,7 @@ async fn the_json_log_format_is_one_object_per_line_with_the_request_id() {
 #[tokio::test]
 async fn malformed_requests_are_not_logged_as_errors() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let database = fresh_postgres().await;
-    let port = free_port();
-    let mut server = worp_command(
-        &database,
-        port,
-        &[
-            ("WORP_LOG_FORMAT", "json"),
-            ("WORP_SHUTDOWN_GRACE_SECS", "0"),
-            ("RUST_LOG", "info"),
-        ],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("worp serve starts");
+    let (mut server, port) = json_logging_server().await;
     until_ready(&format!("http://127.0.0.1:{port}/readyz")).await;
     for malformed in [
         "POST /v1/players HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
