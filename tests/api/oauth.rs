@@ -53,19 +53,24 @@ fn pair<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
+/// The consent screen's answer `body` (the request's parameters and `approve`), posted
+/// from the player's browser.
+async fn consent_answer(app: &TestApp, browser: &Browser, body: &Value) -> reqwest::Response {
+    app.client
+        .post(app.url("/v1/oauth/authorize"))
+        .header(COOKIE, &browser.cookie)
+        .header("x-csrf-token", &browser.csrf)
+        .json(body)
+        .send()
+        .await
+        .expect("request")
+}
+
 /// The player consents (or not) in their browser: where the browser goes next.
 async fn consent(app: &TestApp, browser: &Browser, params: &Value, approve: bool) -> String {
     let mut body = params.clone();
     body["approve"] = json!(approve);
-    let resp = app
-        .client
-        .post(app.url("/v1/oauth/authorize"))
-        .header(COOKIE, &browser.cookie)
-        .header("x-csrf-token", &browser.csrf)
-        .json(&body)
-        .send()
-        .await
-        .expect("request");
+    let resp = consent_answer(app, browser, &body).await;
     let status = resp.status();
     let body: Value = resp.json().await.expect("json");
     assert_eq!(status, 200, "{body}");
@@ -604,15 +609,7 @@ async fn a_faulty_request_never_bounces_the_browser_to_the_redirect_it_names() {
                 .map(|(k, v)| ((*k).to_owned(), json!(v)))
                 .collect();
             body.insert("approve".into(), json!(false));
-            let answer = app
-                .client
-                .post(app.url("/v1/oauth/authorize"))
-                .header(COOKIE, &browser.cookie)
-                .header("x-csrf-token", &browser.csrf)
-                .json(&body)
-                .send()
-                .await
-                .expect("request");
+            let answer = consent_answer(&app, &browser, &Value::Object(body)).await;
             assert_eq!(answer.status(), 400, "{pairs:?}");
             let answer: Value = answer.json().await.expect("json");
             assert!(answer.get("redirect_uri").is_none(), "{answer}");

@@ -331,12 +331,13 @@ impl Worp {
         seat: Option<u8>,
     ) -> Result<Arc<Table>, Refusal> {
         let table = self.load(id).await?;
-        let mine: Vec<Seat> = table
-            .seats_of(player.id)
-            .into_iter()
+        let held = table.seats_of(player.id);
+        let mine: Vec<Seat> = held
+            .iter()
+            .copied()
             .filter(|s| !table.seats[s.index()].retired)
             .collect();
-        if table.seats_of(player.id).is_empty() {
+        if held.is_empty() {
             return Err(Refusal::NotYours("you have no seat in this game".into()));
         }
         if table.status() != Status::Active {
@@ -345,7 +346,6 @@ impl Worp {
                 table.status().as_str()
             )));
         }
-        let held = table.seats_of(player.id);
         let seat = chosen_seat(
             seat,
             &mine,
